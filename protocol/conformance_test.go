@@ -1,0 +1,76 @@
+package protocol
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// specDir finds the shared AG-UI spec corpus, which lives beside the repository.
+func specDir(t *testing.T) string {
+	t.Helper()
+	if dir := os.Getenv("AGUI_SPEC_DIR"); dir != "" {
+		return dir
+	}
+	dir := filepath.Join("..", "..", "shared", "agui-spec")
+	if _, err := os.Stat(dir); err != nil {
+		t.Fatalf("AG-UI spec corpus not found at %s (set AGUI_SPEC_DIR): %v", dir, err)
+	}
+	return dir
+}
+
+type conformanceFixture struct {
+	Name   string `json:"name"`
+	Stream []json.RawMessage
+	Expect struct {
+		Outcome       string `json:"outcome"`
+		ErrorContains string `json:"errorContains"`
+	} `json:"expect"`
+}
+
+// TestVerifierAgreesWithConformanceCorpus replays every stream of the official corpus
+// through the Verifier and compares the verdict with the corpus's expected outcome.
+func TestVerifierAgreesWithConformanceCorpus(t *testing.T) {
+	base := specDir(t)
+	files, _ := filepath.Glob(filepath.Join(base, "1.1", "conformance", "streams", "*.json"))
+	draft, _ := filepath.Glob(filepath.Join(base, "draft", "conformance", "streams", "*.json"))
+	files = append(files, draft...)
+	if len(files) < 70 {
+		t.Fatalf("found only %d conformance streams under %s", len(files), base)
+	}
+	for _, file := range files {
+		raw, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var fx conformanceFixture
+		if err := json.Unmarshal(raw, &fx); err != nil {
+			t.Fatalf("%s: %v", file, err)
+		}
+		t.Run(fx.Name, func(t *testing.T) {
+			events := make([]Event, 0, len(fx.Stream))
+			for _, r := range fx.Stream {
+				v, err := DecodeJSON(r)
+				if err != nil {
+					t.Fatal(err)
+				}
+				events = append(events, EventFromMap(v.(map[string]any)))
+			}
+			_, err := VerifyStream(events, "")
+			got := "completed"
+			if err != nil {
+				got = "failed"
+			}
+			if got != fx.Expect.Outcome {
+				t.Fatalf("verdict %s, corpus expects %s (error: %v)", got, fx.Expect.Outcome, err)
+			}
+			// The client quotes zod messages as JSON, so its wording carries \" escapes.
+			want := strings.ReplaceAll(fx.Expect.ErrorContains, `\"`, `"`)
+			if err != nil && !strings.Contains(err.Error(), want) {
+				t.Errorf("error %q does not contain the client's wording %q", err, want)
+			}
+		})
+	}
+}

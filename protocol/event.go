@@ -1,0 +1,206 @@
+// Package protocol models the AG-UI wire protocol in one place: the run input a client
+// posts, the events an agent streams back, their SSE framing, the sequence rules the
+// official clients enforce, and what each protocol version of a peer understands.
+package protocol
+
+import (
+	"bytes"
+	"encoding/json"
+	"strconv"
+)
+
+// Event types of AG-UI 1.1 plus the deprecated THINKING family that 0.0.x clients accept.
+const (
+	RunStarted              = "RUN_STARTED"
+	RunFinished             = "RUN_FINISHED"
+	RunError                = "RUN_ERROR"
+	StepStarted             = "STEP_STARTED"
+	StepFinished            = "STEP_FINISHED"
+	TextMessageStart        = "TEXT_MESSAGE_START"
+	TextMessageContent      = "TEXT_MESSAGE_CONTENT"
+	TextMessageEnd          = "TEXT_MESSAGE_END"
+	TextMessageChunk        = "TEXT_MESSAGE_CHUNK"
+	ToolCallStart           = "TOOL_CALL_START"
+	ToolCallArgs            = "TOOL_CALL_ARGS"
+	ToolCallEnd             = "TOOL_CALL_END"
+	ToolCallChunk           = "TOOL_CALL_CHUNK"
+	ToolCallResult          = "TOOL_CALL_RESULT"
+	StateSnapshot           = "STATE_SNAPSHOT"
+	StateDelta              = "STATE_DELTA"
+	MessagesSnapshot        = "MESSAGES_SNAPSHOT"
+	ActivitySnapshot        = "ACTIVITY_SNAPSHOT"
+	ActivityDelta           = "ACTIVITY_DELTA"
+	Raw                     = "RAW"
+	Custom                  = "CUSTOM"
+	ReasoningStart          = "REASONING_START"
+	ReasoningMessageStart   = "REASONING_MESSAGE_START"
+	ReasoningMessageContent = "REASONING_MESSAGE_CONTENT"
+	ReasoningMessageEnd     = "REASONING_MESSAGE_END"
+	ReasoningMessageChunk   = "REASONING_MESSAGE_CHUNK"
+	ReasoningEnd            = "REASONING_END"
+	ReasoningEncryptedValue = "REASONING_ENCRYPTED_VALUE"
+	SubagentStarted         = "SUBAGENT_STARTED"
+	SubagentFinished        = "SUBAGENT_FINISHED"
+	SubagentError           = "SUBAGENT_ERROR"
+	ThinkingStart           = "THINKING_START"
+	ThinkingEnd             = "THINKING_END"
+	ThinkingTextStart       = "THINKING_TEXT_MESSAGE_START"
+	ThinkingTextContent     = "THINKING_TEXT_MESSAGE_CONTENT"
+	ThinkingTextEnd         = "THINKING_TEXT_MESSAGE_END"
+)
+
+// Field is one member of an event other than its type and timestamp.
+type Field struct {
+	Name  string
+	Value any
+}
+
+// Event is one AG-UI event. Fields keep the order they were written in so that the wire
+// form reads like the reference encoders' output (type first, then timestamp, then the
+// rest). Values are plain JSON values: nil, bool, string, float64, json.Number, []any and
+// map[string]any.
+type Event struct {
+	Type   string
+	Fields []Field
+}
+
+// NewEvent builds an event from alternating name/value pairs.
+func NewEvent(typ string, nameValues ...any) Event {
+	ev := Event{Type: typ, Fields: make([]Field, 0, len(nameValues)/2)}
+	for i := 0; i+1 < len(nameValues); i += 2 {
+		ev.Fields = append(ev.Fields, Field{Name: nameValues[i].(string), Value: nameValues[i+1]})
+	}
+	return ev
+}
+
+// Get returns the value of the named field and whether the event has it.
+func (e Event) Get(name string) (any, bool) {
+	for _, f := range e.Fields {
+		if f.Name == name {
+			return f.Value, true
+		}
+	}
+	return nil, false
+}
+
+// Str returns the named field when it is a string, or "".
+func (e Event) Str(name string) string {
+	v, _ := e.Get(name)
+	s, _ := v.(string)
+	return s
+}
+
+// With returns a copy of the event with the named field set, replacing an existing one
+// in place or appending it.
+func (e Event) With(name string, value any) Event {
+	out := Event{Type: e.Type, Fields: make([]Field, 0, len(e.Fields)+1)}
+	replaced := false
+	for _, f := range e.Fields {
+		if f.Name == name {
+			f.Value, replaced = value, true
+		}
+		out.Fields = append(out.Fields, f)
+	}
+	if !replaced {
+		out.Fields = append(out.Fields, Field{Name: name, Value: value})
+	}
+	return out
+}
+
+// Without returns a copy of the event without the named fields.
+func (e Event) Without(names ...string) Event {
+	out := Event{Type: e.Type, Fields: make([]Field, 0, len(e.Fields))}
+next:
+	for _, f := range e.Fields {
+		for _, n := range names {
+			if f.Name == n {
+				continue next
+			}
+		}
+		out.Fields = append(out.Fields, f)
+	}
+	return out
+}
+
+// Map returns the event as a JSON object, type included.
+func (e Event) Map() map[string]any {
+	m := make(map[string]any, len(e.Fields)+1)
+	m["type"] = e.Type
+	for _, f := range e.Fields {
+		m[f.Name] = f.Value
+	}
+	return m
+}
+
+// EventFromMap builds an event from a decoded JSON object. The type comes first; a
+// timestamp is kept as a field; the other members follow in key order so the result is
+// deterministic.
+func EventFromMap(m map[string]any) Event {
+	typ, _ := m["type"].(string)
+	ev := Event{Type: typ}
+	for _, k := range sortedKeys(m) {
+		if k != "type" {
+			ev.Fields = append(ev.Fields, Field{Name: k, Value: m[k]})
+		}
+	}
+	return ev
+}
+
+// MarshalJSON writes the event as one compact JSON object.
+func (e Event) MarshalJSON() ([]byte, error) {
+	return e.AppendJSON(nil, -1)
+}
+
+// AppendJSON appends the event as a compact JSON object. A timestamp of zero or more is
+// written after the type unless the event carries its own timestamp field.
+func (e Event) AppendJSON(dst []byte, timestamp int64) ([]byte, error) {
+	dst = append(dst, `{"type":`...)
+	dst = strconv.AppendQuote(dst, e.Type)
+	if _, has := e.Get("timestamp"); !has && timestamp >= 0 {
+		dst = append(dst, `,"timestamp":`...)
+		dst = strconv.AppendInt(dst, timestamp, 10)
+	}
+	for _, f := range e.Fields {
+		dst = append(dst, ',')
+		dst = strconv.AppendQuote(dst, f.Name)
+		dst = append(dst, ':')
+		var err error
+		if dst, err = AppendValue(dst, f.Value); err != nil {
+			return nil, err
+		}
+	}
+	return append(dst, '}'), nil
+}
+
+// AppendValue appends a JSON value in compact form, without escaping HTML characters, as
+// JavaScript's JSON.stringify does.
+func AppendValue(dst []byte, v any) ([]byte, error) {
+	switch x := v.(type) {
+	case string:
+		return appendString(dst, x), nil
+	case nil:
+		return append(dst, "null"...), nil
+	case bool:
+		return strconv.AppendBool(dst, x), nil
+	case json.Number:
+		return append(dst, x...), nil
+	case json.RawMessage:
+		return append(dst, x...), nil
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return append(dst, bytes.TrimRight(buf.Bytes(), "\n")...), nil
+}
+
+// appendString quotes s as JSON without HTML escaping.
+func appendString(dst []byte, s string) []byte {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(s) // a string always encodes
+	return append(dst, bytes.TrimRight(buf.Bytes(), "\n")...)
+}

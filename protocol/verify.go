@@ -1,0 +1,406 @@
+package protocol
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// SequenceError is a violation of the AG-UI event rules at one event of a stream.
+type SequenceError struct {
+	Index   int // position of the offending event in the stream, from 0; -1 at end of stream
+	Type    string
+	Message string
+}
+
+func (e *SequenceError) Error() string {
+	if e.Index < 0 {
+		return e.Message
+	}
+	return fmt.Sprintf("event %d (%s): %s", e.Index, e.Type, e.Message)
+}
+
+// Verifier checks a stream event by event against the rules the official client enforces:
+// the shape of every known event, run boundaries and identity, open/close pairing of
+// messages, tool calls, steps, reasoning spans and subagents, chunk expansion, and
+// interrupt outcomes. It follows the 1.x client (plus the post-1.1 identity and truncation
+// rules), the strictest line a scenario must satisfy. Things that client only warns about
+// are collected in Warnings.
+type Verifier struct {
+	// ThreadID, when set, is the input's thread: every run must carry it.
+	ThreadID string
+	Warnings []string
+
+	index      int
+	started    bool // any run has started
+	runActive  bool
+	finished   bool
+	errored    bool
+	runID      string
+	threadID   string
+	messages   map[string]bool
+	tools      map[string]bool
+	steps      map[string]bool
+	spans      map[string]bool
+	reasonings map[string]bool
+	subagents  map[string]bool
+	owners     map[string]string // entity key → subagentRunId it was opened with
+	chunk      chunkState
+}
+
+type chunkState struct {
+	mode string // "", "text", "tool" or "reasoning"
+	id   string
+	role string
+	name string
+}
+
+// Check verifies the next event of the stream.
+func (v *Verifier) Check(ev Event) error {
+	defer func() { v.index++ }()
+	if err := checkShape(ev); err != nil {
+		return v.fail(ev, err.Error())
+	}
+	if !knownEvent(ev.Type) {
+		v.Warnings = append(v.Warnings, fmt.Sprintf("event %d: unknown event type %q is dropped by 1.x clients and fatal for 0.0.x clients", v.index, ev.Type))
+		return nil
+	}
+	expanded, err := v.expandChunks(ev)
+	if err != nil {
+		return v.fail(ev, err.Error())
+	}
+	for _, e := range expanded {
+		if err := v.apply(e); err != nil {
+			return v.fail(ev, err.Error())
+		}
+	}
+	return nil
+}
+
+// End verifies that the stream ended properly: with a terminal event for its last run.
+func (v *Verifier) End() error {
+	if !v.started && !v.errored {
+		return &SequenceError{Index: -1, Message: "the stream ended without any event"}
+	}
+	if v.runActive {
+		return &SequenceError{Index: -1, Message: "the stream ended without a terminal event (RUN_FINISHED or RUN_ERROR)"}
+	}
+	return nil
+}
+
+// VerifyStream checks a whole stream.
+func VerifyStream(events []Event, threadID string) (*Verifier, error) {
+	v := &Verifier{ThreadID: threadID}
+	for _, ev := range events {
+		if err := v.Check(ev); err != nil {
+			return v, err
+		}
+	}
+	return v, v.End()
+}
+
+func (v *Verifier) fail(ev Event, msg string) error {
+	return &SequenceError{Index: v.index, Type: ev.Type, Message: msg}
+}
+
+// chunkKeepers lists the events that do not close an open chunk stream; every other
+// known event does.
+var chunkKeepers = []string{Raw, ActivitySnapshot, ActivityDelta, ReasoningEncryptedValue}
+
+// expandChunks turns chunk events into the start/content/end events the client
+// synthesizes, and closes an open chunk stream before an event that ends it.
+func (v *Verifier) expandChunks(ev Event) ([]Event, error) {
+	var out []Event
+	closeOpen := func() {
+		switch v.chunk.mode {
+		case "text":
+			out = append(out, NewEvent(TextMessageEnd, "messageId", v.chunk.id))
+		case "tool":
+			out = append(out, NewEvent(ToolCallEnd, "toolCallId", v.chunk.id))
+		case "reasoning":
+			out = append(out, NewEvent(ReasoningMessageEnd, "messageId", v.chunk.id))
+		}
+		v.chunk = chunkState{}
+	}
+	type chunkKind struct{ mode, idField, nameField, start, content, nameLabel string }
+	kinds := map[string]chunkKind{
+		TextMessageChunk:      {"text", "messageId", "name", TextMessageStart, TextMessageContent, "name"},
+		ToolCallChunk:         {"tool", "toolCallId", "toolCallName", ToolCallStart, ToolCallArgs, "toolCallName"},
+		ReasoningMessageChunk: {"reasoning", "messageId", "", ReasoningMessageStart, ReasoningMessageContent, ""},
+	}
+	k, isChunk := kinds[ev.Type]
+	if !isChunk {
+		if v.chunk.mode != "" && !slices.Contains(chunkKeepers, ev.Type) {
+			closeOpen()
+		}
+		return append(out, ev), nil
+	}
+	id := ev.Str(k.idField)
+	if v.chunk.mode != k.mode || (id != "" && id != v.chunk.id) {
+		closeOpen()
+	}
+	if v.chunk.mode == "" {
+		if id == "" {
+			return nil, fmt.Errorf("First %s must have a %s", ev.Type, k.idField)
+		}
+		start := NewEvent(k.start, k.idField, id)
+		switch k.mode {
+		case "text":
+			role := ev.Str("role")
+			if role == "" {
+				role = "assistant"
+			}
+			start = start.With("role", role)
+			v.chunk.role = role
+		case "tool":
+			if ev.Str("toolCallName") == "" {
+				return nil, fmt.Errorf("First %s must have a toolCallName", ev.Type)
+			}
+			start = start.With("toolCallName", ev.Str("toolCallName"))
+			if p := ev.Str("parentMessageId"); p != "" {
+				start = start.With("parentMessageId", p)
+			}
+		case "reasoning":
+			start = start.With("role", "reasoning")
+		}
+		if k.nameField != "" {
+			v.chunk.name = ev.Str(k.nameField)
+		}
+		v.chunk.mode, v.chunk.id = k.mode, id
+		if sa := ev.Str("subagentRunId"); sa != "" {
+			start = start.With("subagentRunId", sa)
+		}
+		out = append(out, start)
+	} else {
+		if r := ev.Str("role"); k.mode == "text" && r != "" && r != v.chunk.role {
+			return nil, fmt.Errorf("role %q does not match the open stream's role %q", r, v.chunk.role)
+		}
+		if k.nameLabel != "" {
+			if n := ev.Str(k.nameField); n != "" && v.chunk.name != "" && n != v.chunk.name {
+				return nil, fmt.Errorf("%s %q does not match the open stream's %s %q", k.nameLabel, n, k.nameLabel, v.chunk.name)
+			}
+		}
+	}
+	if delta, ok := ev.Get("delta"); ok {
+		content := NewEvent(k.content, k.idField, v.chunk.id, "delta", delta)
+		if sa := ev.Str("subagentRunId"); sa != "" {
+			content = content.With("subagentRunId", sa)
+		}
+		out = append(out, content)
+	}
+	return out, nil
+}
+
+func (v *Verifier) reset() {
+	v.messages, v.tools, v.steps = map[string]bool{}, map[string]bool{}, map[string]bool{}
+	v.spans, v.reasonings, v.subagents = map[string]bool{}, map[string]bool{}, map[string]bool{}
+	v.owners = map[string]string{}
+	v.chunk = chunkState{}
+}
+
+// apply enforces the sequence rules for one (expanded) event.
+func (v *Verifier) apply(ev Event) error {
+	if v.errored && ev.Type != RunStarted {
+		return fmt.Errorf("Cannot send event type '%s': The run has already errored with 'RUN_ERROR'. Start a new run with 'RUN_STARTED'", ev.Type)
+	}
+	if v.finished && ev.Type != RunStarted && ev.Type != RunError {
+		return fmt.Errorf("Cannot send event type '%s': The run has already finished with 'RUN_FINISHED'. Start a new run with 'RUN_STARTED'", ev.Type)
+	}
+	if !v.runActive && !v.finished && !v.errored && ev.Type != RunStarted && ev.Type != RunError {
+		return fmt.Errorf("First event must be 'RUN_STARTED', got '%s'", ev.Type)
+	}
+	if err := v.checkAttribution(ev); err != nil {
+		return err
+	}
+	switch ev.Type {
+	case RunStarted:
+		if v.runActive {
+			return fmt.Errorf("Cannot send 'RUN_STARTED' while a run is still active")
+		}
+		thread := ev.Str("threadId")
+		if v.ThreadID != "" && thread != v.ThreadID {
+			return fmt.Errorf("every run must carry the input's threadId %q, got %q", v.ThreadID, thread)
+		}
+		if v.threadID != "" && thread != v.threadID {
+			return fmt.Errorf("a second run on another thread: every run carries the input's threadId %q, got %q", v.threadID, thread)
+		}
+		v.reset()
+		v.started, v.runActive, v.finished, v.errored = true, true, false, false
+		v.runID, v.threadID = ev.Str("runId"), thread
+	case RunFinished:
+		if open := v.openItems(); open != "" {
+			return fmt.Errorf("Cannot send 'RUN_FINISHED' while %s", open)
+		}
+		if id := ev.Str("runId"); id != v.runID {
+			return fmt.Errorf("RUN_STARTED and RUN_FINISHED must agree on their runId: started %q, finished %q", v.runID, id)
+		}
+		if t := ev.Str("threadId"); t != v.threadID {
+			return fmt.Errorf("RUN_FINISHED must carry the input's threadId %q, got %q", v.threadID, t)
+		}
+		if err := v.checkOutcome(ev); err != nil {
+			return err
+		}
+		v.runActive, v.finished = false, true
+	case RunError:
+		v.runActive, v.errored, v.finished = false, true, false
+	case StepStarted:
+		return open(v.steps, ev.Str("stepName"), "Step", "already active")
+	case StepFinished:
+		return closeItem(v.steps, ev.Str("stepName"), "Cannot send 'STEP_FINISHED' for step '%s' that was not started")
+	case TextMessageStart:
+		return open(v.messages, ev.Str("messageId"), "Text message", "already in progress")
+	case TextMessageContent, TextMessageEnd:
+		if !v.messages[ev.Str("messageId")] {
+			return fmt.Errorf("Cannot send '%s': No active text message found with ID '%s'", ev.Type, ev.Str("messageId"))
+		}
+		if ev.Type == TextMessageEnd {
+			delete(v.messages, ev.Str("messageId"))
+		}
+	case ToolCallStart:
+		return open(v.tools, ev.Str("toolCallId"), "Tool call", "already in progress")
+	case ToolCallArgs, ToolCallEnd:
+		if !v.tools[ev.Str("toolCallId")] {
+			return fmt.Errorf("Cannot send '%s': No active tool call found with ID '%s'", ev.Type, ev.Str("toolCallId"))
+		}
+		if ev.Type == ToolCallEnd {
+			delete(v.tools, ev.Str("toolCallId"))
+		}
+	case ReasoningStart:
+		return open(v.spans, ev.Str("messageId"), "Reasoning span", "already active")
+	case ReasoningEnd:
+		return closeItem(v.spans, ev.Str("messageId"), "Cannot send 'REASONING_END': No active reasoning span found with ID '%s'")
+	case ReasoningMessageStart:
+		return open(v.reasonings, ev.Str("messageId"), "Reasoning message", "already in progress")
+	case ReasoningMessageContent, ReasoningMessageEnd:
+		if !v.reasonings[ev.Str("messageId")] {
+			return fmt.Errorf("Cannot send '%s': No active reasoning message found with ID '%s'", ev.Type, ev.Str("messageId"))
+		}
+		if ev.Type == ReasoningMessageEnd {
+			delete(v.reasonings, ev.Str("messageId"))
+		}
+	case SubagentStarted:
+		return open(v.subagents, ev.Str("subagentRunId"), "Subagent run", "already active")
+	case SubagentFinished, SubagentError:
+		return closeItem(v.subagents, ev.Str("subagentRunId"), "Cannot send '"+ev.Type+"': subagent run '%s' was not started")
+	}
+	return nil
+}
+
+// checkAttribution rejects an event whose subagentRunId differs from the one its entity
+// was opened with.
+func (v *Verifier) checkAttribution(ev Event) error {
+	sa := ev.Str("subagentRunId")
+	var key string
+	switch ev.Type {
+	case TextMessageStart, TextMessageContent, TextMessageEnd:
+		key = "text:" + ev.Str("messageId")
+	case ToolCallStart, ToolCallArgs, ToolCallEnd:
+		key = "tool:" + ev.Str("toolCallId")
+	case ReasoningMessageStart, ReasoningMessageContent, ReasoningMessageEnd:
+		key = "reasoning:" + ev.Str("messageId")
+	default:
+		return nil
+	}
+	if strings.HasSuffix(ev.Type, "_START") {
+		if sa != "" {
+			v.owners[key] = sa
+		}
+		return nil
+	}
+	if owner, ok := v.owners[key]; ok && sa != "" && sa != owner {
+		return fmt.Errorf("subagentRunId %q does not match %q, the subagent run that opened it", sa, owner)
+	}
+	return nil
+}
+
+func (v *Verifier) openItems() string {
+	var parts []string
+	describe := func(set map[string]bool, what string) {
+		if len(set) > 0 {
+			ids := make([]string, 0, len(set))
+			for id := range set {
+				ids = append(ids, "'"+id+"'")
+			}
+			slices.Sort(ids)
+			parts = append(parts, fmt.Sprintf("%s are still active (%s)", what, strings.Join(ids, ", ")))
+		}
+	}
+	describe(v.messages, "text messages")
+	describe(v.tools, "tool calls")
+	describe(v.steps, "steps")
+	describe(v.spans, "reasoning spans")
+	describe(v.reasonings, "reasoning messages")
+	describe(v.subagents, "subagent runs")
+	return strings.Join(parts, "; ")
+}
+
+func (v *Verifier) checkOutcome(ev Event) error {
+	raw, ok := ev.Get("outcome")
+	if !ok {
+		return nil
+	}
+	o, isObj := raw.(map[string]any)
+	if !isObj {
+		return fmt.Errorf("outcome: expected object, received %s", strings.TrimPrefix(jsonKind(raw), "an "))
+	}
+	switch o["type"] {
+	case "success":
+		if ids, has := o["pendingToolCallIds"]; has {
+			if _, isList := ids.([]any); !isList {
+				return fmt.Errorf("outcome.pendingToolCallIds: expected an array of strings")
+			}
+		}
+	case "cancelled":
+	case "interrupt":
+		list, _ := o["interrupts"].([]any)
+		if len(list) == 0 {
+			return fmt.Errorf("outcome.interrupts: an interrupt outcome needs at least one interrupt")
+		}
+		seen := map[string]bool{}
+		for i, item := range list {
+			in, _ := item.(map[string]any)
+			id, _ := in["id"].(string)
+			reason, _ := in["reason"].(string)
+			if id == "" || reason == "" {
+				return fmt.Errorf("outcome.interrupts[%d]: an interrupt needs a string id and reason", i)
+			}
+			if seen[id] {
+				return fmt.Errorf("outcome.interrupts: two interrupts carrying the id '%s'", id)
+			}
+			seen[id] = true
+			for _, f := range []string{"message", "toolCallId", "expiresAt"} {
+				if x, has := in[f]; has {
+					if _, isStr := x.(string); !isStr {
+						return fmt.Errorf("outcome.interrupts[%d].%s: expected a string", i, f)
+					}
+				}
+			}
+			for _, f := range []string{"responseSchema", "metadata"} {
+				if x, has := in[f]; has {
+					if _, isMap := x.(map[string]any); !isMap {
+						return fmt.Errorf("outcome.interrupts[%d].%s: expected an object", i, f)
+					}
+				}
+			}
+		}
+	default:
+		v.Warnings = append(v.Warnings, fmt.Sprintf("event %d: unknown outcome type %v is stripped by 1.x clients", v.index, o["type"]))
+	}
+	return nil
+}
+
+func open(set map[string]bool, id, what, already string) error {
+	if set[id] {
+		return fmt.Errorf("%s '%s' is %s", what, id, already)
+	}
+	set[id] = true
+	return nil
+}
+
+func closeItem(set map[string]bool, id, format string) error {
+	if !set[id] {
+		return fmt.Errorf(format, id)
+	}
+	delete(set, id)
+	return nil
+}

@@ -1,0 +1,134 @@
+package protocol
+
+import (
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// Version is an AG-UI protocol version, MAJOR.MINOR.
+type Version struct{ Major, Minor int }
+
+// Newest is the newest protocol version this server speaks.
+var Newest = Version{1, 1}
+
+func (v Version) String() string { return fmt.Sprintf("%d.%d", v.Major, v.Minor) }
+
+// Less reports whether v is older than w.
+func (v Version) Less(w Version) bool {
+	return v.Major < w.Major || (v.Major == w.Major && v.Minor < w.Minor)
+}
+
+// ParseVersion reads "MAJOR.MINOR"; a trailing ".PATCH" is tolerated and ignored.
+func ParseVersion(s string) (Version, error) {
+	parts := strings.Split(s, ".")
+	if len(parts) < 2 || len(parts) > 3 {
+		return Version{}, fmt.Errorf("protocol version %q is not MAJOR.MINOR", s)
+	}
+	var nums [2]int
+	for i := range nums {
+		n, err := strconv.Atoi(parts[i])
+		if err != nil || n < 0 {
+			return Version{}, fmt.Errorf("protocol version %q is not MAJOR.MINOR", s)
+		}
+		nums[i] = n
+	}
+	return Version{nums[0], nums[1]}, nil
+}
+
+// Peer is what the requesting client understands. Clients of the 1.x line send their
+// protocolVersion in the run input; 0.0.x clients send none and are treated as legacy.
+type Peer struct {
+	Legacy  bool
+	Version Version // the version both sides speak; zero for legacy peers
+}
+
+// PeerFor returns the peer described by a run input's protocolVersion.
+func PeerFor(protocolVersion string) Peer {
+	v, err := ParseVersion(protocolVersion)
+	if protocolVersion == "" || err != nil || v.Major == 0 {
+		return Peer{Legacy: true}
+	}
+	if Newest.Less(v) {
+		v = Newest
+	}
+	return Peer{Version: v}
+}
+
+func (p Peer) String() string {
+	if p.Legacy {
+		return "0.0.x"
+	}
+	return p.Version.String()
+}
+
+// Adapt rewrites an event into what the peer accepts. It reports false when the peer has
+// no way to receive the event at all (it would be fatal there), so it must be dropped.
+func (p Peer) Adapt(ev Event) (Event, bool) {
+	if ev.Type == RunStarted && !p.Legacy {
+		if _, has := ev.Get("protocolVersion"); !has {
+			ev = ev.With("protocolVersion", p.Version.String())
+		}
+	}
+	if p.Legacy {
+		switch ev.Type {
+		case SubagentStarted, SubagentFinished, SubagentError:
+			return ev, false
+		case RunFinished:
+			ev = legacyRunFinished(ev)
+		case ToolCallResult:
+			if parts, ok := ev.Get("content"); ok {
+				if _, isList := parts.([]any); isList {
+					ev = ev.With("content", flattenParts(parts.([]any)))
+				}
+			}
+		}
+		if _, has := ev.Get("subagentRunId"); has {
+			ev = ev.Without("subagentRunId")
+		}
+		return ev, true
+	}
+	if p.Version.Less(Version{1, 1}) {
+		if _, has := ev.Get("encryptedValueType"); has {
+			ev = ev.Without("encryptedValueType")
+		}
+	}
+	return ev, true
+}
+
+// legacyRunFinished maps the 1.x-only outcomes onto what 0.0.53–0.0.58 accept: a
+// cancelled run becomes RUN_ERROR with code "cancelled", and success loses
+// pendingToolCallIds (those outcome objects are strict there).
+func legacyRunFinished(ev Event) Event {
+	outcome, _ := ev.Get("outcome")
+	o, ok := outcome.(map[string]any)
+	if !ok {
+		return ev
+	}
+	switch o["type"] {
+	case "cancelled":
+		return NewEvent(RunError, "message", "Run cancelled", "code", "cancelled")
+	case "success":
+		if _, has := o["pendingToolCallIds"]; has {
+			return ev.With("outcome", map[string]any{"type": "success"})
+		}
+	}
+	return ev
+}
+
+// flattenParts turns tool-result content parts into the plain string 0.0.x expects: the
+// text parts joined, or the parts as JSON text when there are non-text parts.
+func flattenParts(parts []any) string {
+	var texts []string
+	for _, p := range parts {
+		pm, _ := p.(map[string]any)
+		s, isText := pm["text"].(string)
+		if pm["type"] != "text" || !isText {
+			b, _ := json.Marshal(parts)
+			return string(b)
+		}
+		texts = append(texts, s)
+	}
+	return strings.Join(texts, "")
+}

@@ -1,0 +1,61 @@
+package scenarios
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Diagnostic is one problem found in a scenario file, with its position.
+type Diagnostic struct {
+	File    string `json:"file"`
+	Line    int    `json:"line"`
+	Column  int    `json:"column"`
+	Message string `json:"message"`
+	Hint    string `json:"hint,omitempty"`
+}
+
+func (d Diagnostic) Error() string {
+	var b strings.Builder
+	b.WriteString(d.File)
+	if d.Line > 0 {
+		fmt.Fprintf(&b, ":%d:%d", d.Line, d.Column)
+	}
+	b.WriteString(": ")
+	b.WriteString(d.Message)
+	if d.Hint != "" {
+		b.WriteString(" (hint: ")
+		b.WriteString(d.Hint)
+		b.WriteString(")")
+	}
+	return b.String()
+}
+
+// LoadError collects every problem found while loading a scenario set.
+type LoadError struct {
+	Diagnostics []Diagnostic
+}
+
+func (e *LoadError) Error() string {
+	lines := make([]string, len(e.Diagnostics))
+	for i, d := range e.Diagnostics {
+		lines[i] = d.Error()
+	}
+	return fmt.Sprintf("%d problem(s) in scenarios:\n%s", len(lines), strings.Join(lines, "\n"))
+}
+
+// pos is a position in a scenario file.
+type pos struct {
+	file      string
+	line, col int
+}
+
+func (p pos) String() string { return fmt.Sprintf("%s:%d:%d", p.file, p.line, p.col) }
+
+// diagnostics accumulates problems while a file is parsed.
+type diagnostics struct {
+	list []Diagnostic
+}
+
+func (d *diagnostics) add(p pos, hint, format string, args ...any) {
+	d.list = append(d.list, Diagnostic{File: p.file, Line: p.line, Column: p.col, Message: fmt.Sprintf(format, args...), Hint: hint})
+}

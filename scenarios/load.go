@@ -1,0 +1,489 @@
+package scenarios
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"path"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"text/template"
+	"time"
+
+	"github.com/brianvoe/gofakeit/v7"
+	"go.yaml.in/yaml/v3"
+)
+
+// MaxFileBytes is the largest scenario file the loader reads.
+const MaxFileBytes = 4 << 20
+
+// Source is a tree of scenario files.
+type Source struct {
+	FS    fs.FS
+	Root  string // the directory inside FS to walk
+	Label string // how file names are shown: Label joined with the path below Root
+}
+
+// IsScenarioFile reports whether a file name is one the loader reads: YAML files that
+// are not hidden (editors' temporary and backup files start with a dot or end otherwise).
+func IsScenarioFile(name string) bool {
+	base := path.Base(name)
+	return !strings.HasPrefix(base, ".") && (strings.HasSuffix(base, ".yaml") || strings.HasSuffix(base, ".yml"))
+}
+
+// ReadFiles walks a source and parses every scenario file in it. Hidden directories are
+// skipped: they hold editor state, version control, or Kubernetes' ..data indirection,
+// whose files are also reachable through the visible symlinks.
+func ReadFiles(src Source) ([]*Scenario, []Diagnostic) {
+	var all []*Scenario
+	var diags []Diagnostic
+	err := fs.WalkDir(src.FS, src.Root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			diags = append(diags, Diagnostic{File: display(src, p), Message: err.Error()})
+			return nil
+		}
+		if d.IsDir() {
+			if p != src.Root && strings.HasPrefix(d.Name(), ".") {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if !IsScenarioFile(p) {
+			return nil
+		}
+		data, err := readLimited(src.FS, p)
+		if err != nil {
+			diags = append(diags, Diagnostic{File: display(src, p), Message: err.Error()})
+			return nil
+		}
+		list, fileDiags := Parse(display(src, p), data)
+		all = append(all, list...)
+		diags = append(diags, fileDiags...)
+		return nil
+	})
+	if err != nil {
+		diags = append(diags, Diagnostic{File: src.Label, Message: err.Error()})
+	}
+	return all, diags
+}
+
+func display(src Source, p string) string {
+	rel := strings.TrimPrefix(strings.TrimPrefix(p, src.Root), "/")
+	if src.Label == "" {
+		return rel
+	}
+	if rel == "" {
+		return src.Label
+	}
+	return path.Join(src.Label, rel)
+}
+
+func readLimited(fsys fs.FS, p string) ([]byte, error) {
+	f, err := fsys.Open(p)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, MaxFileBytes+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > MaxFileBytes {
+		return nil, fmt.Errorf("the file is larger than %d MiB", MaxFileBytes>>20)
+	}
+	return data, nil
+}
+
+// Parse reads the scenarios of one YAML file; a file may hold several documents.
+func Parse(file string, data []byte) ([]*Scenario, []Diagnostic) {
+	l := &fileLoader{file: file, diag: &diagnostics{}}
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	var list []*Scenario
+	for doc := 1; ; doc++ {
+		var root yaml.Node
+		err := dec.Decode(&root)
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			l.diag.list = append(l.diag.list, yamlDiagnostic(file, err))
+			break
+		}
+		if len(root.Content) == 0 || (root.Content[0].Kind == yaml.ScalarNode && root.Content[0].ShortTag() == "!!null") {
+			continue // an empty document, e.g. after a trailing ---
+		}
+		if sc := l.scenario(root.Content[0], doc); sc != nil {
+			list = append(list, sc)
+		}
+	}
+	if len(l.diag.list) > 0 {
+		return nil, l.diag.list
+	}
+	return list, nil
+}
+
+var yamlLine = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
+
+// yamlDiagnostic turns a yaml syntax error into a positioned diagnostic.
+func yamlDiagnostic(file string, err error) Diagnostic {
+	msg := err.Error()
+	d := Diagnostic{File: file, Line: 1, Column: 1, Message: "YAML syntax: " + strings.TrimPrefix(msg, "yaml: ")}
+	if m := yamlLine.FindStringSubmatch(msg); m != nil {
+		d.Line, _ = strconv.Atoi(m[1])
+		d.Message = "YAML syntax: " + m[2]
+	}
+	if strings.Contains(msg, "invalid map key") || strings.Contains(msg, "did not find expected key") {
+		d.Hint = `quote values that start with "{{", e.g. text: "{{ .message }}"`
+	}
+	return d
+}
+
+// fileLoader parses the scenarios of one file and collects its problems.
+type fileLoader struct {
+	file         string
+	diag         *diagnostics
+	templates    *template.Template // the template set of the scenario being parsed
+	captureNames []string           // named groups of that scenario's message pattern
+	verbatim     bool               // strings are data, not templates
+}
+
+func (l *fileLoader) pos(n *yaml.Node) pos { return pos{file: l.file, line: n.Line, col: n.Column} }
+
+var scenarioKeys = []string{"id", "description", "priority", "broken", "match", "timing", "steps", "events", "result", "examples"}
+
+func (l *fileLoader) scenario(n *yaml.Node, doc int) *Scenario {
+	f := l.fields(n, "a scenario", scenarioKeys)
+	if f == nil {
+		return nil
+	}
+	base := strings.TrimSuffix(strings.TrimSuffix(path.Base(l.file), ".yaml"), ".yml")
+	sc := &Scenario{ID: base, Source: l.pos(n).String()}
+	if doc > 1 {
+		sc.ID = fmt.Sprintf("%s#%d", base, doc)
+	}
+	l.templates = template.New(l.file).Funcs(funcMap(gofakeit.New(1), func(string) string { return "" }))
+	l.captureNames = nil
+	if v := f["id"]; v != nil {
+		sc.ID = l.str(v)
+		if sc.ID == "" || strings.ContainsAny(sc.ID, " \t\n/") {
+			l.diag.add(l.pos(v), "use letters, digits, dashes, dots and underscores", "invalid scenario id %q", sc.ID)
+		}
+	}
+	if v := f["description"]; v != nil {
+		sc.Description = l.str(v)
+	}
+	if v := f["priority"]; v != nil {
+		sc.Priority = l.int(v)
+	}
+	if v := f["broken"]; v != nil {
+		sc.Broken = l.str(v)
+		if strings.TrimSpace(sc.Broken) == "" {
+			l.diag.add(l.pos(v), "", "broken needs the reason the scenario breaks the protocol on purpose")
+		}
+	}
+	if v := f["match"]; v != nil {
+		sc.Match = l.match(v)
+	}
+	if v := f["timing"]; v != nil {
+		sc.Timing = l.timing(v)
+	}
+	if v := f["examples"]; v != nil {
+		sc.Examples = l.examples(v)
+	}
+	switch steps, events := f["steps"], f["events"]; {
+	case steps != nil && events != nil:
+		l.diag.add(l.pos(events), "use steps for scripted runs, events for an explicit event list", "a scenario has either steps or events, not both")
+	case steps != nil:
+		sc.steps = l.steps(steps)
+	case events != nil:
+		sc.events = l.explicitEvents(events)
+	default:
+		l.diag.add(l.pos(n), "", "a scenario needs steps (or an explicit events list)")
+	}
+	if v := f["result"]; v != nil {
+		if events := f["events"]; events != nil {
+			l.diag.add(l.pos(v), "put the result on the RUN_FINISHED event", "result belongs to the steps form")
+		}
+		sc.result = l.valueFromNode(v)
+	}
+	sc.templates = l.templates
+	return sc
+}
+
+var matchKeys = []string{"route", "message", "forwardedProps", "state", "tools", "headers"}
+
+func (l *fileLoader) match(n *yaml.Node) Match {
+	var m Match
+	f := l.fields(n, "match", matchKeys)
+	if v := f["route"]; v != nil {
+		m.Routes = l.strings(v)
+		for i, r := range m.Routes {
+			if !strings.HasPrefix(r, "/") {
+				l.diag.add(l.pos(v), "", "route %q must start with /", r)
+			}
+			m.Routes[i] = strings.TrimSuffix(r, "/")
+			if m.Routes[i] == "" {
+				m.Routes[i] = "/"
+			}
+		}
+	}
+	if v := f["message"]; v != nil {
+		m.Message = l.regex(v)
+		if m.Message != nil {
+			for _, name := range m.Message.SubexpNames() {
+				if name != "" {
+					l.captureNames = append(l.captureNames, name)
+				}
+			}
+		}
+	}
+	if v := f["forwardedProps"]; v != nil {
+		fp, ok := l.literal(v).(map[string]any)
+		if !ok {
+			l.diag.add(l.pos(v), "", "match.forwardedProps must be a mapping")
+		}
+		m.ForwardedProps = fp
+	}
+	if v := f["state"]; v != nil {
+		m.State = l.literal(v)
+	}
+	if v := f["tools"]; v != nil {
+		m.Tools = l.strings(v)
+	}
+	if v := f["headers"]; v != nil {
+		hf := l.fields(v, "match.headers", nil)
+		m.Headers = map[string]*regexp.Regexp{}
+		for name, hv := range hf {
+			if re := l.regex(hv); re != nil {
+				m.Headers[strings.ToLower(name)] = re
+			}
+		}
+	}
+	return m
+}
+
+var timingKeys = []string{"firstEvent", "firstToken", "stepGap", "tokensPerSecond", "jitter"}
+
+func (l *fileLoader) timing(n *yaml.Node) TimingOverride {
+	var t TimingOverride
+	f := l.fields(n, "timing", timingKeys)
+	durations := map[string]**time.Duration{"firstEvent": &t.FirstEvent, "firstToken": &t.FirstToken, "stepGap": &t.StepGap}
+	for key, dst := range durations {
+		if v := f[key]; v != nil {
+			d := l.duration(v)
+			*dst = &d
+		}
+	}
+	if v := f["tokensPerSecond"]; v != nil {
+		tps := l.float(v)
+		if tps < 0 {
+			l.diag.add(l.pos(v), "0 streams without delays between tokens", "tokensPerSecond must not be negative")
+		}
+		t.TokensPerSecond = &tps
+	}
+	if v := f["jitter"]; v != nil {
+		j := l.float(v)
+		if j < 0 || j > 1 {
+			l.diag.add(l.pos(v), "", "jitter is a fraction from 0 to 1")
+		}
+		t.Jitter = &j
+	}
+	return t
+}
+
+var exampleKeys = []string{"route", "message", "forwardedProps", "state", "tools", "headers"}
+
+func (l *fileLoader) examples(n *yaml.Node) []Example {
+	if n.Kind != yaml.SequenceNode {
+		l.diag.add(l.pos(n), "", "examples must be a list of requests")
+		return nil
+	}
+	var list []Example
+	for _, item := range n.Content {
+		f := l.fields(item, "an example", exampleKeys)
+		ex := Example{pos: l.pos(item)}
+		if v := f["route"]; v != nil {
+			ex.Route = l.str(v)
+		}
+		if v := f["message"]; v != nil {
+			ex.Message = l.str(v)
+		}
+		if v := f["forwardedProps"]; v != nil {
+			ex.ForwardedProps, _ = l.literal(v).(map[string]any)
+		}
+		if v := f["state"]; v != nil {
+			ex.State = l.literal(v)
+		}
+		if v := f["tools"]; v != nil {
+			ex.Tools = l.strings(v)
+		}
+		if v := f["headers"]; v != nil {
+			ex.Headers = map[string]string{}
+			for k, hv := range l.fields(v, "example headers", nil) {
+				ex.Headers[k] = l.str(hv)
+			}
+		}
+		list = append(list, ex)
+	}
+	return list
+}
+
+// fields reads a mapping and reports keys outside allowed (nil allows any key).
+func (l *fileLoader) fields(n *yaml.Node, what string, allowed []string) map[string]*yaml.Node {
+	if n.Kind == yaml.AliasNode {
+		n = n.Alias
+	}
+	if n.Kind != yaml.MappingNode {
+		l.diag.add(l.pos(n), "", "%s must be a mapping", what)
+		return nil
+	}
+	out := make(map[string]*yaml.Node, len(n.Content)/2)
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		if allowed != nil && !slices.Contains(allowed, k.Value) {
+			l.diag.add(l.pos(k), suggest(k.Value, allowed), "unknown key %q in %s", k.Value, what)
+			continue
+		}
+		out[k.Value] = v
+	}
+	return out
+}
+
+// suggest names the closest allowed key, for typos.
+func suggest(got string, allowed []string) string {
+	best, bestDist := "", 4
+	for _, a := range allowed {
+		if d := editDistance(strings.ToLower(got), strings.ToLower(a)); d < bestDist {
+			best, bestDist = a, d
+		}
+	}
+	if best == "" {
+		return "allowed keys: " + strings.Join(allowed, ", ")
+	}
+	return fmt.Sprintf("did you mean %q?", best)
+}
+
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
+
+func (l *fileLoader) scalar(n *yaml.Node, what string) bool {
+	if n.Kind == yaml.AliasNode {
+		n = n.Alias
+	}
+	if n.Kind != yaml.ScalarNode {
+		l.diag.add(l.pos(n), "", "expected %s", what)
+		return false
+	}
+	return true
+}
+
+func (l *fileLoader) str(n *yaml.Node) string {
+	if !l.scalar(n, "a string") {
+		return ""
+	}
+	return n.Value
+}
+
+func (l *fileLoader) strings(n *yaml.Node) []string {
+	if n.Kind == yaml.ScalarNode {
+		return []string{n.Value}
+	}
+	if n.Kind != yaml.SequenceNode {
+		l.diag.add(l.pos(n), "", "expected a string or a list of strings")
+		return nil
+	}
+	out := make([]string, 0, len(n.Content))
+	for _, it := range n.Content {
+		out = append(out, l.str(it))
+	}
+	return out
+}
+
+func (l *fileLoader) int(n *yaml.Node) int {
+	if !l.scalar(n, "an integer") {
+		return 0
+	}
+	i, err := strconv.Atoi(n.Value)
+	if err != nil {
+		l.diag.add(l.pos(n), "", "expected an integer, got %q", n.Value)
+	}
+	return i
+}
+
+func (l *fileLoader) float(n *yaml.Node) float64 {
+	if !l.scalar(n, "a number") {
+		return 0
+	}
+	f, err := strconv.ParseFloat(n.Value, 64)
+	if err != nil {
+		l.diag.add(l.pos(n), "", "expected a number, got %q", n.Value)
+	}
+	return f
+}
+
+func (l *fileLoader) bool(n *yaml.Node) bool {
+	if !l.scalar(n, "true or false") {
+		return false
+	}
+	b, err := strconv.ParseBool(n.Value)
+	if err != nil {
+		l.diag.add(l.pos(n), "", "expected true or false, got %q", n.Value)
+	}
+	return b
+}
+
+// duration reads "250ms", "1.5s" or a number of milliseconds.
+func (l *fileLoader) duration(n *yaml.Node) time.Duration {
+	if !l.scalar(n, "a duration") {
+		return 0
+	}
+	if ms, err := strconv.ParseFloat(n.Value, 64); err == nil {
+		if ms < 0 {
+			l.diag.add(l.pos(n), "", "a duration must not be negative")
+		}
+		return time.Duration(ms * float64(time.Millisecond))
+	}
+	d, err := time.ParseDuration(n.Value)
+	if err != nil || d < 0 {
+		l.diag.add(l.pos(n), `write e.g. 250ms, 1.5s, or a number of milliseconds`, "invalid duration %q", n.Value)
+	}
+	return d
+}
+
+func (l *fileLoader) regex(n *yaml.Node) *regexp.Regexp {
+	src := l.str(n)
+	re, err := regexp.Compile(src)
+	if err != nil {
+		l.diag.add(l.pos(n), "patterns use Go regexp (RE2) syntax; (?i) makes them case-insensitive", "invalid regular expression: %s", strings.TrimPrefix(err.Error(), "error parsing regexp: "))
+		return nil
+	}
+	return re
+}
+
+// literal reads a JSON value whose strings are taken as written (match criteria).
+func (l *fileLoader) literal(n *yaml.Node) any {
+	l.verbatim = true
+	defer func() { l.verbatim = false }()
+	return l.valueFromNode(n).literal
+}

@@ -1,0 +1,334 @@
+package scenarios
+
+import (
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"hash/fnv"
+	"math/rand/v2"
+	"net/http"
+	"regexp"
+	"strings"
+	"time"
+	"unicode"
+
+	jsonpatch "github.com/evanphx/json-patch/v5"
+	"github.com/brianvoe/gofakeit/v7"
+
+	"github.com/agui-mock/agui-mock/protocol"
+)
+
+// Request is a run request as scenarios see it.
+type Request struct {
+	Route  string
+	Input  *protocol.RunAgentInput
+	Header http.Header
+}
+
+// Timed is an event and when it is due, measured from the start of the run.
+type Timed struct {
+	At    time.Duration
+	Event protocol.Event
+}
+
+// Plan is the timed event stream of one run.
+type Plan struct {
+	Scenario *Scenario
+	Events   []Timed
+}
+
+// PlanOptions configures how a run's plan is made.
+type PlanOptions struct {
+	Seed   uint64 // with the request's ids, decides generated ids, fake data and jitter
+	Timing Timing // the server's defaults; the scenario's own timing applies on top
+}
+
+// Plan builds the run's event stream. Captures are the named groups of the match.
+func (s *Scenario) Plan(req *Request, captures map[string]string, opts PlanOptions) (*Plan, error) {
+	seed := runSeed(opts.Seed, s.ID, req.Input.ThreadID, req.Input.RunID)
+	p := &planner{
+		timing:        s.Timing.Apply(opts.Timing),
+		rng:           rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)),
+		ids:           map[string]string{},
+		activityTypes: map[string]string{},
+		state:         req.Input.State,
+		stateKnown:    false,
+	}
+	p.r = &renderer{data: renderData(req, captures)}
+	if s.templates != nil && len(s.templates.Templates()) > 0 {
+		set, err := s.templates.Clone()
+		if err != nil {
+			return nil, fmt.Errorf("scenario %s: %w", s.ID, err)
+		}
+		p.r.set = set.Funcs(funcMap(gofakeit.New(seed), p.localID))
+	}
+	if err := p.build(s, req.Input); err != nil {
+		return nil, fmt.Errorf("scenario %s: %w", s.ID, err)
+	}
+	return &Plan{Scenario: s, Events: p.events}, nil
+}
+
+// runSeed mixes the server seed with what identifies the run, so that a replayed request
+// gets the same ids and text while every new run differs.
+func runSeed(seed uint64, parts ...string) uint64 {
+	h := fnv.New64a()
+	var b [8]byte
+	binary.LittleEndian.PutUint64(b[:], seed)
+	h.Write(b[:])
+	for _, p := range parts {
+		h.Write([]byte(p))
+		h.Write([]byte{0})
+	}
+	return h.Sum64()
+}
+
+// renderData is what templates can read; templateRoots lists its names.
+func renderData(req *Request, captures map[string]string) map[string]any {
+	in := req.Input
+	msg, _ := in.LastUserMessage()
+	messages := make([]any, len(in.Messages))
+	for i, m := range in.Messages {
+		messages[i] = m.Raw
+	}
+	context := make([]any, len(in.Context))
+	for i, c := range in.Context {
+		context[i] = map[string]any{"description": c.Description, "value": c.Value}
+	}
+	tools := make([]any, len(in.Tools))
+	for i, t := range in.Tools {
+		tools[i] = t.Name
+	}
+	headers := map[string]any{}
+	for k, v := range req.Header {
+		headers[strings.ToLower(k)] = strings.Join(v, ", ")
+	}
+	caps := make(map[string]any, len(captures))
+	for k, v := range captures {
+		caps[k] = v
+	}
+	return map[string]any{
+		"threadId": in.ThreadID, "runId": in.RunID, "parentRunId": in.ParentRunID,
+		"route": req.Route, "message": msg.Text(), "captures": caps,
+		"forwardedProps": orEmpty(in.ForwardedProps), "state": orEmpty(in.State),
+		"context": context, "tools": tools, "messages": messages, "headers": headers,
+	}
+}
+
+func orEmpty(v any) any {
+	if v == nil {
+		return map[string]any{}
+	}
+	return v
+}
+
+// planner accumulates the timed events of one run.
+type planner struct {
+	timing        Timing
+	rng           *rand.Rand
+	r             *renderer
+	at            time.Duration
+	events        []Timed
+	ids           map[string]string // local names → generated ids
+	activityTypes map[string]string // activity ids → their types
+	lastTextID    string
+	terminated    bool
+	// state follows snapshots and deltas so that a delta that cannot apply is caught.
+	state      any
+	stateKnown bool
+}
+
+func (p *planner) build(s *Scenario, in *protocol.RunAgentInput) error {
+	if s.events != nil {
+		for i := range s.events {
+			if d := s.events[i].delay; d != nil {
+				p.wait(*d)
+			}
+			if err := s.events[i].emit(p); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	p.wait(p.timing.FirstEvent)
+	p.emit(protocol.NewEvent(protocol.RunStarted, "threadId", in.ThreadID, "runId", in.RunID))
+	if err := p.runSteps(s.steps, p.timing.FirstToken); err != nil {
+		return err
+	}
+	if p.terminated {
+		return nil
+	}
+	p.wait(p.timing.StepGap)
+	finished := protocol.NewEvent(protocol.RunFinished, "threadId", in.ThreadID, "runId", in.RunID)
+	if s.result != nil {
+		result, err := s.result.render(p.r)
+		if err != nil {
+			return err
+		}
+		finished = finished.With("result", result)
+	}
+	p.emit(finished)
+	return nil
+}
+
+// runSteps plays steps in order: firstGap before the first, the step gap between the
+// others, unless a step sets its own delay.
+func (p *planner) runSteps(steps []step, firstGap time.Duration) error {
+	for i, s := range steps {
+		gap := p.timing.StepGap
+		if i == 0 {
+			gap = firstGap
+		}
+		if d := s.common().delay; d != nil {
+			gap = *d
+		}
+		p.wait(gap)
+		if err := s.emit(p); err != nil {
+			return err
+		}
+		if p.terminated {
+			return nil
+		}
+	}
+	return nil
+}
+
+func (p *planner) emit(ev protocol.Event) { p.events = append(p.events, Timed{At: p.at, Event: ev}) }
+
+func (p *planner) wait(d time.Duration) { p.at += d }
+
+// newID returns a fresh id: unique within the thread, reproducible under a fixed seed.
+func (p *planner) newID(prefix string) string {
+	return fmt.Sprintf("%s-%012x", prefix, p.rng.Uint64()>>16)
+}
+
+// localID returns the id named in the scenario, minting it on first use.
+func (p *planner) localID(name string) string {
+	if id, ok := p.ids[name]; ok {
+		return id
+	}
+	id := p.newID("id")
+	p.ids[name] = id
+	return id
+}
+
+// stepID mints the id of what a step creates, under the step's local name if it has one.
+func (p *planner) stepID(c *stepCommon, prefix string) string {
+	if c.localID == "" {
+		return p.newID(prefix)
+	}
+	if id, ok := p.ids[c.localID]; ok {
+		return id
+	}
+	id := p.newID(prefix)
+	p.ids[c.localID] = id
+	return id
+}
+
+// stream emits a value's text as timed deltas of one event type, cut by split.
+func (p *planner) stream(c *stepCommon, v *value, split func(text, mode string) []string, typ, idField, id string) error {
+	text, err := p.renderText(v)
+	if err != nil {
+		return err
+	}
+	tps := p.timing.TokensPerSecond
+	if c.tokensPerSecond != nil {
+		tps = *c.tokensPerSecond
+	}
+	for i, tok := range split(text, c.chunk) {
+		if i > 0 {
+			p.wait(p.tokenGap(tps))
+		}
+		p.emit(protocol.NewEvent(typ, idField, id, "delta", tok))
+	}
+	return nil
+}
+
+// tokenGap is the pause before the next token at the given rate, with jitter.
+func (p *planner) tokenGap(tps float64) time.Duration {
+	if tps <= 0 {
+		return 0
+	}
+	base := float64(time.Second) / tps
+	return time.Duration(base * (1 + p.timing.Jitter*(2*p.rng.Float64()-1)))
+}
+
+// applyPatch follows a STATE_DELTA on the state the planner knows of, so a scenario
+// whose patch cannot apply to its own preceding snapshot fails at load time.
+func (p *planner) applyPatch(delta any) error {
+	if !p.stateKnown {
+		return nil
+	}
+	doc, _ := json.Marshal(p.state)
+	ops, _ := json.Marshal(delta)
+	patch, err := jsonpatch.DecodePatch(ops)
+	if err != nil {
+		return fmt.Errorf("stateDelta: %v", err)
+	}
+	out, err := patch.Apply(doc)
+	if err != nil {
+		return fmt.Errorf("stateDelta does not apply to the state before it: %v", err)
+	}
+	var next any
+	if err := json.Unmarshal(out, &next); err != nil {
+		return err
+	}
+	p.state = next
+	return nil
+}
+
+// argsPieceRunes is how many characters of tool-call arguments one delta carries,
+// about what model APIs stream.
+const argsPieceRunes = 8
+
+// splitArgs cuts tool-call argument text, which has no spaces to cut at, into short
+// pieces; sentence mode is the same as word mode here.
+func splitArgs(text, mode string) []string {
+	if mode == "none" || text == "" {
+		return splitText(text, "none")
+	}
+	var out []string
+	runes := []rune(text)
+	for len(runes) > argsPieceRunes {
+		out = append(out, string(runes[:argsPieceRunes]))
+		runes = runes[argsPieceRunes:]
+	}
+	return append(out, string(runes))
+}
+
+var sentenceEnd = regexp.MustCompile(`[.!?。！？]+\s+`)
+
+// splitText cuts text into the deltas a model would stream: words with their trailing
+// space (the default), sentences, or the whole text at once. Empty text yields nothing,
+// since clients before 0.0.51 reject empty deltas.
+func splitText(text, mode string) []string {
+	if text == "" {
+		return nil
+	}
+	switch mode {
+	case "none":
+		return []string{text}
+	case "sentence":
+		var out []string
+		last := 0
+		for _, loc := range sentenceEnd.FindAllStringIndex(text, -1) {
+			out = append(out, text[last:loc[1]])
+			last = loc[1]
+		}
+		if last < len(text) {
+			out = append(out, text[last:])
+		}
+		return out
+	}
+	var out []string
+	start := 0
+	inSpace := false
+	for i, r := range text {
+		space := unicode.IsSpace(r)
+		if inSpace && !space && i > 0 && strings.TrimSpace(text[start:i]) != "" {
+			out = append(out, text[start:i])
+			start = i
+		}
+		inSpace = space
+	}
+	return append(out, text[start:])
+}

@@ -1,0 +1,110 @@
+// Package scenarios loads YAML scenario files, selects the scenario that answers a run
+// request, and turns it into a timed plan of AG-UI events.
+package scenarios
+
+import (
+	"regexp"
+	"text/template"
+	"time"
+)
+
+// Scenario is one scripted agent behaviour.
+type Scenario struct {
+	ID          string
+	Description string
+	Source      string // file:line of the scenario's start
+	Priority    int
+	// Broken, when set, says why the scenario deliberately breaks the protocol; its
+	// event sequence is then not checked.
+	Broken   string
+	Match    Match
+	Timing   TimingOverride
+	Examples []Example
+
+	steps     []step    // the steps form
+	events    []eventStep // the explicit form
+	result    *value
+	templates *template.Template
+	order     int // position in load order, the last tie-breaker
+}
+
+// Match says which requests a scenario answers. Every criterion given must hold.
+type Match struct {
+	Routes         []string
+	Message        *regexp.Regexp // searched in the last user message's text
+	ForwardedProps map[string]any // a subset the request's forwardedProps must contain
+	State          any            // a subset the request's state must contain
+	Tools          []string       // tools the client must offer
+	Headers        map[string]*regexp.Regexp
+}
+
+// Criteria counts the criteria given; more specific scenarios win ties of priority.
+func (m Match) Criteria() int {
+	n := len(m.Routes) + len(m.ForwardedProps) + len(m.Tools) + len(m.Headers)
+	if m.Message != nil {
+		n++
+	}
+	if m.State != nil {
+		n++
+	}
+	return n
+}
+
+// Example is a request a scenario documents and must answer; loading checks that each
+// example selects its scenario.
+type Example struct {
+	Route          string         `json:"route,omitempty"`
+	Message        string         `json:"message,omitempty"`
+	ForwardedProps map[string]any `json:"forwardedProps,omitempty"`
+	State          any            `json:"state,omitempty"`
+	Tools          []string       `json:"tools,omitempty"`
+	Headers        map[string]string `json:"headers,omitempty"`
+	pos            pos
+}
+
+// Timing is the pacing of a run. Every duration is scaled by the server's speed factor.
+type Timing struct {
+	FirstEvent      time.Duration // before RUN_STARTED
+	FirstToken      time.Duration // between RUN_STARTED and the first step
+	StepGap         time.Duration // between steps, unless a step sets its own delay
+	TokensPerSecond float64       // streaming rate of text, reasoning and tool arguments
+	Jitter          float64       // relative random variation of each token gap, 0 to 1
+}
+
+// DefaultTiming resembles a fast hosted model.
+var DefaultTiming = Timing{
+	FirstEvent:      50 * time.Millisecond,
+	FirstToken:      400 * time.Millisecond,
+	StepGap:         120 * time.Millisecond,
+	TokensPerSecond: 40,
+	Jitter:          0.3,
+}
+
+// TimingOverride holds the timing fields a scenario sets; nil fields keep the default.
+type TimingOverride struct {
+	FirstEvent      *time.Duration
+	FirstToken      *time.Duration
+	StepGap         *time.Duration
+	TokensPerSecond *float64
+	Jitter          *float64
+}
+
+// Apply returns t with the override's fields set.
+func (o TimingOverride) Apply(t Timing) Timing {
+	if o.FirstEvent != nil {
+		t.FirstEvent = *o.FirstEvent
+	}
+	if o.FirstToken != nil {
+		t.FirstToken = *o.FirstToken
+	}
+	if o.StepGap != nil {
+		t.StepGap = *o.StepGap
+	}
+	if o.TokensPerSecond != nil {
+		t.TokensPerSecond = *o.TokensPerSecond
+	}
+	if o.Jitter != nil {
+		t.Jitter = *o.Jitter
+	}
+	return t
+}

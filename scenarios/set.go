@@ -1,0 +1,326 @@
+package scenarios
+
+import (
+	"encoding/json"
+	"fmt"
+	"maps"
+	"net/http"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/agui-mock/agui-mock/protocol"
+)
+
+// DefaultRoutes are the run endpoints every server answers on. Scenarios may add others
+// with match.route.
+var DefaultRoutes = []string{"/", "/agui/chat"}
+
+// Set is an immutable, validated collection of scenarios, ordered by precedence.
+type Set struct {
+	scenarios []*Scenario
+	routes    map[string]bool
+}
+
+// Scenarios returns the scenarios in the order they are tried.
+func (s *Set) Scenarios() []*Scenario { return s.scenarios }
+
+// Routes returns every route a run may be posted to.
+func (s *Set) Routes() []string {
+	return slices.Sorted(maps.Keys(s.routes))
+}
+
+// IsRunRoute reports whether route answers runs.
+func (s *Set) IsRunRoute(route string) bool { return s.routes[route] }
+
+// Load reads every source and builds a set. A scenario whose id an earlier source
+// already defines is left out, so directories given first override the built-in set. It
+// fails with a *LoadError listing every problem if any file or scenario is invalid, so a
+// set is either whole or not at all.
+func Load(sources ...Source) (*Set, error) {
+	var all []*Scenario
+	var diags []Diagnostic
+	defined := map[string]bool{}
+	for _, src := range sources {
+		list, d := ReadFiles(src)
+		diags = append(diags, d...)
+		for _, sc := range list {
+			if !defined[sc.ID] {
+				all = append(all, sc)
+			}
+		}
+		for _, sc := range list {
+			defined[sc.ID] = true
+		}
+	}
+	if len(diags) > 0 {
+		return nil, &LoadError{Diagnostics: diags}
+	}
+	return NewSet(all)
+}
+
+// NewSet validates scenarios together and orders them by precedence.
+func NewSet(list []*Scenario) (*Set, error) {
+	set := &Set{scenarios: slices.Clone(list), routes: map[string]bool{}}
+	var diags []Diagnostic
+	seen := map[string]*Scenario{}
+	for i, sc := range set.scenarios {
+		sc.order = i
+		if prev, dup := seen[sc.ID]; dup {
+			diags = append(diags, sc.diagnostic(fmt.Sprintf("scenario id %q is already used by %s", sc.ID, prev.Source), "give one of them an explicit id"))
+		}
+		seen[sc.ID] = sc
+		diags = append(diags, sc.check()...)
+	}
+	for _, r := range DefaultRoutes {
+		set.routes[r] = true
+	}
+	for _, sc := range set.scenarios {
+		for _, r := range sc.Match.Routes {
+			set.routes[r] = true
+		}
+	}
+	sort.SliceStable(set.scenarios, func(i, j int) bool {
+		a, b := set.scenarios[i], set.scenarios[j]
+		if a.Priority != b.Priority {
+			return a.Priority > b.Priority
+		}
+		if a.Match.Criteria() != b.Match.Criteria() {
+			return a.Match.Criteria() > b.Match.Criteria()
+		}
+		return a.order < b.order
+	})
+	for _, sc := range set.scenarios {
+		for _, ex := range sc.Examples {
+			req := ex.request()
+			sel, _ := set.Select(req)
+			switch {
+			case sel == nil:
+				diags = append(diags, Diagnostic{File: ex.pos.file, Line: ex.pos.line, Column: ex.pos.col, Message: fmt.Sprintf("this example of scenario %s matches no scenario", sc.ID)})
+			case sel.Scenario != sc:
+				diags = append(diags, Diagnostic{File: ex.pos.file, Line: ex.pos.line, Column: ex.pos.col,
+					Message: fmt.Sprintf("this example of scenario %s selects scenario %s (%s) instead", sc.ID, sel.Scenario.ID, sel.Scenario.Source),
+					Hint:    "raise the priority or narrow the match of one of them"})
+			}
+		}
+	}
+	if len(diags) > 0 {
+		return nil, &LoadError{Diagnostics: diags}
+	}
+	return set, nil
+}
+
+func (sc *Scenario) diagnostic(msg, hint string) Diagnostic {
+	file, line, col := splitSource(sc.Source)
+	return Diagnostic{File: file, Line: line, Column: col, Message: msg, Hint: hint}
+}
+
+func splitSource(src string) (string, int, int) {
+	parts := strings.Split(src, ":")
+	if len(parts) < 3 {
+		return src, 0, 0
+	}
+	line, _ := strconv.Atoi(parts[len(parts)-2])
+	col, _ := strconv.Atoi(parts[len(parts)-1])
+	return strings.Join(parts[:len(parts)-2], ":"), line, col
+}
+
+// request builds the run request an example stands for.
+func (ex Example) request() *Request {
+	in := &protocol.RunAgentInput{ThreadID: "thread-example", RunID: "run-example", State: ex.State, Raw: map[string]any{}}
+	if ex.ForwardedProps != nil {
+		in.ForwardedProps = ex.ForwardedProps
+	}
+	in.Messages = []protocol.Message{{ID: "msg-example", Role: "user", Content: ex.Message, Raw: map[string]any{"id": "msg-example", "role": "user", "content": ex.Message}}}
+	for _, t := range ex.Tools {
+		in.Tools = append(in.Tools, protocol.Tool{Name: t, Description: t})
+	}
+	route := ex.Route
+	if route == "" {
+		route = "/agui/chat"
+	}
+	h := http.Header{}
+	for k, v := range ex.Headers {
+		h.Set(k, v)
+	}
+	return &Request{Route: route, Input: in, Header: h}
+}
+
+// check dry-runs the scenario on a sample request: templates must render, JSON Patches
+// must apply, and the events must follow the protocol unless the scenario says it is
+// broken on purpose.
+func (sc *Scenario) check() []Diagnostic {
+	req := sc.sampleRequest()
+	captures, _ := sc.Match.test(req)
+	plan, err := sc.Plan(req, captures, PlanOptions{Seed: 1, Timing: DefaultTiming})
+	if err != nil {
+		return []Diagnostic{sc.diagnostic(err.Error(), "")}
+	}
+	if sc.Broken != "" {
+		return nil
+	}
+	events := make([]protocol.Event, len(plan.Events))
+	for i, t := range plan.Events {
+		events[i] = t.Event
+	}
+	v, err := protocol.VerifyStream(events, req.Input.ThreadID)
+	var diags []Diagnostic
+	if err != nil {
+		diags = append(diags, sc.diagnostic("the scenario breaks the AG-UI event rules: "+err.Error(), "fix the steps, or add broken: <reason> if the breakage is the point"))
+	}
+	for _, w := range v.Warnings {
+		diags = append(diags, sc.diagnostic(w, "add broken: <reason> to send it anyway"))
+	}
+	return diags
+}
+
+// sampleRequest is a request the scenario answers: its first example, or one made from
+// its match criteria.
+func (sc *Scenario) sampleRequest() *Request {
+	if len(sc.Examples) > 0 {
+		return sc.Examples[0].request()
+	}
+	ex := Example{Tools: sc.Match.Tools, State: sc.Match.State, ForwardedProps: sc.Match.ForwardedProps}
+	if len(sc.Match.Routes) > 0 {
+		ex.Route = sc.Match.Routes[0]
+	}
+	ex.Headers = map[string]string{}
+	for name := range sc.Match.Headers {
+		ex.Headers[name] = "sample"
+	}
+	return ex.request()
+}
+
+// Selection is the scenario chosen for a request and what its pattern captured.
+type Selection struct {
+	Scenario *Scenario
+	Captures map[string]string
+}
+
+// Candidate is a scenario that nearly matched a request, and why it did not.
+type Candidate struct {
+	ID      string   `json:"id"`
+	Source  string   `json:"source"`
+	Reasons []string `json:"reasons"`
+}
+
+// Select returns the first scenario, in precedence order, that matches the request. When
+// none does, it returns the nearest candidates instead.
+func (s *Set) Select(req *Request) (*Selection, []Candidate) {
+	var misses []Candidate
+	for _, sc := range s.scenarios {
+		captures, reasons := sc.Match.test(req)
+		if len(reasons) == 0 {
+			return &Selection{Scenario: sc, Captures: captures}, nil
+		}
+		misses = append(misses, Candidate{ID: sc.ID, Source: sc.Source, Reasons: reasons})
+	}
+	sort.SliceStable(misses, func(i, j int) bool { return len(misses[i].Reasons) < len(misses[j].Reasons) })
+	return nil, misses[:min(3, len(misses))]
+}
+
+// test checks every criterion and returns the captures, or the reasons it fails.
+func (m Match) test(req *Request) (map[string]string, []string) {
+	var reasons []string
+	if len(m.Routes) > 0 && !slices.Contains(m.Routes, req.Route) {
+		reasons = append(reasons, fmt.Sprintf("route %s is not %s", req.Route, strings.Join(m.Routes, " or ")))
+	}
+	var captures map[string]string
+	if m.Message != nil {
+		msg, _ := req.Input.LastUserMessage()
+		text := msg.Text()
+		found := m.Message.FindStringSubmatch(text)
+		if found == nil {
+			reasons = append(reasons, fmt.Sprintf("message %q does not match /%s/", clip(text, 80), m.Message))
+		} else {
+			captures = map[string]string{}
+			for i, name := range m.Message.SubexpNames() {
+				if i > 0 {
+					captures[strconv.Itoa(i)] = found[i]
+					if name != "" {
+						captures[name] = found[i]
+					}
+				}
+			}
+		}
+	}
+	for _, key := range slices.Sorted(maps.Keys(m.ForwardedProps)) {
+		fp, _ := req.Input.ForwardedProps.(map[string]any)
+		if !subset(fp[key], m.ForwardedProps[key]) {
+			reasons = append(reasons, fmt.Sprintf("forwardedProps.%s is %s, not %s", key, show(fp[key]), show(m.ForwardedProps[key])))
+		}
+	}
+	if m.State != nil && !subset(req.Input.State, m.State) {
+		reasons = append(reasons, fmt.Sprintf("state does not contain %s", show(m.State)))
+	}
+	offered := req.Input.ToolNames()
+	for _, t := range m.Tools {
+		if !slices.Contains(offered, t) {
+			reasons = append(reasons, fmt.Sprintf("the client does not offer tool %s", t))
+		}
+	}
+	for _, name := range slices.Sorted(maps.Keys(m.Headers)) {
+		got := req.Header.Get(name)
+		if !m.Headers[name].MatchString(got) || (got == "" && len(req.Header.Values(name)) == 0) {
+			reasons = append(reasons, fmt.Sprintf("header %s %q does not match /%s/", name, got, m.Headers[name]))
+		}
+	}
+	return captures, reasons
+}
+
+// subset reports whether want is contained in got: objects by their members, arrays by
+// each wanted item being contained in some item, scalars by equality.
+func subset(got, want any) bool {
+	switch w := want.(type) {
+	case map[string]any:
+		g, ok := got.(map[string]any)
+		if !ok {
+			return false
+		}
+		for k, wv := range w {
+			gv, has := g[k]
+			if !has || !subset(gv, wv) {
+				return false
+			}
+		}
+		return true
+	case []any:
+		g, ok := got.([]any)
+		if !ok {
+			return false
+		}
+		for _, wv := range w {
+			if !slices.ContainsFunc(g, func(gv any) bool { return subset(gv, wv) }) {
+				return false
+			}
+		}
+		return true
+	case json.Number:
+		wf, _ := w.Float64()
+		switch g := got.(type) {
+		case json.Number:
+			gf, err := g.Float64()
+			return err == nil && gf == wf
+		case float64:
+			return g == wf
+		}
+		return false
+	}
+	return got == want
+}
+
+func show(v any) string {
+	if v == nil {
+		return "absent"
+	}
+	b, _ := json.Marshal(v)
+	return clip(string(b), 80)
+}
+
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}

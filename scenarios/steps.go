@@ -1,0 +1,591 @@
+package scenarios
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/agui-mock/agui-mock/protocol"
+	"go.yaml.in/yaml/v3"
+)
+
+// step is one entry of a scenario's steps list.
+type step interface {
+	emit(p *planner) error
+	common() *stepCommon
+}
+
+// stepCommon holds the options every step kind takes.
+type stepCommon struct {
+	at              pos
+	localID         string         // names the id the step generates, for {{ id "name" }}
+	delay           *time.Duration // replaces the gap before the step
+	tokensPerSecond *float64
+	chunk           string // how streamed text is split: word (default), sentence or none
+}
+
+func (c *stepCommon) common() *stepCommon { return c }
+
+var stepKinds = []string{"text", "reasoning", "tool", "state", "stateDelta", "messages", "activity",
+	"activityDelta", "step", "custom", "raw", "error", "pause", "event"}
+
+var commonKeys = []string{"id", "delay", "tokensPerSecond", "chunk"}
+
+func (l *fileLoader) steps(n *yaml.Node) []step {
+	if n.Kind != yaml.SequenceNode {
+		l.diag.add(l.pos(n), "", "steps must be a list")
+		return nil
+	}
+	var list []step
+	for _, item := range n.Content {
+		if s := l.step(item); s != nil {
+			list = append(list, s)
+		}
+	}
+	for i, s := range list {
+		if _, isErr := s.(*errorStep); isErr && i < len(list)-1 {
+			l.diag.add(list[i+1].common().at, "RUN_ERROR ends the run", "no step may follow an error step")
+		}
+	}
+	return list
+}
+
+func (l *fileLoader) step(n *yaml.Node) step {
+	f := l.fields(n, "a step", append(slices.Clone(stepKinds), commonKeys...))
+	if f == nil {
+		return nil
+	}
+	var kinds []string
+	for _, k := range stepKinds {
+		if f[k] != nil {
+			kinds = append(kinds, k)
+		}
+	}
+	if len(kinds) != 1 {
+		l.diag.add(l.pos(n), "step kinds: "+strings.Join(stepKinds, ", "), "a step needs exactly one kind, found %d (%s)", len(kinds), strings.Join(kinds, ", "))
+		return nil
+	}
+	c := stepCommon{at: l.pos(n)}
+	if v := f["id"]; v != nil {
+		c.localID = l.str(v)
+	}
+	if v := f["delay"]; v != nil {
+		d := l.duration(v)
+		c.delay = &d
+	}
+	if v := f["tokensPerSecond"]; v != nil {
+		tps := l.float(v)
+		c.tokensPerSecond = &tps
+	}
+	if v := f["chunk"]; v != nil {
+		c.chunk = l.str(v)
+		if !slices.Contains([]string{"word", "sentence", "none"}, c.chunk) {
+			l.diag.add(l.pos(v), "", "chunk is word, sentence or none, got %q", c.chunk)
+		}
+	}
+	body := f[kinds[0]]
+	switch kinds[0] {
+	case "text":
+		return l.textStep(c, body)
+	case "reasoning":
+		return l.reasoningStep(c, body)
+	case "tool":
+		return l.toolStep(c, body)
+	case "state":
+		return &payloadStep{stepCommon: c, typ: protocol.StateSnapshot, field: "snapshot", payload: l.valueFromNode(body)}
+	case "stateDelta":
+		return &payloadStep{stepCommon: c, typ: protocol.StateDelta, field: "delta", payload: l.patch(body)}
+	case "messages":
+		if body.Kind != yaml.SequenceNode {
+			l.diag.add(l.pos(body), "", "messages must be a list of AG-UI messages")
+		}
+		return &payloadStep{stepCommon: c, typ: protocol.MessagesSnapshot, field: "messages", payload: l.valueFromNode(body)}
+	case "activity":
+		return l.activityStep(c, body)
+	case "activityDelta":
+		return l.activityDeltaStep(c, body)
+	case "step":
+		return l.spanStep(c, body)
+	case "custom":
+		f := l.fields(body, "custom", []string{"name", "value"})
+		if f["name"] == nil {
+			l.diag.add(l.pos(body), "", "custom needs a name")
+			return nil
+		}
+		s := &eventStep{stepCommon: c, typ: protocol.Custom}
+		s.add("name", l.valueFromNode(f["name"]))
+		s.add("value", l.optionalValue(f["value"]))
+		return s
+	case "raw":
+		f := l.fields(body, "raw", []string{"event", "source"})
+		if f["event"] == nil {
+			l.diag.add(l.pos(body), "", "raw needs an event")
+			return nil
+		}
+		s := &eventStep{stepCommon: c, typ: protocol.Raw}
+		s.add("event", l.valueFromNode(f["event"]))
+		if f["source"] != nil {
+			s.add("source", l.valueFromNode(f["source"]))
+		}
+		return s
+	case "error":
+		return l.errorStep(c, body)
+	case "pause":
+		return &pauseStep{stepCommon: c, length: l.duration(body)}
+	case "event":
+		return l.eventStep(c, body, false)
+	}
+	return nil
+}
+
+// optionalValue reads a node that may be absent, which means JSON null.
+func (l *fileLoader) optionalValue(n *yaml.Node) *value {
+	if n == nil {
+		return &value{literal: nil}
+	}
+	return l.valueFromNode(n)
+}
+
+// textStep streams an assistant (or other role) text message.
+type textStep struct {
+	stepCommon
+	content *value
+	role    string
+	name    *value
+}
+
+func (l *fileLoader) textStep(c stepCommon, n *yaml.Node) step {
+	s := &textStep{stepCommon: c, role: "assistant"}
+	if n.Kind == yaml.ScalarNode {
+		s.content = l.valueFromNode(n)
+		return s
+	}
+	f := l.fields(n, "text", []string{"content", "role", "name"})
+	if f["content"] == nil {
+		l.diag.add(l.pos(n), "", "text needs content")
+		return nil
+	}
+	s.content = l.valueFromNode(f["content"])
+	if v := f["role"]; v != nil {
+		s.role = l.str(v)
+		if !slices.Contains([]string{"assistant", "developer", "system", "user"}, s.role) {
+			l.diag.add(l.pos(v), "", "a text message's role is assistant, developer, system or user, got %q", s.role)
+		}
+	}
+	if v := f["name"]; v != nil {
+		s.name = l.valueFromNode(v)
+	}
+	return s
+}
+
+func (s *textStep) emit(p *planner) error {
+	id := p.stepID(&s.stepCommon, "msg")
+	start := protocol.NewEvent(protocol.TextMessageStart, "messageId", id, "role", s.role)
+	if s.name != nil {
+		name, err := p.renderText(s.name)
+		if err != nil {
+			return err
+		}
+		start = start.With("name", name)
+	}
+	p.emit(start)
+	if err := p.stream(&s.stepCommon, s.content, splitText, protocol.TextMessageContent, "messageId", id); err != nil {
+		return err
+	}
+	p.emit(protocol.NewEvent(protocol.TextMessageEnd, "messageId", id))
+	p.lastTextID = id
+	return nil
+}
+
+// reasoningStep streams a reasoning span holding one reasoning message.
+type reasoningStep struct {
+	stepCommon
+	content   *value
+	encrypted *value
+}
+
+func (l *fileLoader) reasoningStep(c stepCommon, n *yaml.Node) step {
+	s := &reasoningStep{stepCommon: c}
+	if n.Kind == yaml.ScalarNode {
+		s.content = l.valueFromNode(n)
+		return s
+	}
+	f := l.fields(n, "reasoning", []string{"content", "encryptedValue"})
+	if f["content"] == nil {
+		l.diag.add(l.pos(n), "", "reasoning needs content")
+		return nil
+	}
+	s.content = l.valueFromNode(f["content"])
+	if v := f["encryptedValue"]; v != nil {
+		s.encrypted = l.valueFromNode(v)
+	}
+	return s
+}
+
+func (s *reasoningStep) emit(p *planner) error {
+	// The span and its message share one id, as the production API does; the protocol
+	// keeps them in separate namespaces.
+	id := p.stepID(&s.stepCommon, "msg")
+	p.emit(protocol.NewEvent(protocol.ReasoningStart, "messageId", id))
+	p.emit(protocol.NewEvent(protocol.ReasoningMessageStart, "messageId", id, "role", "reasoning"))
+	if err := p.stream(&s.stepCommon, s.content, splitText, protocol.ReasoningMessageContent, "messageId", id); err != nil {
+		return err
+	}
+	p.emit(protocol.NewEvent(protocol.ReasoningMessageEnd, "messageId", id))
+	if s.encrypted != nil {
+		enc, err := p.renderText(s.encrypted)
+		if err != nil {
+			return err
+		}
+		p.emit(protocol.NewEvent(protocol.ReasoningEncryptedValue, "subtype", "message", "entityId", id, "encryptedValue", enc))
+	}
+	p.emit(protocol.NewEvent(protocol.ReasoningEnd, "messageId", id))
+	return nil
+}
+
+// toolStep streams a tool call; with a result it is a server-side tool and the result
+// follows, without one it is left for the client to execute.
+type toolStep struct {
+	stepCommon
+	name   string
+	args   *value
+	result *value
+	parent string // "" attaches the call to the run's latest text message; "none" to none
+}
+
+func (l *fileLoader) toolStep(c stepCommon, n *yaml.Node) step {
+	f := l.fields(n, "tool", []string{"name", "args", "result", "parent"})
+	if f == nil || f["name"] == nil {
+		l.diag.add(l.pos(n), "", "tool needs a name")
+		return nil
+	}
+	s := &toolStep{stepCommon: c, name: l.str(f["name"]), args: &value{literal: map[string]any{}}}
+	if v := f["args"]; v != nil {
+		s.args = l.valueFromNode(v)
+	}
+	if v := f["result"]; v != nil {
+		s.result = l.valueFromNode(v)
+	}
+	if v := f["parent"]; v != nil {
+		s.parent = l.str(v)
+		if s.parent != "none" {
+			l.diag.add(l.pos(v), `parent: none leaves parentMessageId out; by default the call attaches to the run's latest text message`, "parent must be none")
+		}
+	}
+	return s
+}
+
+func (s *toolStep) emit(p *planner) error {
+	id := p.stepID(&s.stepCommon, "call")
+	start := protocol.NewEvent(protocol.ToolCallStart, "toolCallId", id, "toolCallName", s.name)
+	if s.parent == "" && p.lastTextID != "" {
+		start = start.With("parentMessageId", p.lastTextID)
+	}
+	p.emit(start)
+	if err := p.stream(&s.stepCommon, s.args, splitArgs, protocol.ToolCallArgs, "toolCallId", id); err != nil {
+		return err
+	}
+	p.emit(protocol.NewEvent(protocol.ToolCallEnd, "toolCallId", id))
+	if s.result == nil {
+		return nil
+	}
+	result, err := p.renderText(s.result)
+	if err != nil {
+		return err
+	}
+	p.wait(p.timing.StepGap)
+	p.emit(protocol.NewEvent(protocol.ToolCallResult, "messageId", p.newID("msg"), "toolCallId", id, "content", result, "role", "tool"))
+	return nil
+}
+
+// payloadStep emits one event carrying one rendered value.
+type payloadStep struct {
+	stepCommon
+	typ, field string
+	payload    *value
+}
+
+func (s *payloadStep) emit(p *planner) error {
+	v, err := s.payload.render(p.r)
+	if err != nil {
+		return err
+	}
+	switch s.typ {
+	case protocol.StateSnapshot:
+		p.state, p.stateKnown = v, true
+	case protocol.StateDelta:
+		if err := p.applyPatch(v); err != nil {
+			return err
+		}
+	}
+	p.emit(protocol.NewEvent(s.typ, s.field, v))
+	return nil
+}
+
+// patch reads a JSON Patch and checks the shape of each operation.
+func (l *fileLoader) patch(n *yaml.Node) *value {
+	v := l.valueFromNode(n)
+	if n.Kind != yaml.SequenceNode {
+		l.diag.add(l.pos(n), `e.g. - {op: add, path: /items/-, value: 1}`, "a JSON Patch must be a list of operations")
+		return v
+	}
+	for _, opNode := range n.Content {
+		f := l.fields(opNode, "a JSON Patch operation", []string{"op", "path", "value", "from"})
+		if f == nil {
+			continue
+		}
+		op := ""
+		if f["op"] != nil {
+			op = l.str(f["op"])
+		}
+		switch op {
+		case "add", "replace", "test":
+			if f["value"] == nil {
+				l.diag.add(l.pos(opNode), "", "a %s operation needs a value", op)
+			}
+		case "move", "copy":
+			if f["from"] == nil {
+				l.diag.add(l.pos(opNode), "", "a %s operation needs from", op)
+			}
+		case "remove":
+		default:
+			l.diag.add(l.pos(opNode), "op is add, remove, replace, move, copy or test", "unknown JSON Patch op %q", op)
+		}
+		if f["path"] == nil {
+			l.diag.add(l.pos(opNode), `a JSON Pointer such as /items/0 ("" is the whole document)`, "a JSON Patch operation needs a path")
+		}
+	}
+	return v
+}
+
+// activityStep emits an ACTIVITY_SNAPSHOT.
+type activityStep struct {
+	stepCommon
+	activityType string
+	content      *value
+	replace      *bool
+}
+
+func (l *fileLoader) activityStep(c stepCommon, n *yaml.Node) step {
+	f := l.fields(n, "activity", []string{"type", "content", "replace"})
+	if f == nil || f["type"] == nil || f["content"] == nil || f["content"].Kind != yaml.MappingNode {
+		l.diag.add(l.pos(n), "", "activity needs a type and a content mapping")
+		return nil
+	}
+	s := &activityStep{stepCommon: c, activityType: l.str(f["type"]), content: l.valueFromNode(f["content"])}
+	if v := f["replace"]; v != nil {
+		b := l.bool(v)
+		s.replace = &b
+	}
+	return s
+}
+
+func (s *activityStep) emit(p *planner) error {
+	content, err := s.content.render(p.r)
+	if err != nil {
+		return err
+	}
+	id := p.stepID(&s.stepCommon, "activity")
+	p.activityTypes[id] = s.activityType
+	ev := protocol.NewEvent(protocol.ActivitySnapshot, "messageId", id, "activityType", s.activityType, "content", content)
+	if s.replace != nil {
+		ev = ev.With("replace", *s.replace)
+	}
+	p.emit(ev)
+	return nil
+}
+
+// activityDeltaStep patches an activity an earlier step created.
+type activityDeltaStep struct {
+	stepCommon
+	target string
+	patch  *value
+}
+
+func (l *fileLoader) activityDeltaStep(c stepCommon, n *yaml.Node) step {
+	f := l.fields(n, "activityDelta", []string{"target", "patch"})
+	if f == nil || f["target"] == nil || f["patch"] == nil {
+		l.diag.add(l.pos(n), "target is the id: of the activity step to patch", "activityDelta needs a target and a patch")
+		return nil
+	}
+	return &activityDeltaStep{stepCommon: c, target: l.str(f["target"]), patch: l.patch(f["patch"])}
+}
+
+func (s *activityDeltaStep) emit(p *planner) error {
+	id, ok := p.ids[s.target]
+	if !ok || p.activityTypes[id] == "" {
+		return fmt.Errorf("%s: activityDelta target %q is not the id of an earlier activity step", s.at, s.target)
+	}
+	patch, err := s.patch.render(p.r)
+	if err != nil {
+		return err
+	}
+	p.emit(protocol.NewEvent(protocol.ActivityDelta, "messageId", id, "activityType", p.activityTypes[id], "patch", patch))
+	return nil
+}
+
+// spanStep wraps its child steps in STEP_STARTED and STEP_FINISHED.
+type spanStep struct {
+	stepCommon
+	name     string
+	children []step
+}
+
+func (l *fileLoader) spanStep(c stepCommon, n *yaml.Node) step {
+	f := l.fields(n, "step", []string{"name", "steps"})
+	if f == nil || f["name"] == nil || f["steps"] == nil {
+		l.diag.add(l.pos(n), "", "step needs a name and a list of steps")
+		return nil
+	}
+	return &spanStep{stepCommon: c, name: l.str(f["name"]), children: l.steps(f["steps"])}
+}
+
+func (s *spanStep) emit(p *planner) error {
+	p.emit(protocol.NewEvent(protocol.StepStarted, "stepName", s.name))
+	if err := p.runSteps(s.children, p.timing.StepGap); err != nil {
+		return err
+	}
+	if !p.terminated {
+		p.emit(protocol.NewEvent(protocol.StepFinished, "stepName", s.name))
+	}
+	return nil
+}
+
+// errorStep ends the run with RUN_ERROR.
+type errorStep struct {
+	stepCommon
+	message *value
+	code    *value
+}
+
+func (l *fileLoader) errorStep(c stepCommon, n *yaml.Node) step {
+	if n.Kind == yaml.ScalarNode {
+		return &errorStep{stepCommon: c, message: l.valueFromNode(n)}
+	}
+	f := l.fields(n, "error", []string{"message", "code"})
+	if f == nil || f["message"] == nil {
+		l.diag.add(l.pos(n), "", "error needs a message")
+		return nil
+	}
+	s := &errorStep{stepCommon: c, message: l.valueFromNode(f["message"])}
+	if v := f["code"]; v != nil {
+		s.code = l.valueFromNode(v)
+	}
+	return s
+}
+
+func (s *errorStep) emit(p *planner) error {
+	msg, err := p.renderText(s.message)
+	if err != nil {
+		return err
+	}
+	ev := protocol.NewEvent(protocol.RunError, "message", msg)
+	if s.code != nil {
+		code, err := p.renderText(s.code)
+		if err != nil {
+			return err
+		}
+		ev = ev.With("code", code)
+	}
+	p.emit(ev)
+	p.terminated = true
+	return nil
+}
+
+// pauseStep waits.
+type pauseStep struct {
+	stepCommon
+	length time.Duration
+}
+
+func (s *pauseStep) emit(p *planner) error {
+	p.wait(s.length)
+	return nil
+}
+
+// eventStep emits one event exactly as written: the escape hatch of the steps form and
+// each entry of the explicit events form.
+type eventStep struct {
+	stepCommon
+	typ    string
+	names  []string
+	values []*value
+}
+
+func (s *eventStep) add(name string, v *value) {
+	s.names = append(s.names, name)
+	s.values = append(s.values, v)
+}
+
+func (l *fileLoader) eventStep(c stepCommon, n *yaml.Node, explicit bool) *eventStep {
+	if n.Kind != yaml.MappingNode {
+		l.diag.add(l.pos(n), "", "an event must be a mapping with a type")
+		return nil
+	}
+	s := &eventStep{stepCommon: c}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		switch {
+		case k.Value == "type":
+			s.typ = l.str(v)
+			if strings.Contains(s.typ, "{{") {
+				l.diag.add(l.pos(v), "", "an event type cannot be a template")
+			}
+		case k.Value == "delay" && explicit:
+			d := l.duration(v)
+			s.delay = &d
+		default:
+			s.add(k.Value, l.valueFromNode(v))
+		}
+	}
+	if s.typ == "" {
+		l.diag.add(l.pos(n), "e.g. type: CUSTOM", "an event needs a type")
+		return nil
+	}
+	return s
+}
+
+func (l *fileLoader) explicitEvents(n *yaml.Node) []eventStep {
+	if n.Kind != yaml.SequenceNode {
+		l.diag.add(l.pos(n), "", "events must be a list")
+		return nil
+	}
+	var list []eventStep
+	for _, item := range n.Content {
+		if s := l.eventStep(stepCommon{at: l.pos(item)}, item, true); s != nil {
+			list = append(list, *s)
+		}
+	}
+	return list
+}
+
+func (s *eventStep) emit(p *planner) error {
+	ev := protocol.Event{Type: s.typ, Fields: make([]protocol.Field, 0, len(s.names))}
+	for i, name := range s.names {
+		v, err := s.values[i].render(p.r)
+		if err != nil {
+			return err
+		}
+		ev.Fields = append(ev.Fields, protocol.Field{Name: name, Value: v})
+	}
+	p.emit(ev)
+	if s.typ == protocol.RunError {
+		p.terminated = true
+	}
+	return nil
+}
+
+// renderText renders a value to text: strings as they are, anything else as JSON.
+func (p *planner) renderText(v *value) (string, error) {
+	x, err := v.render(p.r)
+	if err != nil {
+		return "", err
+	}
+	if s, ok := x.(string); ok {
+		return s, nil
+	}
+	b, err := json.Marshal(x)
+	return string(b), err
+}

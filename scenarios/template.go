@@ -1,0 +1,227 @@
+package scenarios
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"text/template"
+	"text/template/parse"
+	"time"
+
+	"github.com/brianvoe/gofakeit/v7"
+	"go.yaml.in/yaml/v3"
+)
+
+// maxRenderBytes caps what one template may produce, so a runaway range cannot eat memory.
+const maxRenderBytes = 1 << 20
+
+// templateRoots are the names templates can read from the request; see renderData.
+var templateRoots = []string{"threadId", "runId", "parentRunId", "route", "message", "captures",
+	"forwardedProps", "state", "context", "tools", "messages", "headers"}
+
+// funcMap is the allow-list of functions templates can call. Fake data comes from the
+// run's own seeded faker; id returns the run's fresh id for a local name.
+func funcMap(f *gofakeit.Faker, id func(name string) string) template.FuncMap {
+	return template.FuncMap{
+		"id":      id,
+		"json":    toJSON,
+		"default": func(def, v any) any { return defaultValue(def, v) },
+		"upper":   strings.ToUpper,
+		"lower":   strings.ToLower,
+		"trim":    strings.TrimSpace,
+		"join":    func(sep string, items []any) string { return joinAny(sep, items) },
+		"last":    lastItem,
+		"now":     func() string { return time.Now().UTC().Format(time.RFC3339) },
+
+		"Name": f.Name, "FirstName": f.FirstName, "LastName": f.LastName, "Email": f.Email,
+		"Username": f.Username, "Phone": f.Phone, "City": f.City, "Country": f.Country,
+		"Street": f.Street, "Company": f.Company, "JobTitle": f.JobTitle, "UUID": f.UUID,
+		"Word": f.Word, "Noun": f.Noun, "Verb": f.Verb, "Adjective": f.Adjective,
+		"Question": f.Question, "Quote": f.Quote, "HackerPhrase": f.HackerPhrase,
+		"ProductName": f.ProductName, "URL": f.URL, "DomainName": f.DomainName,
+		"IPv4Address": f.IPv4Address, "Emoji": f.Emoji, "Bool": f.Bool, "Color": f.Color,
+		"Number": func(lo, hi int) int { return f.Number(min(lo, hi), max(lo, hi)) },
+		"Price":  func(lo, hi float64) string { return fmt.Sprintf("%.2f", f.Price(lo, hi)) },
+		"Date":   func() string { return f.Date().UTC().Format(time.RFC3339) },
+		// Sentence and Paragraph take their sizes, capped, unlike gofakeit's own versions,
+		// which ignore them.
+		"Sentence": func(words ...int) string {
+			if len(words) > 0 && words[0] > 0 {
+				return f.LoremIpsumSentence(min(words[0], 500))
+			}
+			return f.Sentence()
+		},
+		"Paragraph": func(sentences ...int) string {
+			n := 4
+			if len(sentences) > 0 && sentences[0] > 0 {
+				n = min(sentences[0], 50)
+			}
+			parts := make([]string, n)
+			for i := range parts {
+				parts[i] = f.Sentence()
+			}
+			return strings.Join(parts, " ")
+		},
+	}
+}
+
+// TemplateFuncs returns the names of the functions scenario templates may call.
+func TemplateFuncs() []string {
+	names := make([]string, 0, 40)
+	for name := range funcMap(gofakeit.New(1), nil) {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	return names
+}
+
+func toJSON(v any) (string, error) {
+	b, err := json.Marshal(v)
+	return string(b), err
+}
+
+func defaultValue(def, v any) any {
+	if v == nil || v == "" {
+		return def
+	}
+	return v
+}
+
+// lastItem returns a list's last element, e.g. {{ (last .messages).id }}.
+func lastItem(items []any) any {
+	if len(items) == 0 {
+		return nil
+	}
+	return items[len(items)-1]
+}
+
+func joinAny(sep string, items []any) string {
+	parts := make([]string, len(items))
+	for i, it := range items {
+		parts[i] = fmt.Sprint(it)
+	}
+	return strings.Join(parts, sep)
+}
+
+// compileTemplate parses a templated string into the scenario's template set and checks
+// the request fields it reads. It returns the template's name, or "" after a problem.
+func (l *fileLoader) compileTemplate(n *yaml.Node) string {
+	p := l.pos(n)
+	name := p.String()
+	t, err := l.templates.New(name).Parse(n.Value)
+	if err != nil {
+		msg := strings.TrimPrefix(err.Error(), "template: "+name+":")
+		l.diag.add(p, "templates use Go text/template syntax, e.g. {{ .message }} or {{ Name }}", "template error: %s", msg)
+		return ""
+	}
+	for _, problem := range l.checkFields(t.Tree.Root, true) {
+		l.diag.add(p, "", "template error: %s", problem)
+	}
+	return name
+}
+
+// checkFields reports references to request data that no request can have: unknown
+// top-level names and regex captures the scenario's message pattern does not define.
+// Below range and with, the dot is no longer the request, so only $-rooted paths count.
+func (l *fileLoader) checkFields(node parse.Node, atRoot bool) []string {
+	var problems []string
+	checkPath := func(idents []string) {
+		if len(idents) == 0 {
+			return
+		}
+		if !slices.Contains(templateRoots, idents[0]) {
+			problems = append(problems, fmt.Sprintf(".%s is not request data (one of .%s)", idents[0], strings.Join(templateRoots, ", .")))
+			return
+		}
+		if idents[0] == "captures" && len(idents) > 1 && !slices.Contains(l.captureNames, idents[1]) {
+			if len(l.captureNames) == 0 {
+				problems = append(problems, fmt.Sprintf(".captures.%s: match.message defines no named groups", idents[1]))
+			} else {
+				problems = append(problems, fmt.Sprintf(".captures.%s: match.message defines only %s", idents[1], strings.Join(l.captureNames, ", ")))
+			}
+		}
+	}
+	var walk func(n parse.Node, atRoot bool)
+	walk = func(n parse.Node, atRoot bool) {
+		switch x := n.(type) {
+		case *parse.ListNode:
+			if x != nil {
+				for _, c := range x.Nodes {
+					walk(c, atRoot)
+				}
+			}
+		case *parse.ActionNode:
+			walk(x.Pipe, atRoot)
+		case *parse.PipeNode:
+			if x != nil {
+				for _, c := range x.Cmds {
+					walk(c, atRoot)
+				}
+			}
+		case *parse.CommandNode:
+			for _, a := range x.Args {
+				walk(a, atRoot)
+			}
+		case *parse.FieldNode:
+			if atRoot {
+				checkPath(x.Ident)
+			}
+		case *parse.VariableNode:
+			if len(x.Ident) > 1 && x.Ident[0] == "$" {
+				checkPath(x.Ident[1:])
+			}
+		case *parse.ChainNode:
+			walk(x.Node, atRoot)
+		case *parse.IfNode:
+			walk(x.Pipe, atRoot)
+			walk(x.List, atRoot)
+			walk(x.ElseList, atRoot)
+		case *parse.RangeNode:
+			walk(x.Pipe, atRoot)
+			walk(x.List, false)
+			walk(x.ElseList, atRoot)
+		case *parse.WithNode:
+			walk(x.Pipe, atRoot)
+			walk(x.List, false)
+			walk(x.ElseList, atRoot)
+		case *parse.TemplateNode:
+			walk(x.Pipe, atRoot)
+		}
+	}
+	walk(node, atRoot)
+	return problems
+}
+
+// renderer executes a scenario's templates for one run.
+type renderer struct {
+	set  *template.Template
+	data map[string]any
+	buf  strings.Builder
+}
+
+var errRenderTooLarge = errors.New("template output exceeds 1 MiB")
+
+// limitedBuilder stops a template whose output grows past maxRenderBytes.
+type limitedBuilder struct{ b *strings.Builder }
+
+func (w limitedBuilder) Write(p []byte) (int, error) {
+	if w.b.Len()+len(p) > maxRenderBytes {
+		return 0, errRenderTooLarge
+	}
+	return w.b.Write(p)
+}
+
+func (r *renderer) exec(name string) (string, error) {
+	t := r.set.Lookup(name)
+	if t == nil {
+		return "", fmt.Errorf("template %s is missing", name)
+	}
+	r.buf.Reset()
+	if err := t.Execute(limitedBuilder{&r.buf}, r.data); err != nil {
+		return "", fmt.Errorf("template %s: %w", name, err)
+	}
+	// A path the request does not have renders as nothing rather than "<no value>".
+	return strings.ReplaceAll(r.buf.String(), "<no value>", ""), nil
+}

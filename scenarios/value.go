@@ -1,0 +1,147 @@
+package scenarios
+
+import (
+	"encoding/json"
+	"math"
+	"strconv"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// value is a JSON value written in a scenario. Its strings may be templates, rendered
+// per run; subtrees without templates are kept as ready JSON values.
+type value struct {
+	literal  any      // the whole value when it holds no template
+	template string   // name of the template when this is a templated string
+	keys     []string // object members, in file order
+	fields   []*value
+	items    []*value // array items
+	kind     valueKind
+}
+
+type valueKind uint8
+
+const (
+	literalValue valueKind = iota
+	templateValue
+	objectValue
+	arrayValue
+)
+
+// render produces the JSON value for one run.
+func (v *value) render(r *renderer) (any, error) {
+	switch v.kind {
+	case templateValue:
+		return r.exec(v.template)
+	case objectValue:
+		m := make(map[string]any, len(v.keys))
+		for i, k := range v.keys {
+			x, err := v.fields[i].render(r)
+			if err != nil {
+				return nil, err
+			}
+			m[k] = x
+		}
+		return m, nil
+	case arrayValue:
+		list := make([]any, len(v.items))
+		for i, it := range v.items {
+			x, err := it.render(r)
+			if err != nil {
+				return nil, err
+			}
+			list[i] = x
+		}
+		return list, nil
+	}
+	return v.literal, nil
+}
+
+// valueFromNode converts a YAML node into a value, compiling the template strings it
+// contains. Problems are reported with their position.
+func (l *fileLoader) valueFromNode(n *yaml.Node) *value {
+	switch n.Kind {
+	case yaml.AliasNode:
+		return l.valueFromNode(n.Alias)
+	case yaml.DocumentNode:
+		if len(n.Content) == 1 {
+			return l.valueFromNode(n.Content[0])
+		}
+	case yaml.ScalarNode:
+		return l.scalarValue(n)
+	case yaml.MappingNode:
+		v := &value{kind: objectValue}
+		allLiteral := true
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k, val := n.Content[i], n.Content[i+1]
+			if k.Kind != yaml.ScalarNode || k.Tag == "!!merge" {
+				l.diag.add(l.pos(k), "write the members out; merge keys and complex keys are not supported in payloads", "unsupported mapping key")
+				continue
+			}
+			fv := l.valueFromNode(val)
+			v.keys = append(v.keys, k.Value)
+			v.fields = append(v.fields, fv)
+			allLiteral = allLiteral && fv.kind == literalValue
+		}
+		if allLiteral {
+			m := make(map[string]any, len(v.keys))
+			for i, k := range v.keys {
+				m[k] = v.fields[i].literal
+			}
+			return &value{literal: m}
+		}
+		return v
+	case yaml.SequenceNode:
+		v := &value{kind: arrayValue}
+		allLiteral := true
+		for _, it := range n.Content {
+			iv := l.valueFromNode(it)
+			v.items = append(v.items, iv)
+			allLiteral = allLiteral && iv.kind == literalValue
+		}
+		if allLiteral {
+			list := make([]any, len(v.items))
+			for i, it := range v.items {
+				list[i] = it.literal
+			}
+			return &value{literal: list}
+		}
+		return v
+	}
+	return &value{}
+}
+
+func (l *fileLoader) scalarValue(n *yaml.Node) *value {
+	switch n.ShortTag() {
+	case "!!null":
+		return &value{literal: nil}
+	case "!!bool":
+		b, err := strconv.ParseBool(strings.ToLower(n.Value))
+		if err != nil {
+			l.diag.add(l.pos(n), "write true or false", "%q is not a boolean", n.Value)
+		}
+		return &value{literal: b}
+	case "!!int":
+		if i, err := strconv.ParseInt(n.Value, 0, 64); err == nil {
+			return &value{literal: json.Number(strconv.FormatInt(i, 10))}
+		}
+		fallthrough // too large for int64: keep it as a float
+	case "!!float":
+		f, err := strconv.ParseFloat(strings.ReplaceAll(n.Value, "_", ""), 64)
+		if err != nil || math.IsInf(f, 0) || math.IsNaN(f) {
+			l.diag.add(l.pos(n), "quote it to send a string", "%q is not a number JSON can carry", n.Value)
+			return &value{}
+		}
+		return &value{literal: json.Number(strconv.FormatFloat(f, 'f', -1, 64))}
+	}
+	// strings, timestamps and binary stay the text that was written
+	if !l.verbatim && strings.Contains(n.Value, "{{") {
+		name := l.compileTemplate(n)
+		if name == "" {
+			return &value{literal: n.Value}
+		}
+		return &value{kind: templateValue, template: name}
+	}
+	return &value{literal: n.Value}
+}

@@ -1,0 +1,90 @@
+package server
+
+import (
+	"errors"
+	"net/http"
+	"strings"
+
+	"github.com/labstack/echo/v4"
+	"github.com/labstack/echo/v4/middleware"
+)
+
+// AdminPrefix is the reserved path prefix of the server's own endpoints.
+const AdminPrefix = "/_mock"
+
+func (s *Server) routes() *echo.Echo {
+	e := echo.New()
+	e.HideBanner, e.HidePort = true, true
+	e.HTTPErrorHandler = s.errorHandler
+	e.Use(middleware.Recover())
+	e.GET(AdminPrefix+"/healthz", func(c echo.Context) error {
+		return c.JSON(http.StatusOK, map[string]string{"status": "ok"})
+	})
+	e.GET(AdminPrefix+"/scenarios", s.listScenarios)
+	e.Any("/*", s.dispatch)
+	return e
+}
+
+// dispatch sends POSTs on run routes to the run handler; the set of run routes follows
+// the loaded scenarios, so it is looked up per request.
+func (s *Server) dispatch(c echo.Context) error {
+	route := routeOf(c.Request().URL.Path)
+	if !s.set.Load().IsRunRoute(route) {
+		return apiError(http.StatusNotFound, "not_found", "no endpoint at "+c.Request().URL.Path)
+	}
+	if c.Request().Method != http.MethodPost {
+		c.Response().Header().Set("Allow", http.MethodPost)
+		return apiError(http.StatusMethodNotAllowed, "method_not_allowed", route+" takes POST with a RunAgentInput JSON body")
+	}
+	return s.run(c, route)
+}
+
+// routeOf normalizes a request path: a trailing slash does not make another route.
+func routeOf(p string) string {
+	if p != "/" {
+		p = strings.TrimSuffix(p, "/")
+	}
+	if p == "" {
+		return "/"
+	}
+	return p
+}
+
+// errorBody is the JSON every error answer carries.
+type errorBody struct {
+	Error   string `json:"error"`
+	Message string `json:"message"`
+	Field   string `json:"field,omitempty"`
+	Details any    `json:"details,omitempty"`
+}
+
+// httpError is an error answered with a status and an errorBody.
+type httpError struct {
+	status int
+	body   errorBody
+}
+
+func (e *httpError) Error() string { return e.body.Message }
+
+func apiError(status int, code, message string) *httpError {
+	return &httpError{status: status, body: errorBody{Error: code, Message: message}}
+}
+
+func (s *Server) errorHandler(err error, c echo.Context) {
+	if c.Response().Committed {
+		return
+	}
+	var he *httpError
+	var ee *echo.HTTPError
+	switch {
+	case errors.As(err, &he):
+	case errors.As(err, &ee):
+		he = apiError(ee.Code, strings.ReplaceAll(strings.ToLower(http.StatusText(ee.Code)), " ", "_"), http.StatusText(ee.Code))
+	default:
+		s.cfg.Logger.Error("request failed", "path", c.Request().URL.Path, "err", err)
+		he = apiError(http.StatusInternalServerError, "internal_error", err.Error())
+	}
+	if err := c.JSON(he.status, he.body); err != nil {
+		s.cfg.Logger.Warn("writing error answer", "err", err)
+	}
+}

@@ -1,0 +1,124 @@
+// Package server answers AG-UI run requests over HTTP: it decodes the run input, selects
+// a scenario, and streams the scenario's events as Server-Sent Events on its timeline.
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/agui-mock/agui-mock/scenarios"
+)
+
+// Config is the server's configuration.
+type Config struct {
+	Seed         uint64  // decides generated ids, fake data and jitter, with each request's ids
+	Speed        float64 // multiplies every delay; 0 plays without delays
+	Strict       bool    // reject run inputs that do not conform to AG-UI 1.1
+	EventIDs     bool    // write an `id: <TYPE>_<timestamp>` line before each event
+	KeepAlive    time.Duration
+	MaxBodyBytes int64
+	WriteTimeout time.Duration // longest a single event may take to write
+	Timing       scenarios.Timing
+	Logger       *slog.Logger
+}
+
+// DefaultConfig returns the configuration the command starts with.
+func DefaultConfig() Config {
+	return Config{
+		Speed:        1,
+		EventIDs:     true,
+		KeepAlive:    15 * time.Second,
+		MaxBodyBytes: 10 << 20,
+		WriteTimeout: 10 * time.Second,
+		Timing:       scenarios.DefaultTiming,
+		Logger:       slog.Default(),
+	}
+}
+
+// Server is the mock AG-UI agent.
+type Server struct {
+	cfg      Config
+	set      atomic.Pointer[scenarios.Set]
+	echo     *echo.Echo
+	stopping chan struct{}
+	stopOnce sync.Once
+
+	idMu  sync.Mutex
+	idRNG *rand.Rand
+}
+
+// New returns a server that plays the given scenario set.
+func New(cfg Config, set *scenarios.Set) *Server {
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	s := &Server{
+		cfg:      cfg,
+		stopping: make(chan struct{}),
+		idRNG:    rand.New(rand.NewPCG(cfg.Seed, cfg.Seed^0x5851f42d4c957f2d)),
+	}
+	s.set.Store(set)
+	s.echo = s.routes()
+	return s
+}
+
+// Scenarios returns the set being served.
+func (s *Server) Scenarios() *scenarios.Set { return s.set.Load() }
+
+// SetScenarios swaps in a new scenario set. Runs already streaming keep the set they
+// started with.
+func (s *Server) SetScenarios(set *scenarios.Set) { s.set.Store(set) }
+
+// Handler returns the HTTP handler.
+func (s *Server) Handler() http.Handler { return s.echo }
+
+// Shutdown makes open streams end with RUN_ERROR, then closes the server gracefully.
+func (s *Server) Shutdown(ctx context.Context) error {
+	s.stopOnce.Do(func() { close(s.stopping) })
+	return s.echo.Shutdown(ctx)
+}
+
+// Serve accepts connections on ln until ctx is done, then shuts down within grace.
+func (s *Server) Serve(ctx context.Context, ln net.Listener, grace time.Duration) error {
+	srv := &http.Server{
+		Handler:           s.echo,
+		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+		// No WriteTimeout: it would cut long streams; each event has its own deadline.
+	}
+	s.echo.Server = srv
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return fmt.Errorf("serve: %w", err)
+	case <-ctx.Done():
+	}
+	sctx, cancel := context.WithTimeout(context.Background(), grace)
+	defer cancel()
+	err := s.Shutdown(sctx)
+	if serr := <-errc; !errors.Is(serr, http.ErrServerClosed) && err == nil {
+		err = serr
+	}
+	if err != nil {
+		return fmt.Errorf("shutdown: %w", err)
+	}
+	return nil
+}
+
+// newID mints an id for a request that lacks one.
+func (s *Server) newID(kind string) string {
+	s.idMu.Lock()
+	defer s.idMu.Unlock()
+	return fmt.Sprintf("%s-%012x", kind, s.idRNG.Uint64()>>16)
+}
