@@ -522,4 +522,3 @@ func join(path, key string) string {
 	}
 	return path + "." + key
 }
-

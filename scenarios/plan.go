@@ -12,8 +12,8 @@ import (
 	"time"
 	"unicode"
 
-	jsonpatch "github.com/evanphx/json-patch/v5"
 	"github.com/brianvoe/gofakeit/v7"
+	jsonpatch "github.com/evanphx/json-patch/v5"
 
 	"github.com/agui-mock/agui-mock/protocol"
 )

@@ -21,7 +21,7 @@ type Scenario struct {
 	Timing   TimingOverride
 	Examples []Example
 
-	steps     []step    // the steps form
+	steps     []step      // the steps form
 	events    []eventStep // the explicit form
 	result    *value
 	templates *template.Template
@@ -53,11 +53,11 @@ func (m Match) Criteria() int {
 // Example is a request a scenario documents and must answer; loading checks that each
 // example selects its scenario.
 type Example struct {
-	Route          string         `json:"route,omitempty"`
-	Message        string         `json:"message,omitempty"`
-	ForwardedProps map[string]any `json:"forwardedProps,omitempty"`
-	State          any            `json:"state,omitempty"`
-	Tools          []string       `json:"tools,omitempty"`
+	Route          string            `json:"route,omitempty"`
+	Message        string            `json:"message,omitempty"`
+	ForwardedProps map[string]any    `json:"forwardedProps,omitempty"`
+	State          any               `json:"state,omitempty"`
+	Tools          []string          `json:"tools,omitempty"`
 	Headers        map[string]string `json:"headers,omitempty"`
 	pos            pos
 }
