@@ -6,20 +6,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-)
 
-// specDir finds the shared AG-UI spec corpus, which lives beside the repository.
-func specDir(t *testing.T) string {
-	t.Helper()
-	if dir := os.Getenv("AGUI_SPEC_DIR"); dir != "" {
-		return dir
-	}
-	dir := filepath.Join("..", "..", "shared", "agui-spec")
-	if _, err := os.Stat(dir); err != nil {
-		t.Fatalf("AG-UI spec corpus not found at %s (set AGUI_SPEC_DIR): %v", dir, err)
-	}
-	return dir
-}
+	"github.com/agui-mock/agui-mock/internal/spectest"
+)
 
 type conformanceFixture struct {
 	Name   string `json:"name"`
@@ -33,7 +22,7 @@ type conformanceFixture struct {
 // TestVerifierAgreesWithConformanceCorpus replays every stream of the official corpus
 // through the Verifier and compares the verdict with the corpus's expected outcome.
 func TestVerifierAgreesWithConformanceCorpus(t *testing.T) {
-	base := specDir(t)
+	base := spectest.Dir(t)
 	files, _ := filepath.Glob(filepath.Join(base, "1.1", "conformance", "streams", "*.json"))
 	draft, _ := filepath.Glob(filepath.Join(base, "draft", "conformance", "streams", "*.json"))
 	files = append(files, draft...)

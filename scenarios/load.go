@@ -337,6 +337,9 @@ func (l *fileLoader) fields(n *yaml.Node, what string, allowed []string) map[str
 	if n.Kind == yaml.AliasNode {
 		n = n.Alias
 	}
+	if l.unquotedTemplate(n) {
+		return nil
+	}
 	if n.Kind != yaml.MappingNode {
 		l.diag.add(l.pos(n), "", "%s must be a mapping", what)
 		return nil
@@ -351,6 +354,16 @@ func (l *fileLoader) fields(n *yaml.Node, what string, allowed []string) map[str
 		out[k.Value] = v
 	}
 	return out
+}
+
+// unquotedTemplate reports a mapping whose key is itself a mapping: what YAML makes of
+// an unquoted template such as text: {{ .message }}.
+func (l *fileLoader) unquotedTemplate(n *yaml.Node) bool {
+	if n.Kind != yaml.MappingNode || len(n.Content) < 2 || n.Content[0].Kind != yaml.MappingNode {
+		return false
+	}
+	l.diag.add(l.pos(n), `quote values that start with "{{", e.g. text: "{{ .message }}"`, "YAML read an unquoted template as a mapping")
+	return true
 }
 
 // suggest names the closest allowed key, for typos.

@@ -158,6 +158,9 @@ type textStep struct {
 
 func (l *fileLoader) textStep(c stepCommon, n *yaml.Node) step {
 	s := &textStep{stepCommon: c, role: "assistant"}
+	if l.unquotedTemplate(n) {
+		return nil
+	}
 	if n.Kind == yaml.ScalarNode {
 		s.content = l.valueFromNode(n)
 		return s
@@ -208,6 +211,9 @@ type reasoningStep struct {
 
 func (l *fileLoader) reasoningStep(c stepCommon, n *yaml.Node) step {
 	s := &reasoningStep{stepCommon: c}
+	if l.unquotedTemplate(n) {
+		return nil
+	}
 	if n.Kind == yaml.ScalarNode {
 		s.content = l.valueFromNode(n)
 		return s

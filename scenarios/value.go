@@ -71,6 +71,9 @@ func (l *fileLoader) valueFromNode(n *yaml.Node) *value {
 	case yaml.ScalarNode:
 		return l.scalarValue(n)
 	case yaml.MappingNode:
+		if l.unquotedTemplate(n) {
+			return &value{}
+		}
 		v := &value{kind: objectValue}
 		allLiteral := true
 		for i := 0; i+1 < len(n.Content); i += 2 {

@@ -1,0 +1,183 @@
+// Starts and stops agui-mock server processes for the end-to-end tests.
+//
+// The binary is built once per test process from the repository root (go's build cache
+// makes the builds after the first one cheap), unless AGUI_MOCK_BIN names a prebuilt
+// binary. Every server listens on a free loopback port and is killed when the process
+// exits, whatever happened to the tests.
+
+import { execFile, spawn } from 'node:child_process';
+import { accessSync, constants, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { after, before } from 'node:test';
+
+const here = import.meta.dirname ?? path.dirname(fileURLToPath(import.meta.url));
+
+/** The Go module's root: the directory that holds main.go, two levels above this file. */
+export const REPO_ROOT = path.resolve(here, '../..');
+
+const STARTUP_TIMEOUT_MS = 10_000;
+const STOP_TIMEOUT_MS = 10_000;
+const BUILD_TIMEOUT_MS = 180_000;
+const LISTENING = /^agui-mock listening on (http:\/\/\S+)$/;
+
+// Temporary directories and server processes this test process created, cleaned up on
+// exit even when a test fails before its own cleanup runs.
+const tempDirs = new Set();
+const liveServers = new Set();
+process.on('exit', () => {
+  for (const child of liveServers) child.kill('SIGKILL');
+  for (const dir of tempDirs) rmSync(dir, { recursive: true, force: true });
+});
+
+/** Creates a temporary directory that is removed when the process exits. */
+export function makeTempDir(prefix = 'agui-mock-e2e-') {
+  const dir = mkdtempSync(path.join(os.tmpdir(), prefix));
+  tempDirs.add(dir);
+  return dir;
+}
+
+/** Writes the given {name: content} files into a new temporary directory and returns it. */
+export function writeTempFiles(files) {
+  const dir = makeTempDir('agui-mock-scenarios-');
+  for (const [name, content] of Object.entries(files)) {
+    writeFileSync(path.join(dir, name), content);
+  }
+  return dir;
+}
+
+let binary;
+
+/** Returns the path of the server binary, building it on first use. */
+export function serverBinary() {
+  binary ??= buildBinary();
+  return binary;
+}
+
+async function buildBinary() {
+  const prebuilt = process.env.AGUI_MOCK_BIN;
+  if (prebuilt) {
+    const bin = path.resolve(prebuilt);
+    accessSync(bin, constants.X_OK); // fail early and clearly on a wrong path
+    return bin;
+  }
+  const bin = path.join(makeTempDir(), 'agui-mock');
+  try {
+    await promisify(execFile)('go', ['build', '-o', bin, '.'], { cwd: REPO_ROOT, timeout: BUILD_TIMEOUT_MS });
+  } catch (err) {
+    throw new Error(`go build in ${REPO_ROOT} failed: ${err.stderr || err.message}`);
+  }
+  return bin;
+}
+
+/**
+ * The environment for a server: ours without AGUI_MOCK_* variables, which the server
+ * would read as flag values (AGUI_MOCK_SPEED=0 in a developer's shell would break the
+ * timing tests).
+ */
+function serverEnv() {
+  return Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('AGUI_MOCK_')));
+}
+
+/**
+ * Starts a server with `--addr 127.0.0.1:0 --seed 42 --log-format json` plus args and
+ * resolves once it prints its address. The result has:
+ *   url      the base URL, e.g. http://127.0.0.1:41234
+ *   logs     the JSON log records written so far (the array grows while it runs)
+ *   waitForLog(predicate, timeoutMs)  resolves with the first record that matches
+ *   stop()   sends SIGTERM and resolves with {code, signal} once the process has exited
+ */
+export async function startServer(args = []) {
+  const bin = await serverBinary();
+  const child = spawn(bin, ['--addr', '127.0.0.1:0', '--seed', '42', '--log-format', 'json', ...args], {
+    cwd: REPO_ROOT,
+    env: serverEnv(),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  liveServers.add(child);
+  const exited = new Promise((resolve) => {
+    child.once('exit', (code, signal) => {
+      liveServers.delete(child);
+      resolve({ code, signal });
+    });
+  });
+
+  const logs = [];
+  const logWaiters = new Set();
+  const stderrText = [];
+  createInterface({ input: child.stderr }).on('line', (line) => {
+    stderrText.push(line);
+    let record;
+    try {
+      record = JSON.parse(line);
+    } catch {
+      return; // not a log record (e.g. a flag error), kept in stderrText for diagnostics
+    }
+    logs.push(record);
+    for (const waiter of logWaiters) waiter(record);
+  });
+
+  let starting = true;
+  const url = await new Promise((resolve, reject) => {
+    const settle = (why, address) => {
+      if (!starting) return;
+      starting = false;
+      clearTimeout(timer);
+      if (address) return resolve(address);
+      child.kill('SIGKILL');
+      reject(new Error(`agui-mock ${args.join(' ')} ${why}; stderr:\n${stderrText.join('\n')}`));
+    };
+    const timer = setTimeout(() => settle(`did not start within ${STARTUP_TIMEOUT_MS} ms`), STARTUP_TIMEOUT_MS);
+    exited.then(({ code, signal }) => settle(`exited during startup (code ${code}, signal ${signal})`));
+    createInterface({ input: child.stdout }).on('line', (line) => {
+      const m = LISTENING.exec(line);
+      if (m) settle('', m[1]);
+    });
+  });
+
+  return {
+    url,
+    logs,
+    waitForLog(predicate, timeoutMs = 5_000) {
+      const found = logs.find(predicate);
+      if (found) return Promise.resolve(found);
+      return new Promise((resolve, reject) => {
+        const timer = setTimeout(() => {
+          logWaiters.delete(waiter);
+          reject(new Error(`no matching server log record within ${timeoutMs} ms`));
+        }, timeoutMs);
+        const waiter = (record) => {
+          if (predicate(record)) {
+            clearTimeout(timer);
+            logWaiters.delete(waiter);
+            resolve(record);
+          }
+        };
+        logWaiters.add(waiter);
+      });
+    },
+    async stop() {
+      if (liveServers.has(child)) {
+        child.kill('SIGTERM');
+        const timer = setTimeout(() => child.kill('SIGKILL'), STOP_TIMEOUT_MS);
+        await exited;
+        clearTimeout(timer);
+      }
+      return exited;
+    },
+  };
+}
+
+/**
+ * Starts a server before the tests of the enclosing suite (or file) and stops it after
+ * them. Returns an object that holds the server's properties once `before` has run.
+ */
+export function useServer(args = []) {
+  const server = {};
+  before(async () => Object.assign(server, await startServer(args)));
+  after(() => server.stop?.());
+  return server;
+}

@@ -1,0 +1,132 @@
+package protocol
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+)
+
+// Frame is one SSE event block as read from a stream.
+type Frame struct {
+	ID   string // the id: field, if any
+	Data string // the data: lines joined by "\n"
+}
+
+// ErrFrameTooLarge is returned for a frame larger than the reader's limit.
+var ErrFrameTooLarge = errors.New("SSE frame exceeds the size limit")
+
+// FrameReader reads SSE frames: fields per line, blocks separated by a blank line, with
+// LF, CRLF or CR line ends; comments and unknown fields are skipped, as the spec says.
+type FrameReader struct {
+	r       *bufio.Reader
+	maxSize int
+}
+
+// NewFrameReader reads frames of at most maxSize bytes from r.
+func NewFrameReader(r io.Reader, maxSize int) *FrameReader {
+	return &FrameReader{r: bufio.NewReaderSize(r, 64<<10), maxSize: maxSize}
+}
+
+// Next returns the next frame that carries data. At the end of the stream it returns
+// io.EOF; a last block without its blank line still counts.
+func (fr *FrameReader) Next() (Frame, error) {
+	var f Frame
+	var data []byte
+	hasData, size := false, 0
+	for {
+		line, err := fr.line()
+		if err != nil && !(errors.Is(err, io.EOF) && len(line) > 0) {
+			if errors.Is(err, io.EOF) && hasData {
+				f.Data = string(data)
+				return f, nil
+			}
+			return Frame{}, err
+		}
+		size += len(line)
+		if size > fr.maxSize {
+			return Frame{}, ErrFrameTooLarge
+		}
+		if len(line) == 0 {
+			if hasData {
+				f.Data = string(data)
+				return f, nil
+			}
+			f = Frame{}
+			continue
+		}
+		name, value, _ := bytes.Cut(line, []byte(":"))
+		value = bytes.TrimPrefix(value, []byte(" "))
+		switch string(name) {
+		case "data":
+			if hasData {
+				data = append(data, '\n')
+			}
+			data = append(data, value...)
+			hasData = true
+		case "id":
+			f.ID = string(value)
+		}
+	}
+}
+
+// line reads one line without its ending, accepting LF, CRLF and lone CR.
+func (fr *FrameReader) line() ([]byte, error) {
+	var out []byte
+	for {
+		b, err := fr.r.ReadByte()
+		if err != nil {
+			return out, err
+		}
+		switch b {
+		case '\n':
+			return out, nil
+		case '\r':
+			if next, err := fr.r.Peek(1); err == nil && next[0] == '\n' {
+				_, _ = fr.r.ReadByte()
+			}
+			return out, nil
+		}
+		if len(out) > fr.maxSize {
+			return nil, ErrFrameTooLarge
+		}
+		out = append(out, b)
+	}
+}
+
+// ReadEvents reads every event of a stream, decoding each frame's data as one event.
+func ReadEvents(r io.Reader, maxFrame int) ([]Event, error) {
+	fr := NewFrameReader(r, maxFrame)
+	var events []Event
+	for {
+		f, err := fr.Next()
+		if errors.Is(err, io.EOF) {
+			return events, nil
+		}
+		if err != nil {
+			return events, err
+		}
+		ev, err := DecodeEvent([]byte(f.Data))
+		if err != nil {
+			return events, fmt.Errorf("event %d: %w", len(events), err)
+		}
+		events = append(events, ev)
+	}
+}
+
+// DecodeEvent decodes one event from its JSON object.
+func DecodeEvent(data []byte) (Event, error) {
+	v, err := DecodeJSON(data)
+	if err != nil {
+		return Event{}, err
+	}
+	m, ok := v.(map[string]any)
+	if !ok {
+		return Event{}, fmt.Errorf("an event must be a JSON object, got %s", jsonKind(v))
+	}
+	if _, ok := m["type"].(string); !ok {
+		return Event{}, fmt.Errorf("the event has no string type")
+	}
+	return EventFromMap(m), nil
+}

@@ -1,0 +1,84 @@
+package protocol
+
+import (
+	"encoding/json"
+	"testing"
+)
+
+func TestAppendFrame(t *testing.T) {
+	ev := NewEvent(TextMessageContent, "messageId", "m1", "delta", "a <b> & \"c\"\n")
+	got, err := AppendFrame(nil, ev, 1784102011155, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "id: TEXT_MESSAGE_CONTENT_1784102011155\n" +
+		`data: {"type":"TEXT_MESSAGE_CONTENT","timestamp":1784102011155,"messageId":"m1","delta":"a <b> & \"c\"\n"}` + "\n\n"
+	if string(got) != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+	got, _ = AppendFrame(nil, ev, 5, false)
+	if string(got[:6]) != "data: " {
+		t.Errorf("without ids the frame must start with data:, got %q", got)
+	}
+}
+
+func TestAppendJSONKeepsAnExplicitTimestamp(t *testing.T) {
+	ev := NewEvent(Custom, "timestamp", json.Number("12"), "name", "n", "value", nil)
+	got, _ := ev.AppendJSON(nil, 99)
+	if want := `{"type":"CUSTOM","timestamp":12,"name":"n","value":null}`; string(got) != want {
+		t.Errorf("got %s, want %s", got, want)
+	}
+}
+
+func TestPeerAdapt(t *testing.T) {
+	cancelled := NewEvent(RunFinished, "threadId", "t", "runId", "r", "outcome", map[string]any{"type": "cancelled"})
+	pending := NewEvent(RunFinished, "threadId", "t", "runId", "r", "outcome", map[string]any{"type": "success", "pendingToolCallIds": []any{"c"}})
+	parts := NewEvent(ToolCallResult, "messageId", "m", "toolCallId", "c", "content", []any{map[string]any{"type": "text", "text": "a"}, map[string]any{"type": "text", "text": "b"}})
+	encrypted := NewEvent(ReasoningEncryptedValue, "subtype", "message", "entityId", "m", "encryptedValue", "x", "encryptedValueType", "t")
+	started := NewEvent(RunStarted, "threadId", "t", "runId", "r")
+	tests := []struct {
+		name string
+		peer Peer
+		in   Event
+		want string // the adapted event as JSON; "" when dropped
+	}{
+		{"legacy gets no protocolVersion", PeerFor(""), started, `{"type":"RUN_STARTED","threadId":"t","runId":"r"}`},
+		{"1.0 declares 1.0", PeerFor("1.0"), started, `{"type":"RUN_STARTED","threadId":"t","runId":"r","protocolVersion":"1.0"}`},
+		{"newer peer gets our newest", PeerFor("1.7"), started, `{"type":"RUN_STARTED","threadId":"t","runId":"r","protocolVersion":"1.1"}`},
+		{"legacy cancelled becomes RUN_ERROR", PeerFor(""), cancelled, `{"type":"RUN_ERROR","message":"Run cancelled","code":"cancelled"}`},
+		{"1.1 keeps cancelled", PeerFor("1.1"), cancelled, `{"type":"RUN_FINISHED","threadId":"t","runId":"r","outcome":{"type":"cancelled"}}`},
+		{"legacy loses pendingToolCallIds", PeerFor(""), pending, `{"type":"RUN_FINISHED","threadId":"t","runId":"r","outcome":{"type":"success"}}`},
+		{"legacy gets text for parts", PeerFor(""), parts, `{"type":"TOOL_CALL_RESULT","messageId":"m","toolCallId":"c","content":"ab"}`},
+		{"legacy drops subagents", PeerFor(""), NewEvent(SubagentStarted, "subagentRunId", "s", "name", "n"), ""},
+		{"1.0 loses encryptedValueType", PeerFor("1.0"), encrypted, `{"type":"REASONING_ENCRYPTED_VALUE","subtype":"message","entityId":"m","encryptedValue":"x"}`},
+		{"1.1 keeps encryptedValueType", PeerFor("1.1"), encrypted, `{"type":"REASONING_ENCRYPTED_VALUE","subtype":"message","entityId":"m","encryptedValue":"x","encryptedValueType":"t"}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, ok := tt.peer.Adapt(tt.in)
+			if !ok {
+				if tt.want != "" {
+					t.Fatalf("dropped, want %s", tt.want)
+				}
+				return
+			}
+			b, _ := got.AppendJSON(nil, -1)
+			if string(b) != tt.want {
+				t.Errorf("got %s, want %s", b, tt.want)
+			}
+		})
+	}
+}
+
+func TestParseVersion(t *testing.T) {
+	for in, want := range map[string]Version{"1.0": {1, 0}, "1.1": {1, 1}, "0.0.58": {0, 0}, "2.3.4": {2, 3}} {
+		if got, err := ParseVersion(in); err != nil || got != want {
+			t.Errorf("ParseVersion(%q) = %v, %v", in, got, err)
+		}
+	}
+	for _, bad := range []string{"", "1", "1.x", "draft", "-1.0", "1.2.3.4"} {
+		if _, err := ParseVersion(bad); err == nil {
+			t.Errorf("ParseVersion(%q) accepted", bad)
+		}
+	}
+}

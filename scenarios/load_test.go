@@ -1,0 +1,117 @@
+package scenarios
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"testing/fstest"
+)
+
+// loadOne parses one file and builds a set of it.
+func loadOne(t *testing.T, yaml string) (*Set, error) {
+	t.Helper()
+	fsys := fstest.MapFS{"s/test.yaml": {Data: []byte(yaml)}}
+	return Load(Source{FS: fsys, Root: "s", Label: "dir"})
+}
+
+func TestLoadReportsProblemsWithPositions(t *testing.T) {
+	tests := []struct {
+		name string
+		yaml string
+		want string // a line of the error, file:line:col: message
+	}{
+		{"yaml syntax", "steps:\n  - text: [unclosed\n", "dir/test.yaml:1:1: YAML syntax: did not find expected ',' or ']'"},
+		{"unquoted template", "steps:\n  - text: {{ .message }}\n", `dir/test.yaml:2:11: YAML read an unquoted template as a mapping (hint: quote values that start with "{{"`},
+		{"unknown top-level key", "stepz: []\n", `dir/test.yaml:1:1: unknown key "stepz" in a scenario (hint: did you mean "steps"?)`},
+		{"no steps", "id: x\n", "a scenario needs steps"},
+		{"steps and events", "steps: []\nevents: []\n", "dir/test.yaml:2:9: a scenario has either steps or events"},
+		{"two kinds in a step", "steps:\n  - text: a\n    reasoning: b\n", "dir/test.yaml:2:5: a step needs exactly one kind, found 2 (text, reasoning)"},
+		{"no kind in a step", "steps:\n  - delay: 1s\n", "a step needs exactly one kind, found 0"},
+		{"bad duration", "steps:\n  - pause: fast\n", `dir/test.yaml:2:12: invalid duration "fast"`},
+		{"bad regex", "match:\n  message: '(unclosed'\nsteps: [{text: a}]\n", "dir/test.yaml:2:12: invalid regular expression"},
+		{"unknown template root", "steps:\n  - text: 'hi {{ .mesage }}'\n", "dir/test.yaml:2:11: template error: .mesage is not request data"},
+		{"capture not defined", "match:\n  message: (?P<topic>.+)\nsteps:\n  - text: '{{ .captures.topc }}'\n", ".captures.topc: match.message defines only topic"},
+		{"template syntax", "steps:\n  - text: 'hi {{ .message '\n", "template error"},
+		{"unknown function", "steps:\n  - text: '{{ Nmae }}'\n", `function "Nmae" not defined`},
+		{"jitter range", "timing: {jitter: 1.5}\nsteps: [{text: a}]\n", "jitter is a fraction from 0 to 1"},
+		{"bad patch op", "steps:\n  - stateDelta: [{op: upsert, path: /a}]\n", `unknown JSON Patch op "upsert"`},
+		{"patch does not apply", "steps:\n  - state: {a: 1}\n  - stateDelta: [{op: replace, path: /b, value: 2}]\n", "stateDelta does not apply to the state before it"},
+		{"error not last", "steps:\n  - error: boom\n  - text: after\n", "dir/test.yaml:3:5: no step may follow an error step"},
+		{"unknown event type", "steps:\n  - event: {type: META}\n", `unknown event type "META"`},
+		{"sequence violation in explicit form", "events:\n  - {type: RUN_STARTED, threadId: '{{ .threadId }}', runId: '{{ .runId }}'}\n  - {type: TEXT_MESSAGE_START, messageId: m}\n  - {type: RUN_FINISHED, threadId: '{{ .threadId }}', runId: '{{ .runId }}'}\n", "Cannot send 'RUN_FINISHED' while text messages are still active"},
+		{"foreign thread id", "events:\n  - {type: RUN_STARTED, threadId: t-1, runId: r}\n  - {type: RUN_FINISHED, threadId: t-1, runId: r}\n", "every run must carry the input's threadId"},
+		{"infinite number", "steps:\n  - state: {a: .inf}\n", `".inf" is not a number JSON can carry`},
+		{"example selects nothing", "match: {message: ^hi$}\nexamples: [{message: bye}]\nsteps: [{text: a}]\n", "dir/test.yaml:2:12: this example of scenario test matches no scenario"},
+		{"broken without reason", "broken: ''\nsteps: [{text: a}]\n", "broken needs the reason"},
+		{"activity delta to nothing", "steps:\n  - activityDelta: {target: nope, patch: [{op: add, path: /a, value: 1}]}\n", `activityDelta target "nope" is not the id of an earlier activity step`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := loadOne(t, tt.yaml)
+			var le *LoadError
+			if !errors.As(err, &le) {
+				t.Fatalf("got %v, want a *LoadError", err)
+			}
+			if !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("error does not contain %q:\n%v", tt.want, err)
+			}
+		})
+	}
+}
+
+func TestBrokenScenariosSkipTheSequenceRules(t *testing.T) {
+	yaml := "broken: tests the frontend's error handling\nevents:\n  - {type: RUN_STARTED, threadId: '{{ .threadId }}', runId: '{{ .runId }}'}\n  - {type: TEXT_MESSAGE_START, messageId: m}\n"
+	if _, err := loadOne(t, yaml); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestBuiltinScenariosLoad(t *testing.T) {
+	set, err := Load(Builtin())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(set.Scenarios()); n < 7 {
+		t.Errorf("only %d built-in scenarios", n)
+	}
+	last := set.Scenarios()[len(set.Scenarios())-1]
+	if last.ID != "catch-all" {
+		t.Errorf("the catch-all must be tried last, got %s", last.ID)
+	}
+}
+
+func TestEarlierSourcesOverrideLaterOnes(t *testing.T) {
+	user := fstest.MapFS{"d/catch-all.yaml": {Data: []byte("priority: -1000\nsteps: [{text: mine}]\n")}}
+	set, err := Load(Source{FS: user, Root: "d", Label: "d"}, Builtin())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, sc := range set.Scenarios() {
+		if sc.ID == "catch-all" && !strings.HasPrefix(sc.Source, "d/") {
+			t.Errorf("catch-all comes from %s, want the user's directory", sc.Source)
+		}
+	}
+}
+
+func TestReadFilesSkipsHiddenAndForeignFiles(t *testing.T) {
+	fsys := fstest.MapFS{
+		"d/a.yaml":           {Data: []byte("steps: [{text: a}]\n")},
+		"d/sub/b.yml":        {Data: []byte("steps: [{text: b}]\n")},
+		"d/.a.yaml.swp":      {Data: []byte("garbage")},
+		"d/a.yaml~":          {Data: []byte("garbage")},
+		"d/..2026_01/c.yaml": {Data: []byte("garbage: [")},
+		"d/notes.txt":        {Data: []byte("garbage")},
+		"d/multi.yaml":       {Data: []byte("id: one\nsteps: [{text: a}]\n---\nid: two\nsteps: [{text: b}]\n---\n")},
+	}
+	list, diags := ReadFiles(Source{FS: fsys, Root: "d", Label: "d"})
+	if len(diags) > 0 {
+		t.Fatal(diags)
+	}
+	var ids []string
+	for _, sc := range list {
+		ids = append(ids, sc.ID)
+	}
+	if got := strings.Join(ids, ","); got != "a,one,two,b" {
+		t.Errorf("loaded %s", got)
+	}
+}

@@ -1,0 +1,227 @@
+package scenarios
+
+import (
+	"net/http"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agui-mock/agui-mock/protocol"
+)
+
+func request(t *testing.T, route, body string) *Request {
+	t.Helper()
+	in, err := protocol.DecodeRunAgentInput([]byte(body), protocol.DecodeOptions{NewID: func(k string) string { return k + "-x" }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &Request{Route: route, Input: in, Header: http.Header{}}
+}
+
+func planFor(t *testing.T, set *Set, req *Request, opts PlanOptions) *Plan {
+	t.Helper()
+	sel, cands := set.Select(req)
+	if sel == nil {
+		t.Fatalf("no scenario selected: %+v", cands)
+	}
+	plan, err := sel.Scenario.Plan(req, sel.Captures, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return plan
+}
+
+func TestPlanTiming(t *testing.T) {
+	set, err := loadOne(t, `
+timing: {firstEvent: 100ms, firstToken: 1s, stepGap: 200ms, tokensPerSecond: 10, jitter: 0}
+steps:
+  - text: one two three
+  - pause: 2s
+  - text: four
+    delay: 50ms
+  - tool: {name: t, args: {a: 1}, result: ok}
+`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan := planFor(t, set, request(t, "/", `{"threadId":"t","runId":"r","messages":[]}`), PlanOptions{Timing: DefaultTiming})
+	var got []string
+	for _, ev := range plan.Events {
+		got = append(got, ev.At.String()+" "+ev.Event.Type)
+	}
+	want := []string{
+		"100ms RUN_STARTED",
+		"1.1s TEXT_MESSAGE_START", "1.1s TEXT_MESSAGE_CONTENT", "1.2s TEXT_MESSAGE_CONTENT", "1.3s TEXT_MESSAGE_CONTENT", "1.3s TEXT_MESSAGE_END",
+		// the pause step follows the step gap, then the text's own delay replaces the gap
+		"3.55s TEXT_MESSAGE_START", "3.55s TEXT_MESSAGE_CONTENT", "3.55s TEXT_MESSAGE_END",
+		"3.75s TOOL_CALL_START", "3.75s TOOL_CALL_ARGS", "3.75s TOOL_CALL_END", "3.95s TOOL_CALL_RESULT",
+		"4.15s RUN_FINISHED",
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("timeline\n got %q\nwant %q", got, want)
+	}
+}
+
+func TestPlanIsReproducibleUnderASeed(t *testing.T) {
+	set, err := Load(Builtin())
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := `{"threadId":"t","runId":"r","messages":[{"id":"1","role":"user","content":"showcase"}]}`
+	render := func(seed uint64, runID string) string {
+		req := request(t, "/", strings.Replace(body, `"r"`, `"`+runID+`"`, 1))
+		var b strings.Builder
+		for _, ev := range planFor(t, set, req, PlanOptions{Seed: seed, Timing: DefaultTiming}).Events {
+			out, _ := ev.Event.AppendJSON(nil, -1)
+			b.WriteString(ev.At.String() + string(out) + "\n")
+		}
+		return b.String()
+	}
+	if render(7, "r") != render(7, "r") {
+		t.Error("the same seed and request gave different plans")
+	}
+	if render(7, "r") == render(8, "r") {
+		t.Error("another seed gave the same plan")
+	}
+	if render(7, "r") == render(7, "r2") {
+		t.Error("another run on the same seed gave the same plan: ids would repeat in the thread")
+	}
+}
+
+func TestTemplatesSeeTheRequest(t *testing.T) {
+	set, err := loadOne(t, `
+match: {message: '(?i)book (?P<city>\w+)'}
+steps:
+  - text: "{{ .captures.city }}|{{ index .captures \"1\" }}|{{ .threadId }}|{{ .runId }}|{{ .forwardedProps.plan }}|{{ .state.n }}|{{ index .headers \"x-user\" }}|{{ len .tools }}|{{ .forwardedProps.missing.path }}"
+    chunk: none
+`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := request(t, "/", `{"threadId":"t","runId":"r","messages":[{"role":"user","content":"Book Paris"}],"forwardedProps":{"plan":"pro"},"state":{"n":3},"tools":[{"name":"a"}]}`)
+	req.Header.Set("X-User", "ada")
+	plan := planFor(t, set, req, PlanOptions{Timing: DefaultTiming})
+	delta := plan.Events[2].Event.Str("delta")
+	if want := "Paris|Paris|t|r|pro|3|ada|1|"; delta != want {
+		t.Errorf("rendered %q, want %q", delta, want)
+	}
+}
+
+func TestSelectPrecedenceAndCandidates(t *testing.T) {
+	set, err := loadOne(t, `
+id: general
+match: {message: hello}
+steps: [{text: general}]
+---
+id: specific
+match: {message: hello, forwardedProps: {scenario_name: greet}}
+steps: [{text: specific}]
+---
+id: urgent
+priority: 10
+match: {message: HELLO}
+steps: [{text: urgent}]
+`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pick := func(body string) string {
+		sel, _ := set.Select(request(t, "/agui/chat", body))
+		if sel == nil {
+			return ""
+		}
+		return sel.Scenario.ID
+	}
+	if got := pick(`{"messages":[{"role":"user","content":"hello"}],"forwardedProps":{"scenario_name":"greet"}}`); got != "specific" {
+		t.Errorf("more criteria should win a priority tie, got %s", got)
+	}
+	if got := pick(`{"messages":[{"role":"user","content":"hello"}]}`); got != "general" {
+		t.Errorf("got %s", got)
+	}
+	if got := pick(`{"messages":[{"role":"user","content":"HELLO"}]}`); got != "urgent" {
+		t.Errorf("got %s", got)
+	}
+	sel, cands := set.Select(request(t, "/agui/chat", `{"messages":[{"role":"user","content":"bye"}],"forwardedProps":{"scenario_name":"greet"}}`))
+	if sel != nil || len(cands) != 3 {
+		t.Fatalf("got %v, %v", sel, cands)
+	}
+	if cands[0].ID != "specific" && cands[0].ID != "general" && cands[0].ID != "urgent" || !strings.Contains(cands[0].Reasons[0], `message "bye" does not match`) {
+		t.Errorf("candidates %+v", cands)
+	}
+}
+
+func TestMatchCriteria(t *testing.T) {
+	set, err := loadOne(t, `
+match:
+  route: /custom
+  tools: [clarify]
+  state: {mode: edit, items: [{id: 1}]}
+  headers: {x-scenario: ^demo$}
+steps: [{text: a}]
+`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := set.Scenarios()[0].Match
+	req := request(t, "/custom", `{"messages":[],"tools":[{"name":"clarify"}],"state":{"mode":"edit","extra":true,"items":[{"id":1,"x":2},{"id":5}]}}`)
+	req.Header.Set("X-Scenario", "demo")
+	if _, reasons := m.test(req); len(reasons) > 0 {
+		t.Errorf("should match: %v", reasons)
+	}
+	req = request(t, "/other", `{"messages":[],"state":{"mode":"view"}}`)
+	_, reasons := m.test(req)
+	want := []string{
+		"route /other is not /custom",
+		`state does not contain {"items":[{"id":1}],"mode":"edit"}`,
+		"the client does not offer tool clarify",
+		`header x-scenario "" does not match /^demo$/`,
+	}
+	if !reflect.DeepEqual(reasons, want) {
+		t.Errorf("reasons\n got %q\nwant %q", reasons, want)
+	}
+	if !set.IsRunRoute("/custom") || !set.IsRunRoute("/agui/chat") || set.IsRunRoute("/nope") {
+		t.Errorf("routes %v", set.Routes())
+	}
+}
+
+func TestSplitText(t *testing.T) {
+	tests := []struct {
+		text, mode string
+		want       []string
+	}{
+		{"", "word", nil},
+		{"Hello, world!", "word", []string{"Hello, ", "world!"}},
+		{"  lead  two\nlines ", "word", []string{"  lead  ", "two\n", "lines "}},
+		{"One. Two? Three", "sentence", []string{"One. ", "Two? ", "Three"}},
+		{"all at once", "none", []string{"all at once"}},
+	}
+	for _, tt := range tests {
+		if got := splitText(tt.text, tt.mode); !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("splitText(%q, %s) = %q, want %q", tt.text, tt.mode, got, tt.want)
+		}
+	}
+	if got := splitArgs(`{"query":"ocean waves"}`, "word"); strings.Join(got, "") != `{"query":"ocean waves"}` || len(got) != 3 {
+		t.Errorf("splitArgs = %q", got)
+	}
+}
+
+func TestTokenGapJitterStaysInBounds(t *testing.T) {
+	set, err := loadOne(t, "timing: {tokensPerSecond: 100, jitter: 0.5, firstToken: 0}\nsteps:\n  - text: "+strings.Repeat("w ", 200)+"\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan := planFor(t, set, request(t, "/", `{"messages":[]}`), PlanOptions{Timing: DefaultTiming})
+	var prev time.Duration = -1
+	for _, ev := range plan.Events {
+		if ev.Event.Type != protocol.TextMessageContent {
+			continue
+		}
+		if prev >= 0 {
+			if gap := ev.At - prev; gap < 5*time.Millisecond || gap > 15*time.Millisecond {
+				t.Fatalf("gap %v outside 10ms ± 50%%", gap)
+			}
+		}
+		prev = ev.At
+	}
+}

@@ -1,0 +1,210 @@
+package server
+
+import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/agui-mock/agui-mock/internal/spectest"
+	"github.com/agui-mock/agui-mock/protocol"
+)
+
+// startHTTP serves s on a real socket for the test's duration.
+func startHTTP(t *testing.T, s *Server) *httptest.Server {
+	t.Helper()
+	ts := httptest.NewServer(s.Handler())
+	t.Cleanup(ts.Close)
+	return ts
+}
+
+func TestBadRequestsGetClearErrors(t *testing.T) {
+	s := newServer(t, "", func(c *Config) { c.MaxBodyBytes = 1 << 10 })
+	ts := startHTTP(t, s)
+	tests := []struct {
+		name, method, path, contentType, body string
+		header                                map[string]string
+		status                                int
+		code, field, message                  string
+	}{
+		{"wrong content type", "POST", "/agui/chat", "text/plain", `{}`, nil, 415, "unsupported_media_type", "", "Content-Type: application/json"},
+		{"no content type", "POST", "/", "", `{}`, nil, 415, "unsupported_media_type", "", "got none"},
+		{"malformed JSON", "POST", "/agui/chat", "application/json", `{"threadId":`, nil, 400, "invalid_input", "", "malformed JSON"},
+		{"array body", "POST", "/agui/chat", "application/json", `[]`, nil, 400, "invalid_input", "", "must be a JSON object"},
+		{"wrong type deep down", "POST", "/agui/chat", "application/json", `{"messages":[{"role":"user","content":[{"type":"text","text":5}]}]}`, nil, 400, "invalid_input", "messages[0].content[0].text", "expected a string"},
+		{"oversized body", "POST", "/agui/chat", "application/json", `{"x":"` + strings.Repeat("a", 2<<10) + `"}`, nil, 413, "body_too_large", "", "limit of 1024 bytes"},
+		{"bad speed header", "POST", "/agui/chat", "application/json", `{"messages":[]}`, map[string]string{SpeedHeader: "fast"}, 400, "invalid_header", "", SpeedHeader},
+		{"GET on a run route", "GET", "/agui/chat", "", ``, nil, 405, "method_not_allowed", "", "takes POST"},
+		{"unknown route", "POST", "/nowhere", "application/json", `{}`, nil, 404, "not_found", "", "/nowhere"},
+		{"invalid UTF-8 is still JSON text", "POST", "/agui/chat", "application/json", "{\"messages\":[{\"role\":\"user\",\"content\":\"\xff\"}],\"x\":", nil, 400, "invalid_input", "", "malformed JSON"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			req, _ := http.NewRequest(tt.method, ts.URL+tt.path, strings.NewReader(tt.body))
+			if tt.contentType != "" {
+				req.Header.Set("Content-Type", tt.contentType)
+			}
+			for k, v := range tt.header {
+				req.Header.Set(k, v)
+			}
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer resp.Body.Close()
+			var body errorBody
+			if err := json.NewDecoder(resp.Body).Decode(&body); err != nil {
+				t.Fatalf("status %d, body is not JSON: %v", resp.StatusCode, err)
+			}
+			if resp.StatusCode != tt.status || body.Error != tt.code || body.Field != tt.field || !strings.Contains(body.Message, tt.message) {
+				t.Errorf("got %d %+v; want %d %s field %q message containing %q", resp.StatusCode, body, tt.status, tt.code, tt.field, tt.message)
+			}
+			if ct := resp.Header.Get("Content-Type"); !strings.HasPrefix(ct, "application/json") {
+				t.Errorf("content type %q", ct)
+			}
+		})
+	}
+	// the server keeps serving normal runs afterwards
+	rec := runHTTP(t, ts.URL+"/agui/chat", `{"messages":[{"role":"user","content":"hi"}]}`)
+	if len(rec) < 3 || rec[len(rec)-1].Type != protocol.RunFinished {
+		t.Errorf("a normal run after bad requests got %v", types(rec))
+	}
+}
+
+func TestNoMatchNamesTheNearestScenarios(t *testing.T) {
+	s := newServer(t, "id: greet\nmatch: {message: ^hello$, forwardedProps: {scenario_name: demo}}\nsteps: [{text: hi}]\n", nil)
+	ts := startHTTP(t, s)
+	resp, err := http.Post(ts.URL+"/agui/chat", "application/json", strings.NewReader(`{"messages":[{"role":"user","content":"hello"}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var body struct {
+		Error   string
+		Details struct {
+			Candidates []struct {
+				ID      string
+				Reasons []string
+			}
+		}
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&body); err != nil {
+		t.Fatal(err)
+	}
+	if resp.StatusCode != 404 || body.Error != "no_scenario" || len(body.Details.Candidates) != 1 ||
+		body.Details.Candidates[0].ID != "greet" || body.Details.Candidates[0].Reasons[0] != `forwardedProps.scenario_name is absent, not "demo"` {
+		t.Errorf("got %d %+v", resp.StatusCode, body)
+	}
+}
+
+// runHTTP posts a run at speed 0 and decodes its events.
+func runHTTP(t *testing.T, url, body string) []protocol.Event {
+	t.Helper()
+	req, _ := http.NewRequest("POST", url, strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set(SpeedHeader, "0")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != 200 {
+		b, _ := io.ReadAll(resp.Body)
+		t.Fatalf("status %d: %s", resp.StatusCode, b)
+	}
+	events, err := protocol.ReadEvents(resp.Body, 1<<20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return events
+}
+
+// TestBuiltinStreamsConformToTheSpec plays every example of every built-in scenario,
+// for a 1.1 client and for a 0.0.x client, and checks each stream against the event
+// rules and each 1.1 event against the official JSON Schema.
+func TestBuiltinStreamsConformToTheSpec(t *testing.T) {
+	schema := spectest.EventSchema(t)
+	s := newServer(t, "", nil)
+	ts := startHTTP(t, s)
+	for _, sc := range s.Scenarios().Scenarios() {
+		for i, ex := range sc.Examples {
+			for _, version := range []string{"1.1", "1.0", ""} {
+				in := map[string]any{"threadId": "thread-1", "runId": "run-1",
+					"messages": []any{map[string]any{"id": "u1", "role": "user", "content": ex.Message}}}
+				if version != "" {
+					in["protocolVersion"] = version
+				}
+				if ex.ForwardedProps != nil {
+					in["forwardedProps"] = ex.ForwardedProps
+				}
+				var tools []any
+				for _, name := range ex.Tools {
+					tools = append(tools, map[string]any{"name": name, "description": name})
+				}
+				in["tools"] = tools
+				body, _ := json.Marshal(in)
+				route := ex.Route
+				if route == "" {
+					route = "/agui/chat"
+				}
+				events := runHTTP(t, ts.URL+route, string(body))
+				name := sc.ID + "/example " + string(rune('0'+i)) + "/client " + version
+				if _, err := protocol.VerifyStream(events, "thread-1"); err != nil {
+					t.Errorf("%s: %v", name, err)
+				}
+				if events[0].Str("runId") != "run-1" {
+					t.Errorf("%s: RUN_STARTED %+v", name, events[0])
+				}
+				_, declared := events[0].Get("protocolVersion")
+				if declared != (version != "") {
+					t.Errorf("%s: protocolVersion declared %v for client %q", name, declared, version)
+				}
+				if version != "1.1" {
+					continue
+				}
+				for j, ev := range events {
+					raw, _ := json.Marshal(ev)
+					doc, _ := jsonschema.UnmarshalJSON(strings.NewReader(string(raw)))
+					if err := schema.Validate(doc); err != nil {
+						t.Errorf("%s: event %d %s fails the 1.1 schema: %v", name, j, raw, err)
+					}
+				}
+			}
+		}
+	}
+}
+
+func TestEventIDLinesCanBeSwitchedOff(t *testing.T) {
+	for _, withIDs := range []bool{true, false} {
+		s := newServer(t, "", func(c *Config) { c.EventIDs = withIDs; c.Speed = 0 })
+		rec := post(t.Context(), s, "/agui/chat", `{"messages":[{"role":"user","content":"hi"}]}`, nil)
+		if got := strings.Contains(rec.body(), "\nid: ") || strings.HasPrefix(rec.body(), "id: "); got != withIDs {
+			t.Errorf("EventIDs %v: id lines present %v", withIDs, got)
+		}
+		if strings.Contains(rec.body(), "\r") {
+			t.Error("CR in the stream: framing must be LF only")
+		}
+	}
+}
+
+func TestRunsAreReproducibleUnderASeed(t *testing.T) {
+	s := newServer(t, "", func(c *Config) { c.Speed = 0; c.EventIDs = false })
+	body := `{"threadId":"t","runId":"r","messages":[{"id":"u","role":"user","content":"showcase"}]}`
+	strip := func(rec *streamRecorder) string {
+		var out []string
+		for _, ev := range rec.events(t) {
+			ev = ev.Without("timestamp")
+			b, _ := json.Marshal(ev)
+			out = append(out, string(b))
+		}
+		return strings.Join(out, "\n")
+	}
+	first := strip(post(t.Context(), s, "/", body, nil))
+	if second := strip(post(t.Context(), s, "/", body, nil)); first != second {
+		t.Errorf("two identical requests gave different streams:\n%s\n---\n%s", first, second)
+	}
+}

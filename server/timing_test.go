@@ -1,0 +1,133 @@
+package server
+
+import (
+	"context"
+	"reflect"
+	"strings"
+	"testing"
+	"testing/synctest"
+	"time"
+)
+
+const timedScenario = `
+timing: {firstEvent: 100ms, firstToken: 1s, stepGap: 200ms, tokensPerSecond: 10, jitter: 0}
+steps:
+  - text: one two
+  - pause: 3s
+  - text: three
+`
+
+// eventTimes lists when each event frame was written, as "offset TYPE".
+func eventTimes(rec *streamRecorder) []string {
+	var out []string
+	for _, w := range rec.writes {
+		if i := strings.Index(w.data, `"type":"`); i >= 0 {
+			typ := w.data[i+8:]
+			out = append(out, w.at.String()+" "+typ[:strings.IndexByte(typ, '"')])
+		}
+	}
+	return out
+}
+
+func TestStreamFollowsTheScenarioTimeline(t *testing.T) {
+	full := []string{
+		"100ms RUN_STARTED", "1.1s TEXT_MESSAGE_START", "1.1s TEXT_MESSAGE_CONTENT", "1.2s TEXT_MESSAGE_CONTENT", "1.2s TEXT_MESSAGE_END",
+		"4.6s TEXT_MESSAGE_START", "4.6s TEXT_MESSAGE_CONTENT", "4.6s TEXT_MESSAGE_END", "4.8s RUN_FINISHED",
+	}
+	scaled := func(factor float64) []string {
+		out := make([]string, len(full))
+		for i, line := range full {
+			at, typ, _ := strings.Cut(line, " ")
+			d, _ := time.ParseDuration(at)
+			out[i] = time.Duration(float64(d)*factor).String() + " " + typ
+		}
+		return out
+	}
+	tests := []struct {
+		name   string
+		speed  float64
+		header string
+		want   []string
+	}{
+		{"as scripted", 1, "", full},
+		{"twice as fast", 0.5, "", scaled(0.5)},
+		{"without delays", 0, "", scaled(0)},
+		{"header overrides the server speed", 1, "0", scaled(0)},
+		{"header can slow down", 0, "2", scaled(2)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				s := newServer(t, timedScenario, func(c *Config) { c.Speed = tt.speed })
+				header := map[string]string{}
+				if tt.header != "" {
+					header[SpeedHeader] = tt.header
+				}
+				rec := post(t.Context(), s, "/", `{"threadId":"t","runId":"r","messages":[]}`, header)
+				if got := eventTimes(rec); !reflect.DeepEqual(got, tt.want) {
+					t.Errorf("timeline\n got %q\nwant %q", got, tt.want)
+				}
+			})
+		})
+	}
+}
+
+func TestLongPausesSendKeepAlives(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := newServer(t, "timing: {firstEvent: 0, firstToken: 0, stepGap: 0}\nsteps:\n  - pause: 40s\n  - text: done\n", func(c *Config) { c.KeepAlive = 15 * time.Second })
+		rec := post(t.Context(), s, "/", `{"messages":[]}`, nil)
+		var keepAlives []time.Duration
+		for _, w := range rec.writes {
+			if strings.HasPrefix(w.data, ": keep-alive") {
+				keepAlives = append(keepAlives, w.at)
+			}
+		}
+		if want := []time.Duration{15 * time.Second, 30 * time.Second}; !reflect.DeepEqual(keepAlives, want) {
+			t.Errorf("keep-alives at %v, want %v", keepAlives, want)
+		}
+		if got := eventTimes(rec); got[1] != "40s TEXT_MESSAGE_START" {
+			t.Errorf("the text came at %v; keep-alives must not shift the timeline", got[1])
+		}
+	})
+}
+
+func TestClientAbortStopsTheRunAtOnce(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := newServer(t, timedScenario, nil)
+		ctx, cancel := context.WithCancel(t.Context())
+		done := make(chan *streamRecorder)
+		go func() { done <- post(ctx, s, "/", `{"messages":[]}`, nil) }()
+		time.Sleep(2 * time.Second)
+		cancel()
+		synctest.Wait() // the handler must have returned without waiting for the next event
+		select {
+		case rec := <-done:
+			if got := eventTimes(rec); len(got) != 5 {
+				t.Errorf("events after the abort: %q", got)
+			}
+		default:
+			t.Fatal("the handler is still running after the client went away")
+		}
+	})
+}
+
+func TestShutdownEndsOpenStreamsWithRunError(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := newServer(t, timedScenario, nil)
+		done := make(chan *streamRecorder)
+		go func() { done <- post(t.Context(), s, "/", `{"messages":[]}`, map[string]string{}) }()
+		time.Sleep(2 * time.Second)
+		if err := s.Shutdown(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+		rec := <-done
+		events := rec.events(t)
+		last := events[len(events)-1]
+		if last.Type != "RUN_ERROR" || last.Str("code") != "server_shutdown" {
+			t.Errorf("last event %+v", last)
+		}
+		if rec.writes[len(rec.writes)-1].at != 2*time.Second {
+			t.Errorf("RUN_ERROR came at %v, want at once", rec.writes[len(rec.writes)-1].at)
+		}
+	})
+}
