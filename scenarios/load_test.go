@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"errors"
+	"os"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -113,5 +114,15 @@ func TestReadFilesSkipsHiddenAndForeignFiles(t *testing.T) {
 	}
 	if got := strings.Join(ids, ","); got != "a,one,two,b" {
 		t.Errorf("loaded %s", got)
+	}
+}
+
+func TestShippedExamplesLoad(t *testing.T) {
+	set, err := Load(Source{FS: os.DirFS("../examples"), Root: ".", Label: "examples"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(set.Scenarios()) < 3 {
+		t.Errorf("only %d example scenarios", len(set.Scenarios()))
 	}
 }

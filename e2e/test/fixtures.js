@@ -1,0 +1,31 @@
+// Scenario files the tests write for servers started with --scenarios.
+
+import { writeTempFiles } from './harness.js';
+
+/**
+ * A scenario that only answers on its own route, for one tenant header and a signed-in
+ * state, so that its example exercises every example field but forwardedProps and tools.
+ */
+export const TENANT_SCENARIO = `\
+id: tenant-ping
+description: Answers "ping" on the tenant route for signed-in users of tenant acme.
+match:
+  route: /tenant/agent
+  message: (?i)^ping$
+  headers:
+    X-Tenant: ^acme$
+  state:
+    user: {signedIn: true}
+examples:
+  - route: /tenant/agent
+    message: ping
+    headers: {X-Tenant: acme}
+    state: {user: {signedIn: true, name: Ada}}
+steps:
+  - text: pong
+`;
+
+/** Writes TENANT_SCENARIO into a new temporary directory and returns the directory. */
+export function tenantScenarioDir() {
+  return writeTempFiles({ 'tenant-ping.yaml': TENANT_SCENARIO });
+}
