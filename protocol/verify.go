@@ -29,7 +29,7 @@ func (e *SequenceError) Error() string {
 type Verifier struct {
 	// ThreadID, when set, is the input's thread: every run must carry it.
 	ThreadID string
-	Warnings []string
+	Warnings []SequenceError
 
 	index      int
 	started    bool // any run has started
@@ -62,7 +62,7 @@ func (v *Verifier) Check(ev Event) error {
 		return v.fail(ev, err.Error())
 	}
 	if !knownEvent(ev.Type) {
-		v.Warnings = append(v.Warnings, fmt.Sprintf("event %d: unknown event type %q is dropped by 1.x clients and fatal for 0.0.x clients", v.index, ev.Type))
+		v.Warnings = append(v.Warnings, SequenceError{Index: v.index, Type: ev.Type, Message: fmt.Sprintf("unknown event type %q is dropped by 1.x clients and fatal for 0.0.x clients", ev.Type)})
 		return nil
 	}
 	expanded, err := v.expandChunks(ev)
@@ -384,7 +384,7 @@ func (v *Verifier) checkOutcome(ev Event) error {
 			}
 		}
 	default:
-		v.Warnings = append(v.Warnings, fmt.Sprintf("event %d: unknown outcome type %v is stripped by 1.x clients", v.index, o["type"]))
+		v.Warnings = append(v.Warnings, SequenceError{Index: v.index, Type: RunFinished, Message: fmt.Sprintf("unknown outcome type %v is stripped by 1.x clients", o["type"])})
 	}
 	return nil
 }

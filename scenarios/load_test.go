@@ -36,15 +36,15 @@ func TestLoadReportsProblemsWithPositions(t *testing.T) {
 		{"unknown function", "steps:\n  - text: '{{ Nmae }}'\n", `function "Nmae" not defined`},
 		{"jitter range", "timing: {jitter: 1.5}\nsteps: [{text: a}]\n", "jitter is a fraction from 0 to 1"},
 		{"bad patch op", "steps:\n  - stateDelta: [{op: upsert, path: /a}]\n", `unknown JSON Patch op "upsert"`},
-		{"patch does not apply", "steps:\n  - state: {a: 1}\n  - stateDelta: [{op: replace, path: /b, value: 2}]\n", "stateDelta does not apply to the state before it"},
+		{"patch does not apply", "steps:\n  - state: {a: 1}\n  - stateDelta: [{op: replace, path: /b, value: 2}]\n", "dir/test.yaml:3:5: stateDelta does not apply to the state before it"},
 		{"error not last", "steps:\n  - error: boom\n  - text: after\n", "dir/test.yaml:3:5: no step may follow an error step"},
-		{"unknown event type", "steps:\n  - event: {type: META}\n", `unknown event type "META"`},
-		{"sequence violation in explicit form", "events:\n  - {type: RUN_STARTED, threadId: '{{ .threadId }}', runId: '{{ .runId }}'}\n  - {type: TEXT_MESSAGE_START, messageId: m}\n  - {type: RUN_FINISHED, threadId: '{{ .threadId }}', runId: '{{ .runId }}'}\n", "Cannot send 'RUN_FINISHED' while text messages are still active"},
+		{"unknown event type", "steps:\n  - event: {type: META}\n", `dir/test.yaml:2:5: event 1 (META): unknown event type "META"`},
+		{"sequence violation in explicit form", "events:\n  - {type: RUN_STARTED, threadId: '{{ .threadId }}', runId: '{{ .runId }}'}\n  - {type: TEXT_MESSAGE_START, messageId: m}\n  - {type: RUN_FINISHED, threadId: '{{ .threadId }}', runId: '{{ .runId }}'}\n", "dir/test.yaml:4:5: the scenario breaks the AG-UI event rules: event 2 (RUN_FINISHED): Cannot send 'RUN_FINISHED' while text messages are still active"},
 		{"foreign thread id", "events:\n  - {type: RUN_STARTED, threadId: t-1, runId: r}\n  - {type: RUN_FINISHED, threadId: t-1, runId: r}\n", "every run must carry the input's threadId"},
 		{"infinite number", "steps:\n  - state: {a: .inf}\n", `".inf" is not a number JSON can carry`},
 		{"example selects nothing", "match: {message: ^hi$}\nexamples: [{message: bye}]\nsteps: [{text: a}]\n", "dir/test.yaml:2:12: this example of scenario test matches no scenario"},
 		{"broken without reason", "broken: ''\nsteps: [{text: a}]\n", "broken needs the reason"},
-		{"activity delta to nothing", "steps:\n  - activityDelta: {target: nope, patch: [{op: add, path: /a, value: 1}]}\n", `activityDelta target "nope" is not the id of an earlier activity step`},
+		{"activity delta to nothing", "steps:\n  - activityDelta: {target: nope, patch: [{op: add, path: /a, value: 1}]}\n", `dir/test.yaml:2:5: activityDelta target "nope" is not the id of an earlier activity step`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

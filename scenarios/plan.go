@@ -3,6 +3,7 @@ package scenarios
 import (
 	"encoding/binary"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"hash/fnv"
 	"math/rand/v2"
@@ -45,8 +46,18 @@ type PlanOptions struct {
 
 // Plan builds the run's event stream. Captures are the named groups of the match.
 func (s *Scenario) Plan(req *Request, captures map[string]string, opts PlanOptions) (*Plan, error) {
+	plan, _, err := s.plan(req, captures, opts, false)
+	return plan, err
+}
+
+// plan builds the run's event stream; with trace it also returns, for each event, the
+// position of the step that wrote it, for load-time diagnostics.
+func (s *Scenario) plan(req *Request, captures map[string]string, opts PlanOptions, trace bool) (*Plan, []pos, error) {
 	seed := runSeed(opts.Seed, s.ID, req.Input.ThreadID, req.Input.RunID)
+	file, line, col := splitSource(s.Source)
 	p := &planner{
+		trace:         trace,
+		current:       pos{file: file, line: line, col: col},
 		timing:        s.Timing.Apply(opts.Timing),
 		rng:           rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)),
 		ids:           map[string]string{},
@@ -58,15 +69,24 @@ func (s *Scenario) Plan(req *Request, captures map[string]string, opts PlanOptio
 	if s.templates != nil && len(s.templates.Templates()) > 0 {
 		set, err := s.templates.Clone()
 		if err != nil {
-			return nil, fmt.Errorf("scenario %s: %w", s.ID, err)
+			return nil, nil, fmt.Errorf("scenario %s: %w", s.ID, err)
 		}
 		p.r.set = set.Funcs(funcMap(gofakeit.New(seed), p.localID))
 	}
 	if err := p.build(s, req.Input); err != nil {
-		return nil, fmt.Errorf("scenario %s: %w", s.ID, err)
+		return nil, nil, fmt.Errorf("scenario %s: %w", s.ID, err)
 	}
-	return &Plan{Scenario: s, Events: p.events}, nil
+	return &Plan{Scenario: s, Events: p.events}, p.origins, nil
 }
+
+// stepError is a problem of one step, found while planning.
+type stepError struct {
+	at  pos
+	err error
+}
+
+func (e *stepError) Error() string { return e.at.String() + ": " + e.err.Error() }
+func (e *stepError) Unwrap() error { return e.err }
 
 // runSeed mixes the server seed with what identifies the run, so that a replayed request
 // gets the same ids and text while every new run differs.
@@ -132,6 +152,9 @@ type planner struct {
 	activityTypes map[string]string // activity ids → their types
 	lastTextID    string
 	terminated    bool
+	trace         bool  // record origins
+	current       pos   // the step being planned
+	origins       []pos // per event, the step that wrote it
 	// state follows snapshots and deltas so that a delta that cannot apply is caught.
 	state      any
 	stateKnown bool
@@ -143,8 +166,9 @@ func (p *planner) build(s *Scenario, in *protocol.RunAgentInput) error {
 			if d := s.events[i].delay; d != nil {
 				p.wait(*d)
 			}
+			p.current = s.events[i].at
 			if err := s.events[i].emit(p); err != nil {
-				return err
+				return &stepError{at: s.events[i].at, err: err}
 			}
 		}
 		return nil
@@ -182,9 +206,16 @@ func (p *planner) runSteps(steps []step, firstGap time.Duration) error {
 			gap = *d
 		}
 		p.wait(gap)
+		outer := p.current
+		p.current = s.common().at
 		if err := s.emit(p); err != nil {
-			return err
+			var inner *stepError
+			if errors.As(err, &inner) {
+				return err
+			}
+			return &stepError{at: s.common().at, err: err}
 		}
+		p.current = outer
 		if p.terminated {
 			return nil
 		}
@@ -192,7 +223,12 @@ func (p *planner) runSteps(steps []step, firstGap time.Duration) error {
 	return nil
 }
 
-func (p *planner) emit(ev protocol.Event) { p.events = append(p.events, Timed{At: p.at, Event: ev}) }
+func (p *planner) emit(ev protocol.Event) {
+	p.events = append(p.events, Timed{At: p.at, Event: ev})
+	if p.trace {
+		p.origins = append(p.origins, p.current)
+	}
+}
 
 func (p *planner) wait(d time.Duration) { p.at += d }
 

@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"net/http"
@@ -153,8 +154,12 @@ func (ex Example) request() *Request {
 func (sc *Scenario) check() []Diagnostic {
 	req := sc.sampleRequest()
 	captures, _ := sc.Match.test(req)
-	plan, err := sc.Plan(req, captures, PlanOptions{Seed: 1, Timing: DefaultTiming})
+	plan, origins, err := sc.plan(req, captures, PlanOptions{Seed: 1, Timing: DefaultTiming}, true)
 	if err != nil {
+		var se *stepError
+		if errors.As(err, &se) {
+			return []Diagnostic{{File: se.at.file, Line: se.at.line, Column: se.at.col, Message: se.err.Error()}}
+		}
 		return []Diagnostic{sc.diagnostic(err.Error(), "")}
 	}
 	if sc.Broken != "" {
@@ -166,11 +171,23 @@ func (sc *Scenario) check() []Diagnostic {
 	}
 	v, err := protocol.VerifyStream(events, req.Input.ThreadID)
 	var diags []Diagnostic
+	at := func(index int, msg, hint string) Diagnostic {
+		if index < 0 || index >= len(origins) {
+			return sc.diagnostic(msg, hint)
+		}
+		o := origins[index]
+		return Diagnostic{File: o.file, Line: o.line, Column: o.col, Message: msg, Hint: hint}
+	}
 	if err != nil {
-		diags = append(diags, sc.diagnostic("the scenario breaks the AG-UI event rules: "+err.Error(), "fix the steps, or add broken: <reason> if the breakage is the point"))
+		index := -1
+		var se *protocol.SequenceError
+		if errors.As(err, &se) {
+			index = se.Index
+		}
+		diags = append(diags, at(index, "the scenario breaks the AG-UI event rules: "+err.Error(), "fix the steps, or add broken: <reason> if the breakage is the point"))
 	}
 	for _, w := range v.Warnings {
-		diags = append(diags, sc.diagnostic(w, "add broken: <reason> to send it anyway"))
+		diags = append(diags, at(w.Index, w.Error(), "add broken: <reason> to send it anyway"))
 	}
 	return diags
 }

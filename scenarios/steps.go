@@ -422,7 +422,7 @@ func (l *fileLoader) activityDeltaStep(c stepCommon, n *yaml.Node) step {
 func (s *activityDeltaStep) emit(p *planner) error {
 	id, ok := p.ids[s.target]
 	if !ok || p.activityTypes[id] == "" {
-		return fmt.Errorf("%s: activityDelta target %q is not the id of an earlier activity step", s.at, s.target)
+		return fmt.Errorf("activityDelta target %q is not the id of an earlier activity step", s.target)
 	}
 	patch, err := s.patch.render(p.r)
 	if err != nil {

@@ -1,0 +1,109 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+func env(vars map[string]string) func(string) (string, bool) {
+	return func(k string) (string, bool) { v, ok := vars[k]; return v, ok }
+}
+
+// start runs the program until the test ends and returns its base URL.
+func start(t *testing.T, args []string, vars map[string]string) string {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	outR, outW := io.Pipe()
+	done := make(chan int)
+	go func() {
+		code := run(ctx, args, env(vars), outW, io.Discard)
+		outW.Close()
+		done <- code
+	}()
+	t.Cleanup(func() {
+		cancel()
+		if code := <-done; code != 0 {
+			t.Errorf("exit code %d after shutdown", code)
+		}
+	})
+	line, err := bufio.NewReader(outR).ReadString('\n')
+	if err != nil {
+		t.Fatalf("no start-up line: %v", err)
+	}
+	go io.Copy(io.Discard, outR)
+	url, ok := strings.CutPrefix(strings.TrimSpace(line), "agui-mock listening on ")
+	if !ok {
+		t.Fatalf("start-up line %q", line)
+	}
+	return url
+}
+
+func TestServesScenarioDirectoriesConfiguredFromTheEnvironment(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "hello.yaml"), []byte("match: {message: hello}\nsteps: [{text: from the directory}]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	url := start(t, []string{"--addr", "127.0.0.1:0"}, map[string]string{"AGUI_MOCK_SCENARIOS": dir, "AGUI_MOCK_SPEED": "0", "AGUI_MOCK_NO_BUILTIN": "true"})
+	resp, err := http.Post(url+"/agui/chat", "application/json", strings.NewReader(`{"messages":[{"role":"user","content":"hello"}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if !strings.Contains(string(body), `"delta":"directory"`) {
+		t.Errorf("stream:\n%s", body)
+	}
+	resp, err = http.Post(url+"/agui/chat", "application/json", strings.NewReader(`{"messages":[{"role":"user","content":"bye"}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusNotFound {
+		t.Errorf("without the built-in catch-all a miss is a 404, got %d", resp.StatusCode)
+	}
+}
+
+func TestStartupFailuresExplainThemselves(t *testing.T) {
+	bad := t.TempDir()
+	if err := os.WriteFile(filepath.Join(bad, "broken.yaml"), []byte("steps:\n  - txt: hi\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name string
+		args []string
+		vars map[string]string
+		code int
+		want string
+	}{
+		{"bad flag value", []string{"--speed", "fast"}, nil, 2, `invalid value "fast" for flag -speed`},
+		{"bad environment value", nil, map[string]string{"AGUI_MOCK_SEED": "x"}, 2, `AGUI_MOCK_SEED="x"`},
+		{"negative speed", []string{"--speed", "-1"}, nil, 1, "-speed must be 0 or more"},
+		{"missing directory", []string{"--scenarios", filepath.Join(bad, "nope")}, nil, 1, "no such file or directory"},
+		{"invalid scenario", []string{"--scenarios", bad}, nil, 1, filepath.Join(bad, "broken.yaml") + `:2:5: unknown key "txt" in a step (hint: did you mean "text"?)`},
+		{"stray argument", []string{"serve"}, nil, 2, `unexpected argument "serve"`},
+		{"bad log format", []string{"--log-format", "xml"}, nil, 1, "-log-format must be text or json"},
+		{"port in use", []string{"--addr", "127.0.0.1:-1"}, nil, 1, "listen"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var stderr strings.Builder
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			code := run(ctx, tt.args, env(tt.vars), io.Discard, &stderr)
+			if code != tt.code || !strings.Contains(stderr.String(), tt.want) {
+				t.Errorf("exit %d, stderr:\n%s\nwant exit %d and %q", code, stderr.String(), tt.code, tt.want)
+			}
+		})
+	}
+}
