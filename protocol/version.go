@@ -10,8 +10,8 @@ import (
 // Version is an AG-UI protocol version, MAJOR.MINOR.
 type Version struct{ Major, Minor int }
 
-// Newest is the newest protocol version this server speaks.
-var Newest = Version{1, 1}
+// Newest returns the newest protocol version this server speaks.
+func Newest() Version { return Version{1, 1} }
 
 func (v Version) String() string { return fmt.Sprintf("%d.%d", v.Major, v.Minor) }
 
@@ -50,8 +50,8 @@ func PeerFor(protocolVersion string) Peer {
 	if protocolVersion == "" || err != nil || v.Major == 0 {
 		return Peer{Legacy: true}
 	}
-	if Newest.Less(v) {
-		v = Newest
+	if Newest().Less(v) {
+		v = Newest()
 	}
 	return Peer{Version: v}
 }

@@ -45,7 +45,7 @@ steps:
 	if err != nil {
 		t.Fatal(err)
 	}
-	plan := planFor(t, set, request(t, "/", `{"threadId":"t","runId":"r","messages":[]}`), PlanOptions{Timing: DefaultTiming})
+	plan := planFor(t, set, request(t, "/", `{"threadId":"t","runId":"r","messages":[]}`), PlanOptions{Timing: DefaultTiming()})
 	var got []string
 	for _, ev := range plan.Events {
 		got = append(got, ev.At.String()+" "+ev.Event.Type)
@@ -72,7 +72,7 @@ func TestPlanIsReproducibleUnderASeed(t *testing.T) {
 	render := func(seed uint64, runID string) string {
 		req := request(t, "/", strings.Replace(body, `"r"`, `"`+runID+`"`, 1))
 		var b strings.Builder
-		for _, ev := range planFor(t, set, req, PlanOptions{Seed: seed, Timing: DefaultTiming}).Events {
+		for _, ev := range planFor(t, set, req, PlanOptions{Seed: seed, Timing: DefaultTiming()}).Events {
 			out, _ := ev.Event.AppendJSON(nil, -1)
 			b.WriteString(ev.At.String() + string(out) + "\n")
 		}
@@ -101,7 +101,7 @@ steps:
 	}
 	req := request(t, "/", `{"threadId":"t","runId":"r","messages":[{"role":"user","content":"Book Paris"}],"forwardedProps":{"plan":"pro"},"state":{"n":3},"tools":[{"name":"a"}]}`)
 	req.Header.Set("X-User", "ada")
-	plan := planFor(t, set, req, PlanOptions{Timing: DefaultTiming})
+	plan := planFor(t, set, req, PlanOptions{Timing: DefaultTiming()})
 	delta := plan.Events[2].Event.Str("delta")
 	if want := "Paris|Paris|t|r|pro|3|ada|1|"; delta != want {
 		t.Errorf("rendered %q, want %q", delta, want)
@@ -211,7 +211,7 @@ func TestTokenGapJitterStaysInBounds(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	plan := planFor(t, set, request(t, "/", `{"messages":[]}`), PlanOptions{Timing: DefaultTiming})
+	plan := planFor(t, set, request(t, "/", `{"messages":[]}`), PlanOptions{Timing: DefaultTiming()})
 	var prev time.Duration = -1
 	for _, ev := range plan.Events {
 		if ev.Event.Type != protocol.TextMessageContent {

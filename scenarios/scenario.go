@@ -72,12 +72,14 @@ type Timing struct {
 }
 
 // DefaultTiming resembles a fast hosted model.
-var DefaultTiming = Timing{
-	FirstEvent:      50 * time.Millisecond,
-	FirstToken:      400 * time.Millisecond,
-	StepGap:         120 * time.Millisecond,
-	TokensPerSecond: 40,
-	Jitter:          0.3,
+func DefaultTiming() Timing {
+	return Timing{
+		FirstEvent:      50 * time.Millisecond,
+		FirstToken:      400 * time.Millisecond,
+		StepGap:         120 * time.Millisecond,
+		TokensPerSecond: 40,
+		Jitter:          0.3,
+	}
 }
 
 // TimingOverride holds the timing fields a scenario sets; nil fields keep the default.

@@ -14,9 +14,9 @@ import (
 	"github.com/agui-mock/agui-mock/protocol"
 )
 
-// DefaultRoutes are the run endpoints every server answers on. Scenarios may add others
-// with match.route.
-var DefaultRoutes = []string{"/", "/agui/chat"}
+// DefaultRoutes returns the run endpoints every server answers on. Scenarios may add
+// others with match.route.
+func DefaultRoutes() []string { return []string{"/", "/agui/chat"} }
 
 // Set is an immutable, validated collection of scenarios, ordered by precedence.
 type Set struct {
@@ -74,7 +74,7 @@ func NewSet(list []*Scenario) (*Set, error) {
 		seen[sc.ID] = sc
 		diags = append(diags, sc.check()...)
 	}
-	for _, r := range DefaultRoutes {
+	for _, r := range DefaultRoutes() {
 		set.routes[r] = true
 	}
 	for _, sc := range set.scenarios {
@@ -154,7 +154,7 @@ func (ex Example) request() *Request {
 func (sc *Scenario) check() []Diagnostic {
 	req := sc.sampleRequest()
 	captures, _ := sc.Match.test(req)
-	plan, origins, err := sc.plan(req, captures, PlanOptions{Seed: 1, Timing: DefaultTiming}, true)
+	plan, origins, err := sc.plan(req, captures, PlanOptions{Seed: 1, Timing: DefaultTiming()}, true)
 	if err != nil {
 		var se *stepError
 		if errors.As(err, &se) {

@@ -40,7 +40,7 @@ func DefaultConfig() Config {
 		KeepAlive:    15 * time.Second,
 		MaxBodyBytes: 10 << 20,
 		WriteTimeout: 10 * time.Second,
-		Timing:       scenarios.DefaultTiming,
+		Timing:       scenarios.DefaultTiming(),
 		Logger:       slog.Default(),
 	}
 }
