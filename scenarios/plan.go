@@ -2,7 +2,6 @@ package scenarios
 
 import (
 	"encoding/binary"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"hash/fnv"
@@ -14,7 +13,6 @@ import (
 	"unicode"
 
 	"github.com/brianvoe/gofakeit/v7"
-	jsonpatch "github.com/evanphx/json-patch/v5"
 
 	"github.com/agui-mock/agui-mock/protocol"
 )
@@ -294,19 +292,9 @@ func (p *planner) applyPatch(delta any) error {
 	if !p.stateKnown {
 		return nil
 	}
-	doc, _ := json.Marshal(p.state)
-	ops, _ := json.Marshal(delta)
-	patch, err := jsonpatch.DecodePatch(ops)
-	if err != nil {
-		return fmt.Errorf("stateDelta: %v", err)
-	}
-	out, err := patch.Apply(doc)
+	next, err := protocol.ApplyPatch(p.state, delta)
 	if err != nil {
 		return fmt.Errorf("stateDelta does not apply to the state before it: %v", err)
-	}
-	var next any
-	if err := json.Unmarshal(out, &next); err != nil {
-		return err
 	}
 	p.state = next
 	return nil

@@ -1,0 +1,283 @@
+package protocol
+
+import (
+	"encoding/json"
+	"fmt"
+
+	jsonpatch "github.com/evanphx/json-patch/v5"
+)
+
+// Conversation is a thread's messages and state as the official client holds them: it
+// applies events the way @ag-ui/client's default reducer does, so a server-side history
+// agrees with what the frontend shows.
+type Conversation struct {
+	Messages []map[string]any
+	State    any
+}
+
+// AddInput merges a run input's messages into the conversation, as a client resending
+// its history would: messages whose id is already held are left alone. The input's state,
+// when present, becomes the baseline for the run's deltas.
+func (c *Conversation) AddInput(in *RunAgentInput) {
+	for _, m := range in.Messages {
+		if c.find(m.ID) < 0 {
+			c.Messages = append(c.Messages, cloneMap(m.Raw))
+		}
+	}
+	if in.State != nil {
+		c.State = in.State
+	}
+}
+
+func (c *Conversation) find(id string) int {
+	for i, m := range c.Messages {
+		if m["id"] == id {
+			return i
+		}
+	}
+	return -1
+}
+
+func (c *Conversation) message(id string) map[string]any {
+	if i := c.find(id); i >= 0 {
+		return c.Messages[i]
+	}
+	return nil
+}
+
+// Apply folds one event into the conversation. Like the client, it ignores events that
+// name unknown messages and keeps the old state when a patch does not apply; the error it
+// returns says what was ignored.
+func (c *Conversation) Apply(ev Event) error {
+	switch ev.Type {
+	case TextMessageStart, ReasoningMessageStart:
+		id := ev.Str("messageId")
+		if c.message(id) == nil {
+			role := ev.Str("role")
+			if role == "" {
+				role = "assistant"
+			}
+			m := map[string]any{"id": id, "role": role, "content": ""}
+			if name := ev.Str("name"); name != "" {
+				m["name"] = name
+			}
+			c.Messages = append(c.Messages, m)
+		}
+	case TextMessageContent, ReasoningMessageContent:
+		m := c.message(ev.Str("messageId"))
+		if m == nil {
+			return fmt.Errorf("%s: no message %q", ev.Type, ev.Str("messageId"))
+		}
+		text, _ := m["content"].(string)
+		m["content"] = text + ev.Str("delta")
+	case ToolCallStart:
+		c.startToolCall(ev)
+	case ToolCallArgs:
+		call := c.toolCall(ev.Str("toolCallId"))
+		if call == nil {
+			return fmt.Errorf("%s: no tool call %q", ev.Type, ev.Str("toolCallId"))
+		}
+		fn := call["function"].(map[string]any)
+		args, _ := fn["arguments"].(string)
+		fn["arguments"] = args + ev.Str("delta")
+	case ToolCallResult:
+		c.addToolResult(ev)
+	case StateSnapshot:
+		c.State, _ = ev.Get("snapshot")
+	case StateDelta:
+		delta, _ := ev.Get("delta")
+		if c.State == nil {
+			c.State = map[string]any{} // a client's state starts empty
+		}
+		next, err := ApplyPatch(c.State, delta)
+		if err != nil {
+			return fmt.Errorf("%s: %w", ev.Type, err)
+		}
+		c.State = next
+	case MessagesSnapshot:
+		c.applySnapshot(ev)
+	case ActivitySnapshot:
+		c.applyActivity(ev)
+	case ActivityDelta:
+		m := c.message(ev.Str("messageId"))
+		if m == nil || m["role"] != "activity" {
+			return nil // the client ignores deltas for unknown activities
+		}
+		patch, _ := ev.Get("patch")
+		next, err := ApplyPatch(m["content"], patch)
+		if err != nil {
+			return fmt.Errorf("%s: %w", ev.Type, err)
+		}
+		m["content"] = next
+		m["activityType"] = ev.Str("activityType")
+	case ReasoningEncryptedValue:
+		c.applyEncryptedValue(ev)
+	}
+	return nil
+}
+
+func (c *Conversation) toolCall(id string) map[string]any {
+	for _, m := range c.Messages {
+		calls, _ := m["toolCalls"].([]any)
+		for _, tc := range calls {
+			if call, ok := tc.(map[string]any); ok && call["id"] == id {
+				return call
+			}
+		}
+	}
+	return nil
+}
+
+// startToolCall attaches a new call to its parent assistant message, creating one when
+// the parent is missing, as the client does.
+func (c *Conversation) startToolCall(ev Event) {
+	id, name := ev.Str("toolCallId"), ev.Str("toolCallName")
+	if call := c.toolCall(id); call != nil {
+		call["function"].(map[string]any)["name"] = name
+		return
+	}
+	parentID := ev.Str("parentMessageId")
+	var owner map[string]any
+	if parentID != "" {
+		if m := c.message(parentID); m != nil && m["role"] == "assistant" {
+			owner = m
+		} else if m != nil {
+			parentID = id
+		}
+	} else {
+		parentID = id
+	}
+	if owner == nil {
+		owner = map[string]any{"id": parentID, "role": "assistant", "toolCalls": []any{}}
+		c.Messages = append(c.Messages, owner)
+	}
+	calls, _ := owner["toolCalls"].([]any)
+	owner["toolCalls"] = append(calls, map[string]any{"id": id, "type": "function", "function": map[string]any{"name": name, "arguments": ""}})
+}
+
+// addToolResult inserts the tool message right after the assistant message that made the
+// call and its earlier results.
+func (c *Conversation) addToolResult(ev Event) {
+	content, _ := ev.Get("content")
+	role := ev.Str("role")
+	if role == "" {
+		role = "tool"
+	}
+	msg := map[string]any{"id": ev.Str("messageId"), "toolCallId": ev.Str("toolCallId"), "role": role, "content": content}
+	for i, m := range c.Messages {
+		if m["role"] != "assistant" {
+			continue
+		}
+		calls, _ := m["toolCalls"].([]any)
+		for _, tc := range calls {
+			if call, _ := tc.(map[string]any); call["id"] == ev.Str("toolCallId") {
+				at := i + 1
+				for at < len(c.Messages) && c.Messages[at]["role"] == "tool" {
+					at++
+				}
+				c.Messages = append(c.Messages[:at], append([]map[string]any{msg}, c.Messages[at:]...)...)
+				return
+			}
+		}
+	}
+	c.Messages = append(c.Messages, msg)
+}
+
+// applySnapshot replaces messages by id, drops those the snapshot lacks (keeping activity
+// and reasoning messages when the snapshot has none of that role) and appends new ones.
+func (c *Conversation) applySnapshot(ev Event) {
+	raw, _ := ev.Get("messages")
+	list, _ := raw.([]any)
+	byID := map[string]map[string]any{}
+	hasRole := map[any]bool{}
+	var order []map[string]any
+	for _, item := range list {
+		if m, ok := item.(map[string]any); ok {
+			id, _ := m["id"].(string)
+			byID[id] = cloneMap(m)
+			hasRole[m["role"]] = true
+			order = append(order, byID[id])
+		}
+	}
+	kept := c.Messages[:0:0]
+	held := map[any]bool{}
+	for _, m := range c.Messages {
+		id, _ := m["id"].(string)
+		if s, ok := byID[id]; ok {
+			kept = append(kept, s)
+			held[id] = true
+		} else if (m["role"] == "activity" || m["role"] == "reasoning") && !hasRole[m["role"]] {
+			kept = append(kept, m)
+		}
+	}
+	for _, m := range order {
+		if !held[m["id"]] {
+			kept = append(kept, m)
+		}
+	}
+	c.Messages = kept
+}
+
+func (c *Conversation) applyActivity(ev Event) {
+	id := ev.Str("messageId")
+	content, _ := ev.Get("content")
+	fresh := map[string]any{"id": id, "role": "activity", "activityType": ev.Str("activityType"), "content": content}
+	i := c.find(id)
+	if i < 0 {
+		c.Messages = append(c.Messages, fresh)
+		return
+	}
+	if replace, ok := ev.Get("replace"); ok && replace == false {
+		return
+	}
+	c.Messages[i] = fresh
+}
+
+func (c *Conversation) applyEncryptedValue(ev Event) {
+	target := c.message(ev.Str("entityId"))
+	if ev.Str("subtype") == "tool-call" {
+		target = c.toolCall(ev.Str("entityId"))
+	}
+	if target != nil {
+		target["encryptedValue"] = ev.Str("encryptedValue")
+	}
+}
+
+// ApplyPatch applies a JSON Patch (RFC 6902) to a JSON value atomically: on failure the
+// document is returned unchanged with the error.
+func ApplyPatch(doc, patch any) (any, error) {
+	docJSON, err := json.Marshal(doc)
+	if err != nil {
+		return doc, err
+	}
+	opsJSON, err := json.Marshal(patch)
+	if err != nil {
+		return doc, err
+	}
+	p, err := jsonpatch.DecodePatch(opsJSON)
+	if err != nil {
+		return doc, fmt.Errorf("invalid JSON Patch: %w", err)
+	}
+	out, err := p.Apply(docJSON)
+	if err != nil {
+		return doc, fmt.Errorf("the patch does not apply: %w", err)
+	}
+	next, err := DecodeJSON(out)
+	if err != nil {
+		return doc, err
+	}
+	return next, nil
+}
+
+// cloneMap copies a message deeply enough that applying events never changes the input.
+func cloneMap(m map[string]any) map[string]any {
+	b, err := json.Marshal(m)
+	if err != nil {
+		return m
+	}
+	v, err := DecodeJSON(b)
+	if err != nil {
+		return m
+	}
+	return v.(map[string]any)
+}

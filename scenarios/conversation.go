@@ -1,0 +1,413 @@
+package scenarios
+
+import (
+	"fmt"
+	"maps"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+	"go.yaml.in/yaml/v3"
+
+	"github.com/agui-mock/agui-mock/protocol"
+)
+
+// A scenario can span several runs of one thread. A run pauses at an interrupt step, or
+// after frontend tool calls when more steps follow; the thread keeps a Cursor, and the
+// next run continues from it with the branch each answer chooses.
+
+// branchCase is one alternative of a continuation: the first case whose conditions all
+// hold is played.
+type branchCase struct {
+	at      pos
+	status  string         // interrupts: resolved or cancelled
+	payload any            // interrupts: a subset the answer's payload must contain
+	content *regexp.Regexp // frontend tools: searched in the tool result's text
+	steps   []step
+}
+
+// interruptDef is one interrupt an interrupt step raises.
+type interruptDef struct {
+	at             pos
+	id             *value // the wire id; minted when absent
+	reason         string
+	message        *value
+	toolCall       string // local id of the tool step the interrupt is about
+	responseSchema any
+	schema         *jsonschema.Schema
+	expiresIn      *time.Duration
+	expiresAt      *value
+	metadata       *value
+	cases          []branchCase
+}
+
+// interruptStep ends the run with an interrupt outcome; the steps after it play in the
+// run that answers it, after each interrupt's branch.
+type interruptStep struct {
+	stepCommon
+	interrupts []*interruptDef
+}
+
+// toolResultStep answers a tool call with TOOL_CALL_RESULT: the call of the interrupt
+// being answered, or the tool step named by call.
+type toolResultStep struct {
+	stepCommon
+	content *value
+	call    string
+}
+
+var interruptKeys = []string{"id", "reason", "message", "toolCall", "responseSchema", "expiresIn", "expiresAt", "metadata", "on"}
+
+func (l *fileLoader) interruptStep(c stepCommon, n *yaml.Node) step {
+	items := []*yaml.Node{n}
+	if n.Kind == yaml.SequenceNode {
+		items = n.Content
+	}
+	if len(items) == 0 {
+		l.diag.add(l.pos(n), "", "an interrupt step needs at least one interrupt")
+		return nil
+	}
+	s := &interruptStep{stepCommon: c}
+	for _, item := range items {
+		f := l.fields(item, "an interrupt", interruptKeys)
+		if f == nil {
+			continue
+		}
+		d := &interruptDef{at: l.pos(item), reason: "confirmation"}
+		if v := f["id"]; v != nil {
+			d.id = l.valueFromNode(v)
+		}
+		if v := f["toolCall"]; v != nil {
+			d.toolCall = l.str(v)
+			d.reason = "tool_call"
+		}
+		if v := f["reason"]; v != nil {
+			d.reason = l.str(v)
+		}
+		if v := f["message"]; v != nil {
+			d.message = l.valueFromNode(v)
+		}
+		if v := f["responseSchema"]; v != nil {
+			d.responseSchema = l.literal(v)
+			d.schema = l.compileSchema(v, d.responseSchema)
+		}
+		if v := f["expiresIn"]; v != nil {
+			d.expiresIn = new(time.Duration)
+			*d.expiresIn = l.duration(v)
+		}
+		if v := f["expiresAt"]; v != nil {
+			d.expiresAt = l.valueFromNode(v)
+		}
+		if v := f["metadata"]; v != nil {
+			if v.Kind != yaml.MappingNode {
+				l.diag.add(l.pos(v), "", "an interrupt's metadata must be a mapping")
+			}
+			d.metadata = l.valueFromNode(v)
+		}
+		if v := f["on"]; v != nil {
+			d.cases = l.cases(v, true)
+		}
+		s.interrupts = append(s.interrupts, d)
+	}
+	return s
+}
+
+// compileSchema checks an interrupt's responseSchema when the scenario loads.
+func (l *fileLoader) compileSchema(n *yaml.Node, schema any) *jsonschema.Schema {
+	c := jsonschema.NewCompiler()
+	url := "mem:///" + l.pos(n).String()
+	if err := c.AddResource(url, schema); err != nil {
+		l.diag.add(l.pos(n), "", "responseSchema is not a JSON Schema: %v", err)
+		return nil
+	}
+	compiled, err := c.Compile(url)
+	if err != nil {
+		l.diag.add(l.pos(n), "", "responseSchema is not a valid JSON Schema: %v", err)
+		return nil
+	}
+	return compiled
+}
+
+// cases reads a continuation: for interrupts a mapping {resolved: steps, cancelled:
+// steps} or a list of cases; for frontend tools a list of cases.
+func (l *fileLoader) cases(n *yaml.Node, forInterrupt bool) []branchCase {
+	if n.Kind == yaml.MappingNode && forInterrupt {
+		var out []branchCase
+		for status, body := range l.fields(n, "on", []string{protocol.ResumeResolved, protocol.ResumeCancelled}) {
+			out = append(out, branchCase{at: l.pos(body), status: status, steps: l.steps(body)})
+		}
+		slices.SortFunc(out, func(a, b branchCase) int { return a.at.line - b.at.line })
+		return out
+	}
+	if n.Kind != yaml.SequenceNode {
+		l.diag.add(l.pos(n), "e.g. on: [{content: (?i)yes, steps: [...]}, {steps: [...]}]", "on must be a list of cases")
+		return nil
+	}
+	keys := []string{"content", "steps"}
+	if forInterrupt {
+		keys = []string{"status", "payload", "steps"}
+	}
+	var out []branchCase
+	for _, item := range n.Content {
+		f := l.fields(item, "a case", keys)
+		if f == nil {
+			continue
+		}
+		bc := branchCase{at: l.pos(item)}
+		if v := f["status"]; v != nil {
+			bc.status = l.str(v)
+			if bc.status != protocol.ResumeResolved && bc.status != protocol.ResumeCancelled {
+				l.diag.add(l.pos(v), "", "status is resolved or cancelled, got %q", bc.status)
+			}
+		}
+		if v := f["payload"]; v != nil {
+			bc.payload = l.literal(v)
+		}
+		if v := f["content"]; v != nil {
+			bc.content = l.regex(v)
+		}
+		if v := f["steps"]; v != nil {
+			bc.steps = l.steps(v)
+		} else {
+			l.diag.add(l.pos(item), "an empty list plays nothing", "a case needs steps")
+		}
+		out = append(out, bc)
+	}
+	return out
+}
+
+func (l *fileLoader) toolResultStep(c stepCommon, n *yaml.Node) step {
+	if n.Kind == yaml.ScalarNode {
+		return &toolResultStep{stepCommon: c, content: l.valueFromNode(n)}
+	}
+	f := l.fields(n, "toolResult", []string{"content", "call"})
+	if f == nil || f["content"] == nil {
+		l.diag.add(l.pos(n), "", "toolResult needs content")
+		return nil
+	}
+	s := &toolResultStep{stepCommon: c, content: l.valueFromNode(f["content"])}
+	if v := f["call"]; v != nil {
+		s.call = l.str(v)
+	}
+	return s
+}
+
+func (s *toolResultStep) emit(p *planner) error {
+	callID := ""
+	if s.call != "" {
+		callID = p.ids[s.call]
+		if callID == "" {
+			return fmt.Errorf("toolResult call %q is not the id of an earlier tool step", s.call)
+		}
+	} else if answered, _ := p.r.data["answer"].(map[string]any); answered != nil {
+		callID, _ = answered["toolCallId"].(string)
+	}
+	if callID == "" {
+		return fmt.Errorf("toolResult needs call: <tool step id> outside the branch of a tool-bound interrupt")
+	}
+	content, err := p.renderText(s.content)
+	if err != nil {
+		return err
+	}
+	p.emit(protocol.NewEvent(protocol.ToolCallResult, "messageId", p.newID("msg"), "toolCallId", callID, "content", content, "role", "tool"))
+	return nil
+}
+
+func (s *interruptStep) emit(p *planner) error {
+	for _, d := range s.interrupts {
+		wire := map[string]any{"reason": d.reason}
+		id := p.newID("int")
+		if d.id != nil {
+			var err error
+			if id, err = p.renderText(d.id); err != nil {
+				return err
+			}
+		}
+		wire["id"] = id
+		pi := PendingInterrupt{ID: id, def: d}
+		if d.message != nil {
+			msg, err := p.renderText(d.message)
+			if err != nil {
+				return err
+			}
+			wire["message"] = msg
+		}
+		if d.toolCall != "" {
+			pi.ToolCallID = p.ids[d.toolCall]
+			if pi.ToolCallID == "" {
+				return fmt.Errorf("interrupt toolCall %q is not the id of an earlier tool step", d.toolCall)
+			}
+			wire["toolCallId"] = pi.ToolCallID
+		}
+		if d.responseSchema != nil {
+			wire["responseSchema"] = d.responseSchema
+		}
+		switch {
+		case d.expiresIn != nil:
+			pi.ExpiresAt = p.now.Add(*d.expiresIn)
+			wire["expiresAt"] = pi.ExpiresAt.UTC().Format(time.RFC3339Nano)
+		case d.expiresAt != nil:
+			at, err := p.renderText(d.expiresAt)
+			if err != nil {
+				return err
+			}
+			if pi.ExpiresAt, err = time.Parse(time.RFC3339Nano, at); err != nil {
+				return fmt.Errorf("expiresAt %q is not an RFC 3339 time", at)
+			}
+			wire["expiresAt"] = at
+		}
+		if d.metadata != nil {
+			md, err := d.metadata.render(p.r)
+			if err != nil {
+				return err
+			}
+			wire["metadata"] = md
+		}
+		pi.Wire = wire
+		p.interrupts = append(p.interrupts, pi)
+	}
+	return nil
+}
+
+// PendingInterrupt is an interrupt a paused thread waits on.
+type PendingInterrupt struct {
+	ID         string
+	ToolCallID string
+	ExpiresAt  time.Time      // zero when it does not expire
+	Wire       map[string]any // the interrupt as sent in RUN_FINISHED
+	def        *interruptDef
+}
+
+// PendingToolCall is a frontend tool call a paused thread waits on.
+type PendingToolCall struct {
+	ID   string
+	Name string
+	def  *toolStep
+}
+
+// Cursor is where a paused conversation continues: the steps left to play, the ids and
+// captures of its earlier runs, and what it waits for.
+type Cursor struct {
+	Scenario   *Scenario
+	Interrupts []PendingInterrupt
+	ToolCalls  []PendingToolCall
+	frames     []frame
+	captures   map[string]string
+	ids        map[string]string
+	activities map[string]string
+	lastTextID string
+}
+
+// frame is a list of steps being played and the answer its templates see.
+type frame struct {
+	steps  []step
+	next   int
+	answer map[string]any
+}
+
+// AnswerError is a resume that does not answer the pending interrupts properly.
+type AnswerError struct {
+	Code        string // interrupt_not_answered, unknown_interrupt, duplicate_answer, interrupt_expired, invalid_payload
+	InterruptID string
+	Message     string
+}
+
+func (e *AnswerError) Error() string { return e.Message }
+
+// CheckAnswers verifies a run input's resume entries against the pending interrupts the
+// way an agent would: every interrupt answered exactly once, no unknown ids, no
+// resolution of an expired interrupt, and payloads that satisfy the responseSchema.
+func (c *Cursor) CheckAnswers(resume []protocol.ResumeEntry, now time.Time) error {
+	pending := map[string]PendingInterrupt{}
+	for _, pi := range c.Interrupts {
+		pending[pi.ID] = pi
+	}
+	answered := map[string]bool{}
+	for _, r := range resume {
+		pi, ok := pending[r.InterruptID]
+		if !ok {
+			return &AnswerError{Code: "unknown_interrupt", InterruptID: r.InterruptID,
+				Message: fmt.Sprintf("resume answers interrupt %q, which is not pending on this thread (pending: %s)", r.InterruptID, strings.Join(slices.Sorted(maps.Keys(pending)), ", "))}
+		}
+		if answered[r.InterruptID] {
+			return &AnswerError{Code: "duplicate_answer", InterruptID: r.InterruptID, Message: fmt.Sprintf("resume answers interrupt %q twice", r.InterruptID)}
+		}
+		answered[r.InterruptID] = true
+		if r.Status == protocol.ResumeResolved && !pi.ExpiresAt.IsZero() && !now.Before(pi.ExpiresAt) {
+			return &AnswerError{Code: "interrupt_expired", InterruptID: r.InterruptID,
+				Message: fmt.Sprintf("interrupt %q expired at %s and can only be cancelled", r.InterruptID, pi.ExpiresAt.UTC().Format(time.RFC3339))}
+		}
+		if r.Status == protocol.ResumeResolved && pi.def.schema != nil {
+			if err := pi.def.schema.Validate(r.Payload); err != nil {
+				return &AnswerError{Code: "invalid_payload", InterruptID: r.InterruptID,
+					Message: fmt.Sprintf("the payload for interrupt %q does not satisfy its responseSchema: %s", r.InterruptID, schemaProblem(err))}
+			}
+		}
+	}
+	for _, pi := range c.Interrupts {
+		if !answered[pi.ID] {
+			return &AnswerError{Code: "interrupt_not_answered", InterruptID: pi.ID,
+				Message: fmt.Sprintf("resume does not answer pending interrupt %q; every pending interrupt needs an answer", pi.ID)}
+		}
+	}
+	return nil
+}
+
+// schemaProblem condenses a validation error to one line.
+func schemaProblem(err error) string {
+	var ve *jsonschema.ValidationError
+	if e, ok := err.(*jsonschema.ValidationError); ok {
+		ve = e
+	}
+	if ve == nil {
+		return err.Error()
+	}
+	var parts []string
+	var walk func(e *jsonschema.ValidationError)
+	walk = func(e *jsonschema.ValidationError) {
+		if len(e.Causes) == 0 {
+			parts = append(parts, fmt.Sprintf("at '/%s': %s", strings.Join(e.InstanceLocation, "/"), e.ErrorKind.LocalizedString(nil)))
+		}
+		for _, c := range e.Causes {
+			walk(c)
+		}
+	}
+	walk(ve)
+	return strings.Join(parts, "; ")
+}
+
+// ToolResults finds the results a run input brings for the pending frontend tool calls.
+// It reports false when any is missing: the client moved on without answering.
+func (c *Cursor) ToolResults(in *protocol.RunAgentInput) (map[string]string, bool) {
+	results := map[string]string{}
+	for _, m := range in.Messages {
+		if m.Role == "tool" {
+			results[m.ToolCallID] = m.Text()
+		}
+	}
+	for _, tc := range c.ToolCalls {
+		if _, ok := results[tc.ID]; !ok {
+			return nil, false
+		}
+	}
+	return results, true
+}
+
+// choose picks the first case whose conditions hold for an answer.
+func choose(cases []branchCase, status string, payload any, content string) []step {
+	for _, bc := range cases {
+		if bc.status != "" && bc.status != status {
+			continue
+		}
+		if bc.payload != nil && !subset(payload, bc.payload) {
+			continue
+		}
+		if bc.content != nil && !bc.content.MatchString(content) {
+			continue
+		}
+		return bc.steps
+	}
+	return nil
+}
