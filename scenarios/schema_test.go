@@ -1,0 +1,581 @@
+package scenarios
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+	"go.yaml.in/yaml/v3"
+
+	"github.com/agui-mock/agui-mock/protocol"
+)
+
+// schemaFile is the JSON Schema editors use to check scenario files.
+const schemaFile = "scenario.schema.json"
+
+// compileSchema compiles the scenario schema, asserting formats so that regular
+// expressions are checked with Go's regexp package, as the loader does.
+func compileSchema(t *testing.T) *jsonschema.Schema {
+	t.Helper()
+	f, err := os.Open(schemaFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	doc, err := jsonschema.UnmarshalJSON(f)
+	if err != nil {
+		t.Fatalf("%s: %v", schemaFile, err)
+	}
+	obj, _ := doc.(map[string]any)
+	id, _ := obj["$id"].(string)
+	if id == "" {
+		t.Fatalf("%s has no $id", schemaFile)
+	}
+	c := jsonschema.NewCompiler()
+	c.AssertFormat()
+	if err := c.AddResource(id, doc); err != nil {
+		t.Fatal(err)
+	}
+	sch, err := c.Compile(id)
+	if err != nil {
+		t.Fatalf("compiling %s: %v", schemaFile, err)
+	}
+	return sch
+}
+
+// yamlDocuments decodes every non-empty document of a YAML file into JSON-like values,
+// as an editor's YAML language server sees them.
+func yamlDocuments(data []byte) ([]any, error) {
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	var docs []any
+	for {
+		var v any
+		err := dec.Decode(&v)
+		if errors.Is(err, io.EOF) {
+			return docs, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		if v == nil {
+			continue // an empty document, which the loader skips too
+		}
+		docs = append(docs, jsonValue(v))
+	}
+}
+
+// jsonValue turns decoded YAML into values the validator understands: string map keys,
+// and text for the scalars JSON has no type for.
+func jsonValue(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			out[k] = jsonValue(e)
+		}
+		return out
+	case map[any]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			out[fmt.Sprint(k)] = jsonValue(e)
+		}
+		return out
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = jsonValue(e)
+		}
+		return out
+	case []byte:
+		return string(x)
+	case time.Time:
+		return x.Format(time.RFC3339Nano)
+	}
+	return v // nil, bool, string and Go's integer and float types
+}
+
+// shippedScenarioFiles lists the scenario files the project ships: the built-in set and,
+// when present, the examples directory.
+func shippedScenarioFiles(t *testing.T) []string {
+	t.Helper()
+	var files []string
+	for _, root := range []string{"builtin", filepath.Join("..", "examples")} {
+		if _, err := os.Stat(root); errors.Is(err, fs.ErrNotExist) && root != "builtin" {
+			continue
+		}
+		err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if d.IsDir() {
+				if p != root && strings.HasPrefix(d.Name(), ".") {
+					return filepath.SkipDir
+				}
+				return nil
+			}
+			if IsScenarioFile(p) {
+				files = append(files, p)
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(files) == 0 {
+		t.Fatal("found no shipped scenario files")
+	}
+	return files
+}
+
+func TestSchemaAcceptsShippedScenarios(t *testing.T) {
+	sch := compileSchema(t)
+	total := 0
+	for _, file := range shippedScenarioFiles(t) {
+		t.Run(filepath.ToSlash(file), func(t *testing.T) {
+			data, err := os.ReadFile(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			list, diags := Parse(file, data)
+			for _, d := range diags {
+				t.Errorf("parser: %v", d)
+			}
+			docs, err := yamlDocuments(data)
+			if err != nil {
+				t.Fatalf("decoding YAML: %v", err)
+			}
+			if len(diags) == 0 && len(docs) != len(list) {
+				t.Errorf("%d YAML documents, but the parser read %d scenarios", len(docs), len(list))
+			}
+			for i, doc := range docs {
+				if err := sch.Validate(doc); err != nil {
+					t.Errorf("document %d: %v", i+1, err)
+				}
+				total++
+			}
+		})
+	}
+	t.Logf("validated %d scenario documents", total)
+}
+
+// invalidCase is a known-bad scenario file of testdata/schema-invalid. Its header comments
+// say where the schema must report the mistake and what the parser must say about it:
+//
+//	# schema: #/steps/0
+//	# parser: a step needs exactly one kind
+type invalidCase struct {
+	file      string
+	data      []byte
+	schemaAt  string // the instance location the schema must flag, as a URI fragment: #/steps/0
+	parserMsg string // text one of the parser's diagnostics must contain
+}
+
+func readInvalidCases(t *testing.T) []invalidCase {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join("testdata", "schema-invalid", "*.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cases []invalidCase
+	for _, file := range files {
+		data, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := invalidCase{file: file, data: data}
+		sc := bufio.NewScanner(bytes.NewReader(data))
+		for sc.Scan() {
+			line := sc.Text()
+			if v, ok := strings.CutPrefix(line, "# schema:"); ok {
+				c.schemaAt = strings.TrimSpace(v)
+			}
+			if v, ok := strings.CutPrefix(line, "# parser:"); ok {
+				c.parserMsg = strings.TrimSpace(v)
+			}
+		}
+		if c.schemaAt == "" || c.parserMsg == "" {
+			t.Fatalf("%s: needs a '# schema: #<JSON Pointer>' and a '# parser: <message>' comment", file)
+		}
+		cases = append(cases, c)
+	}
+	return cases
+}
+
+// instanceLocations collects every place a validation error names, as URI fragments.
+func instanceLocations(err *jsonschema.ValidationError, into map[string]bool) {
+	loc := "#"
+	for _, tok := range err.InstanceLocation {
+		loc += "/" + strings.ReplaceAll(strings.ReplaceAll(tok, "~", "~0"), "/", "~1")
+	}
+	into[loc] = true
+	for _, c := range err.Causes {
+		instanceLocations(c, into)
+	}
+}
+
+func TestSchemaRejectsInvalidScenarios(t *testing.T) {
+	sch := compileSchema(t)
+	cases := readInvalidCases(t)
+	if len(cases) < 12 {
+		t.Fatalf("want at least 12 invalid scenario files, found %d", len(cases))
+	}
+	for _, c := range cases {
+		t.Run(filepath.Base(c.file), func(t *testing.T) {
+			docs, err := yamlDocuments(c.data)
+			if err != nil {
+				t.Fatalf("decoding YAML: %v", err)
+			}
+			if len(docs) != 1 {
+				t.Fatalf("want exactly one document, got %d", len(docs))
+			}
+			err = sch.Validate(docs[0])
+			var ve *jsonschema.ValidationError
+			if !errors.As(err, &ve) {
+				t.Fatalf("the schema accepts the document (err %v)", err)
+			}
+			at := map[string]bool{}
+			instanceLocations(ve, at)
+			if !at[c.schemaAt] {
+				t.Errorf("the schema reports no error at %s; it reports:\n%v", c.schemaAt, err)
+			}
+
+			_, diags := Parse(c.file, c.data)
+			if len(diags) == 0 {
+				t.Fatal("the parser accepts the file")
+			}
+			if !slices.ContainsFunc(diags, func(d Diagnostic) bool { return strings.Contains(d.Message, c.parserMsg) }) {
+				t.Errorf("no parser diagnostic contains %q; got %v", c.parserMsg, diags)
+			}
+		})
+	}
+	t.Logf("rejected %d invalid scenario documents", len(cases))
+}
+
+// TestSchemaAgreesWithParser checks the forms the shipped files do not use: the schema
+// and the parser must both accept each of these documents.
+func TestSchemaAgreesWithParser(t *testing.T) {
+	sch := compileSchema(t)
+	tests := []struct {
+		name string
+		yaml string
+	}{
+		{"durations as strings and milliseconds", `
+timing: {firstEvent: 0, firstToken: 1.5s, stepGap: 250, tokensPerSecond: 0, jitter: 1}
+steps:
+  - {pause: 1h2m3.5s}
+  - {pause: "300"}
+  - {pause: 0.5}
+  - {pause: 2us}
+  - {text: hi, delay: 10ms}
+`},
+		{"match on every criterion", `
+id: every.criterion_1
+priority: 10
+match:
+  route: [/agents/a, /agents/b/]
+  message: (?i)^hello (?P<name>\w+)
+  forwardedProps: {mode: fast, nested: {list: [1, 2]}}
+  state: {items: [{done: true}]}
+  tools: [search, clarify]
+  headers: {Authorization: ^Bearer , x-tenant: acme}
+examples:
+  - route: /agents/a
+    message: hello Ada
+    forwardedProps: {mode: fast, nested: {list: [1, 2, 3]}}
+    state: {items: [{done: true}]}
+    tools: [search, clarify]
+    headers: {Authorization: Bearer x, X-Tenant: acme}
+steps:
+  - text: "Hi {{ .captures.name }}"
+`},
+		{"single route and tool", `
+match: {route: /custom, tools: search}
+examples: [{route: /custom, tools: search}]
+steps: [{text: hi}]
+`},
+		{"every text, reasoning and error form", `
+steps:
+  - text: {content: "Be brief.", role: system, name: rules}
+  - text: 42
+  - reasoning: {content: thinking, encryptedValue: blob}
+  - reasoning: short thought
+    chunk: sentence
+    tokensPerSecond: 100
+  - error: {message: quota exceeded, code: "429"}
+`},
+		{"error short form", `
+steps:
+  - error: boom
+`},
+		{"tools", `
+steps:
+  - text: calling
+    id: intro
+  - tool: {name: front}
+  - tool: {name: back, args: '{"raw": true}', result: done, parent: none}
+    id: call1
+    chunk: none
+  - tool: {name: nested, args: [1, 2], result: {ok: true}}
+`},
+		{"state, patches and activities", `
+steps:
+  - state: {items: [], n: 0, old: 1, copy: null}
+  - stateDelta:
+      - {op: add, path: /items/-, value: {a: 1}}
+      - {op: replace, path: /n, value: null}
+      - {op: test, path: /n, value: null}
+      - {op: copy, from: /items, path: /copy}
+      - {op: move, from: /old, path: /new}
+      - {op: remove, path: /copy}
+  - activity: {type: PLAN, content: {steps: [a]}, replace: false}
+    id: card
+  - activityDelta:
+      target: card
+      patch: [{op: add, path: /steps/-, value: b}]
+  - messages:
+      - {id: m1, role: user, content: hi}
+      - {id: "{{ id ` + "`intro`" + ` }}", role: assistant, content: hello}
+`},
+		{"spans, custom, raw and events", `
+steps:
+  - step:
+      name: outer
+      steps:
+        - step: {name: inner, steps: [{text: deep}]}
+  - custom: {name: Ping}
+  - custom: {name: Ping, value: [1, {a: b}]}
+  - raw: {event: 7}
+  - raw: {event: {x: 1}, source: upstream}
+  - event: {type: CUSTOM, name: hand-written, value: null, timestamp: 1700000000000}
+  - event: {type: MY_VENDOR_EVENT, payload: 1}
+    delay: 0
+`},
+		{"an empty steps list", `
+steps: []
+result: {done: true}
+`},
+		{"explicit events with delays", `
+broken: tests a client against a stream that never finishes
+events:
+  - {type: RUN_STARTED, threadId: t, runId: r}
+  - {type: TEXT_MESSAGE_CHUNK, delta: hi, delay: 1.5}
+  - {type: CUSTOM, name: x, value: 1, delay: 2s}
+`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, diags := Parse("inline.yaml", []byte(tt.yaml))
+			for _, d := range diags {
+				t.Errorf("parser: %v", d)
+			}
+			docs, err := yamlDocuments([]byte(tt.yaml))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, doc := range docs {
+				if err := sch.Validate(doc); err != nil {
+					t.Errorf("schema: %v", err)
+				}
+			}
+		})
+	}
+}
+
+// TestSchemaParserDifferences pins the documents the schema and the parser judge
+// differently, so that a change to either side shows up here. The schema is stricter
+// where the parser reads any scalar as text or number, or lets through what a client
+// would reject; it is more lenient where the parser reads YAML notations that decoding
+// resolves (merge keys, aliases, 0x10, 1.0) differently, and where a rule depends on
+// the order of steps.
+func TestSchemaParserDifferences(t *testing.T) {
+	sch := compileSchema(t)
+	tests := []struct {
+		name        string
+		yaml        string
+		schemaValid bool
+		parserValid bool
+	}{
+		{"a number where the parser wants text", "id: 2024\nsteps: [{text: hi}]\n", false, true},
+		{"a quoted number for a number", "timing: {jitter: \"0.5\"}\nsteps: [{text: hi}]\n", false, true},
+		{"null text is sent as the text null", "steps: [{text: null}]\n", false, true},
+		{"an object as text content is sent as JSON", "steps: [{text: {content: {a: 1}}}]\n", false, true},
+		{"negative tokensPerSecond on a step", "steps: [{text: hi, tokensPerSecond: -5}]\n", false, true},
+		{"a JSON Patch path that is no JSON Pointer", "steps: [{stateDelta: [{op: remove, path: items}]}]\n", false, true},
+		{"messages that are not objects", "steps: [{messages: [1]}]\n", false, true},
+		{"a message role AG-UI does not define", "steps: [{messages: [{id: m, role: bot, content: hi}]}]\n", false, true},
+		{"an example route without a slash", "examples: [{route: chat}]\nsteps: [{text: hi}]\n", false, true},
+		{"an example's forwardedProps that is a list", "examples: [{forwardedProps: [1]}]\nsteps: [{text: hi}]\n", false, true},
+		{"NaN jitter", "timing: {jitter: NaN}\nsteps: [{text: hi}]\n", false, true},
+		{"an infinite pause", "steps: [{pause: inf}]\n", false, true},
+		{"priority written as a float", "priority: 1.0\nsteps: [{text: hi}]\n", true, false},
+		{"priority in hexadecimal", "priority: 0x10\nsteps: [{text: hi}]\n", true, false},
+		{"a merge key in a scenario", "<<: {description: merged}\nsteps: [{text: hi}]\n", true, false},
+		{"an alias for the text", "description: &d hello\nsteps: [{text: *d}]\n", true, false},
+		{"an alias for a JSON Patch", "steps:\n  - custom: {name: patch, value: &p [{op: add, path: /a, value: 1}]}\n  - stateDelta: *p\n", true, false},
+		{"a step after an error step", "steps: [{error: boom}, {text: never sent}]\n", true, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			docs, err := yamlDocuments([]byte(tt.yaml))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if schemaValid := sch.Validate(docs[0]) == nil; schemaValid != tt.schemaValid {
+				t.Errorf("schema valid = %v, want %v", schemaValid, tt.schemaValid)
+			}
+			_, diags := Parse("inline.yaml", []byte(tt.yaml))
+			if parserValid := len(diags) == 0; parserValid != tt.parserValid {
+				t.Errorf("parser valid = %v, want %v (%v)", parserValid, tt.parserValid, diags)
+			}
+		})
+	}
+}
+
+func TestSchemaFileIsWellFormed(t *testing.T) {
+	data, err := os.ReadFile(schemaFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc map[string]any
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if err := dec.Decode(&doc); err != nil {
+		t.Fatalf("%s is not valid JSON: %v", schemaFile, err)
+	}
+	if dec.More() {
+		t.Fatalf("%s has data after the schema", schemaFile)
+	}
+	for key, want := range map[string]string{
+		"$schema": "https://json-schema.org/draft/2020-12/schema",
+		"$id":     "https://agui-mock.dev/scenario.schema.json",
+	} {
+		if doc[key] != want {
+			t.Errorf("%s is %v, want %s", key, doc[key], want)
+		}
+	}
+	for _, key := range []string{"title", "description"} {
+		if s, _ := doc[key].(string); s == "" {
+			t.Errorf("the schema has no %s", key)
+		}
+	}
+
+	// Every property and every definition describes itself, for editors' hovers.
+	var walk func(path string, v any)
+	walk = func(path string, v any) {
+		switch x := v.(type) {
+		case map[string]any:
+			for _, group := range []string{"properties", "$defs"} {
+				members, _ := x[group].(map[string]any)
+				for name, sub := range members {
+					if obj, ok := sub.(map[string]any); ok {
+						if s, _ := obj["description"].(string); strings.TrimSpace(s) == "" {
+							t.Errorf("%s/%s/%s has no description", path, group, name)
+						}
+					}
+				}
+			}
+			for k, sub := range x {
+				walk(path+"/"+k, sub)
+			}
+		case []any:
+			for i, sub := range x {
+				walk(fmt.Sprintf("%s/%d", path, i), sub)
+			}
+		}
+	}
+	walk("#", doc)
+}
+
+// TestSchemaMatchesParserVocabulary keeps the schema's fixed sets in step with the
+// parser's and the protocol's.
+func TestSchemaMatchesParserVocabulary(t *testing.T) {
+	data, err := os.ReadFile(schemaFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc map[string]any
+	if err := json.Unmarshal(data, &doc); err != nil {
+		t.Fatal(err)
+	}
+	defs, _ := doc["$defs"].(map[string]any)
+	keys := func(v any) []string {
+		m, _ := v.(map[string]any)
+		var out []string
+		for k := range m {
+			out = append(out, k)
+		}
+		slices.Sort(out)
+		return out
+	}
+	strs := func(v any) []string {
+		list, _ := v.([]any)
+		var out []string
+		for _, e := range list {
+			out = append(out, fmt.Sprint(e))
+		}
+		slices.Sort(out)
+		return out
+	}
+	sorted := func(list []string) []string {
+		out := slices.Clone(list)
+		slices.Sort(out)
+		return out
+	}
+	// stepKindsOf reads the kinds of the step's oneOf: one required key per branch.
+	stepKindsOf := func(v any) []string {
+		var out []string
+		for _, branch := range v.([]any) {
+			out = append(out, strs(branch.(map[string]any)["required"])...)
+		}
+		slices.Sort(out)
+		return out
+	}
+	// textRoles reads the role enum of text's object form.
+	textRoles := func(v any) []string {
+		for _, branch := range v.([]any) {
+			if props, ok := branch.(map[string]any)["properties"].(map[string]any); ok {
+				return strs(props["role"].(map[string]any)["enum"])
+			}
+		}
+		return nil
+	}
+	get := func(v any, path ...string) any {
+		for _, p := range path {
+			m, _ := v.(map[string]any)
+			v = m[p]
+		}
+		return v
+	}
+
+	tests := []struct {
+		name      string
+		got, want []string
+	}{
+		{"scenario keys", keys(doc["properties"]), sorted(scenarioKeys)},
+		{"match keys", keys(get(doc, "properties", "match", "properties")), sorted(matchKeys)},
+		{"timing keys", keys(get(doc, "properties", "timing", "properties")), sorted(timingKeys)},
+		{"example keys", keys(get(doc, "properties", "examples", "items", "properties")), sorted(exampleKeys)},
+		{"step keys", keys(get(defs, "step", "properties")), sorted(append(slices.Clone(stepKinds), commonKeys...))},
+		{"step kinds", stepKindsOf(get(defs, "step", "oneOf")), sorted(stepKinds)},
+		{"chunk modes", strs(get(defs, "step", "properties", "chunk", "enum")), sorted([]string{"word", "sentence", "none"})},
+		{"text roles", textRoles(get(defs, "step", "properties", "text", "oneOf")), sorted([]string{"assistant", "developer", "system", "user"})},
+		{"JSON Patch ops", strs(get(defs, "jsonPatchOperation", "properties", "op", "enum")), sorted([]string{"add", "remove", "replace", "move", "copy", "test"})},
+		{"event types", strs(get(defs, "eventType", "examples")), protocol.KnownEventTypes()},
+	}
+	for _, tt := range tests {
+		if !slices.Equal(tt.got, tt.want) {
+			t.Errorf("%s: schema has %v, parser has %v", tt.name, tt.got, tt.want)
+		}
+	}
+}
