@@ -21,7 +21,7 @@ type Conversation struct {
 func (c *Conversation) AddInput(in *RunAgentInput) {
 	for _, m := range in.Messages {
 		if c.find(m.ID) < 0 {
-			c.Messages = append(c.Messages, cloneMap(m.Raw))
+			c.Messages = append(c.Messages, CloneObject(m.Raw))
 		}
 	}
 	if in.State != nil {
@@ -194,7 +194,7 @@ func (c *Conversation) applySnapshot(ev Event) {
 	for _, item := range list {
 		if m, ok := item.(map[string]any); ok {
 			id, _ := m["id"].(string)
-			byID[id] = cloneMap(m)
+			byID[id] = CloneObject(m)
 			hasRole[m["role"]] = true
 			order = append(order, byID[id])
 		}
@@ -269,8 +269,9 @@ func ApplyPatch(doc, patch any) (any, error) {
 	return next, nil
 }
 
-// cloneMap copies a message deeply enough that applying events never changes the input.
-func cloneMap(m map[string]any) map[string]any {
+// CloneObject deep-copies a JSON object, so applying events never changes the input and
+// readers of a history never see it change.
+func CloneObject(m map[string]any) map[string]any {
 	b, err := json.Marshal(m)
 	if err != nil {
 		return m

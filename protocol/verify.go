@@ -404,3 +404,28 @@ func closeItem(set map[string]bool, id, format string) error {
 	delete(set, id)
 	return nil
 }
+
+// Closers returns the events that close everything the stream has open, so that a run
+// cut short can still end with RUN_FINISHED. An open chunk stream needs none: the
+// terminal event closes it.
+func (v *Verifier) Closers() []Event {
+	var out []Event
+	add := func(set map[string]bool, typ, field, chunkMode string) {
+		ids := make([]string, 0, len(set))
+		for id := range set {
+			if !(v.chunk.mode == chunkMode && v.chunk.id == id) {
+				ids = append(ids, id)
+			}
+		}
+		slices.Sort(ids)
+		for _, id := range ids {
+			out = append(out, NewEvent(typ, field, id))
+		}
+	}
+	add(v.tools, ToolCallEnd, "toolCallId", "tool")
+	add(v.messages, TextMessageEnd, "messageId", "text")
+	add(v.reasonings, ReasoningMessageEnd, "messageId", "reasoning")
+	add(v.spans, ReasoningEnd, "messageId", "")
+	add(v.steps, StepFinished, "stepName", "")
+	return out
+}

@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
+	"maps"
 	"math/rand/v2"
+	"slices"
 	"net/http"
 	"regexp"
 	"strings"
@@ -34,35 +36,57 @@ type Timed struct {
 type Plan struct {
 	Scenario *Scenario
 	Events   []Timed
+	// Next is where the conversation continues when the run pauses for an interrupt or
+	// for frontend tool results; nil when the scenario is done.
+	Next *Cursor
 }
 
 // PlanOptions configures how a run's plan is made.
 type PlanOptions struct {
-	Seed   uint64 // with the request's ids, decides generated ids, fake data and jitter
-	Timing Timing // the server's defaults; the scenario's own timing applies on top
+	Seed   uint64    // with the request's ids, decides generated ids, fake data and jitter
+	Timing Timing    // the server's defaults; the scenario's own timing applies on top
+	Now    time.Time // when the run starts, for interrupt expiry
 }
 
-// Plan builds the run's event stream. Captures are the named groups of the match.
-func (s *Scenario) Plan(req *Request, captures map[string]string, opts PlanOptions) (*Plan, error) {
-	plan, _, err := s.plan(req, captures, opts, false)
+// Start says where a run begins: a new conversation, with the captures of its match, or
+// the continuation of a paused one.
+type Start struct {
+	Captures map[string]string
+	Resume   *Cursor
+	// forced picks the case of each pending item by index instead of by its answer;
+	// loading uses it to try every branch.
+	forced map[int]int
+}
+
+// Plan builds the run's event stream.
+func (s *Scenario) Plan(req *Request, start Start, opts PlanOptions) (*Plan, error) {
+	plan, _, err := s.plan(req, start, opts, false)
 	return plan, err
 }
 
 // plan builds the run's event stream; with trace it also returns, for each event, the
 // position of the step that wrote it, for load-time diagnostics.
-func (s *Scenario) plan(req *Request, captures map[string]string, opts PlanOptions, trace bool) (*Plan, []pos, error) {
+func (s *Scenario) plan(req *Request, start Start, opts PlanOptions, trace bool) (*Plan, []pos, error) {
 	seed := runSeed(opts.Seed, s.ID, req.Input.ThreadID, req.Input.RunID)
 	file, line, col := splitSource(s.Source)
+	captures := start.Captures
 	p := &planner{
 		trace:         trace,
 		current:       pos{file: file, line: line, col: col},
 		timing:        s.Timing.Apply(opts.Timing),
 		rng:           rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)),
+		now:           opts.Now,
 		ids:           map[string]string{},
 		activityTypes: map[string]string{},
 		state:         req.Input.State,
-		stateKnown:    false,
 	}
+	if c := start.Resume; c != nil {
+		captures = c.captures
+		maps.Copy(p.ids, c.ids)
+		maps.Copy(p.activityTypes, c.activities)
+		p.lastTextID = c.lastTextID
+	}
+	p.captures = captures
 	p.r = &renderer{data: renderData(req, captures)}
 	if s.templates != nil && len(s.templates.Templates()) > 0 {
 		set, err := s.templates.Clone()
@@ -71,10 +95,13 @@ func (s *Scenario) plan(req *Request, captures map[string]string, opts PlanOptio
 		}
 		p.r.set = set.Funcs(funcMap(gofakeit.New(seed), p.localID))
 	}
-	if err := p.build(s, req.Input); err != nil {
+	if err := p.build(s, req.Input, start); err != nil {
 		return nil, nil, fmt.Errorf("scenario %s: %w", s.ID, err)
 	}
-	return &Plan{Scenario: s, Events: p.events}, p.origins, nil
+	if p.next != nil {
+		p.next.Scenario = s
+	}
+	return &Plan{Scenario: s, Events: p.events, Next: p.next}, p.origins, nil
 }
 
 // stepError is a problem of one step, found while planning.
@@ -129,6 +156,7 @@ func renderData(req *Request, captures map[string]string) map[string]any {
 		"route": req.Route, "message": msg.Text(), "captures": caps,
 		"forwardedProps": orEmpty(in.ForwardedProps), "state": orEmpty(in.State),
 		"context": context, "tools": tools, "messages": messages, "headers": headers,
+		"answer": map[string]any{}, "resume": []any{},
 	}
 }
 
@@ -144,12 +172,17 @@ type planner struct {
 	timing        Timing
 	rng           *rand.Rand
 	r             *renderer
+	now           time.Time
 	at            time.Duration
 	events        []Timed
+	captures      map[string]string
 	ids           map[string]string // local names → generated ids
 	activityTypes map[string]string // activity ids → their types
 	lastTextID    string
 	terminated    bool
+	interrupts    []PendingInterrupt // raised by this run
+	pendingTools  []PendingToolCall  // frontend tool calls this run left unanswered
+	next          *Cursor
 	trace         bool  // record origins
 	current       pos   // the step being planned
 	origins       []pos // per event, the step that wrote it
@@ -158,7 +191,7 @@ type planner struct {
 	stateKnown bool
 }
 
-func (p *planner) build(s *Scenario, in *protocol.RunAgentInput) error {
+func (p *planner) build(s *Scenario, in *protocol.RunAgentInput, start Start) error {
 	if s.events != nil {
 		for i := range s.events {
 			if d := s.events[i].delay; d != nil {
@@ -173,15 +206,30 @@ func (p *planner) build(s *Scenario, in *protocol.RunAgentInput) error {
 	}
 	p.wait(p.timing.FirstEvent)
 	p.emit(protocol.NewEvent(protocol.RunStarted, "threadId", in.ThreadID, "runId", in.RunID))
-	if err := p.runSteps(s.steps, p.timing.FirstToken); err != nil {
-		return err
+	stack := []frame{{steps: s.steps}}
+	if start.Resume != nil {
+		stack = p.continuation(start.Resume, in, start.forced)
 	}
-	if p.terminated {
-		return nil
+	if err := p.runFrames(stack); err != nil || p.terminated {
+		return err
 	}
 	p.wait(p.timing.StepGap)
 	finished := protocol.NewEvent(protocol.RunFinished, "threadId", in.ThreadID, "runId", in.RunID)
-	if s.result != nil {
+	switch {
+	case len(p.interrupts) > 0:
+		wires := make([]any, len(p.interrupts))
+		for i, pi := range p.interrupts {
+			wires[i] = pi.Wire
+		}
+		finished = finished.With("outcome", map[string]any{"type": "interrupt", "interrupts": wires})
+	case len(p.pendingTools) > 0:
+		ids := make([]any, len(p.pendingTools))
+		for i, tc := range p.pendingTools {
+			ids[i] = tc.ID
+		}
+		finished = finished.With("outcome", map[string]any{"type": "success", "pendingToolCallIds": ids})
+	}
+	if s.result != nil && p.next == nil {
 		result, err := s.result.render(p.r)
 		if err != nil {
 			return err
@@ -192,32 +240,163 @@ func (p *planner) build(s *Scenario, in *protocol.RunAgentInput) error {
 	return nil
 }
 
-// runSteps plays steps in order: firstGap before the first, the step gap between the
-// others, unless a step sets its own delay.
-func (p *planner) runSteps(steps []step, firstGap time.Duration) error {
-	for i, s := range steps {
-		gap := p.timing.StepGap
-		if i == 0 {
-			gap = firstGap
+// continuation builds the frames a resumed run plays: each answered item's branch, in
+// the order the items were raised, then the steps that followed the pause.
+func (p *planner) continuation(c *Cursor, in *protocol.RunAgentInput, forced map[int]int) []frame {
+	stack := cloneFrames(c.frames)
+	var branches []frame
+	answers := map[string]protocol.ResumeEntry{}
+	for _, r := range in.Resume {
+		answers[r.InterruptID] = r
+	}
+	resume := make([]any, 0, len(in.Resume))
+	for _, r := range in.Resume {
+		resume = append(resume, answerMap(r, ""))
+	}
+	p.r.data["resume"] = resume
+	for i, pi := range c.Interrupts {
+		r := answers[pi.ID]
+		answer := answerMap(r, pi.ToolCallID)
+		steps := choose(pi.def.cases, r.Status, r.Payload, "")
+		if k, ok := forced[i]; ok {
+			steps = pi.def.cases[k].steps
 		}
-		if d := s.common().delay; d != nil {
-			gap = *d
+		branches = append(branches, frame{steps: steps, answer: answer})
+	}
+	results, _ := c.ToolResults(in)
+	for i, tc := range c.ToolCalls {
+		content := results[tc.ID]
+		steps := choose(tc.def.cases, "", nil, content)
+		if k, ok := forced[i]; ok {
+			steps = tc.def.cases[k].steps
 		}
-		p.wait(gap)
-		outer := p.current
-		p.current = s.common().at
-		if err := s.emit(p); err != nil {
-			var inner *stepError
-			if errors.As(err, &inner) {
-				return err
-			}
-			return &stepError{at: s.common().at, err: err}
+		branches = append(branches, frame{steps: steps, answer: map[string]any{"toolCallId": tc.ID, "name": tc.Name, "content": content}})
+	}
+	slices.Reverse(branches)
+	return append(stack, branches...)
+}
+
+func answerMap(r protocol.ResumeEntry, toolCallID string) map[string]any {
+	m := map[string]any{"interruptId": r.InterruptID, "status": r.Status, "payload": orEmpty(r.Payload)}
+	if toolCallID != "" {
+		m["toolCallId"] = toolCallID
+	}
+	return m
+}
+
+func cloneFrames(frames []frame) []frame {
+	out := make([]frame, len(frames))
+	copy(out, frames)
+	return out
+}
+
+// runFrames plays the frames from the top of the stack down until the steps run out, the
+// run ends with an error, or it pauses; a pause leaves the rest in p.next.
+func (p *planner) runFrames(stack []frame) error {
+	first := true
+	for len(stack) > 0 {
+		top := &stack[len(stack)-1]
+		if top.next >= len(top.steps) {
+			stack = stack[:len(stack)-1]
+			continue
 		}
-		p.current = outer
+		st := top.steps[top.next]
+		top.next++
 		if p.terminated {
+			return &stepError{at: st.common().at, err: errors.New("no step may follow the end of the run")}
+		}
+		p.r.data["answer"] = orEmpty(mapOrNil(top.answer))
+		gap := p.timing.StepGap
+		if first {
+			gap = p.timing.FirstToken
+		}
+		first = false
+		if err := p.runStep(st, gap); err != nil {
+			return err
+		}
+		if p.terminated {
+			continue // only to report steps that follow
+		}
+		if len(p.interrupts) > 0 || (len(p.pendingTools) > 0 && !nextIsFrontendTool(stack) && hasMore(stack)) {
+			p.pause(stack)
 			return nil
 		}
 	}
+	return nil
+}
+
+// pause records where the conversation continues.
+func (p *planner) pause(stack []frame) {
+	p.next = &Cursor{
+		Interrupts: p.interrupts,
+		ToolCalls:  p.pendingTools,
+		frames:     cloneFrames(stack),
+		captures:   p.captures,
+		ids:        maps.Clone(p.ids),
+		activities: maps.Clone(p.activityTypes),
+		lastTextID: p.lastTextID,
+	}
+}
+
+func mapOrNil(m map[string]any) any {
+	if m == nil {
+		return nil
+	}
+	return m
+}
+
+// nextIsFrontendTool reports whether the next step is another frontend tool call, which
+// the same run still makes: a model asks for parallel tool calls in one turn.
+func nextIsFrontendTool(stack []frame) bool {
+	for i := len(stack) - 1; i >= 0; i-- {
+		f := stack[i]
+		if f.next < len(f.steps) {
+			ts, ok := f.steps[f.next].(*toolStep)
+			return ok && ts.result == nil
+		}
+	}
+	return false
+}
+
+func hasMore(stack []frame) bool {
+	for _, f := range stack {
+		if f.next < len(f.steps) {
+			return true
+		}
+	}
+	return false
+}
+
+// runSteps plays a span's steps in order, with the step gap before each, unless a step
+// sets its own delay.
+func (p *planner) runSteps(steps []step) error {
+	for _, s := range steps {
+		if p.terminated {
+			return &stepError{at: s.common().at, err: errors.New("no step may follow the end of the run")}
+		}
+		if err := p.runStep(s, p.timing.StepGap); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// runStep waits the gap (or the step's own delay) and plays one step.
+func (p *planner) runStep(s step, gap time.Duration) error {
+	if d := s.common().delay; d != nil {
+		gap = *d
+	}
+	p.wait(gap)
+	outer := p.current
+	p.current = s.common().at
+	if err := s.emit(p); err != nil {
+		var inner *stepError
+		if errors.As(err, &inner) {
+			return err
+		}
+		return &stepError{at: s.common().at, err: err}
+	}
+	p.current = outer
 	return nil
 }
 

@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/agui-mock/agui-mock/protocol"
 )
@@ -148,13 +149,35 @@ func (ex Example) request() *Request {
 	return &Request{Route: route, Input: in, Header: h}
 }
 
-// check dry-runs the scenario on a sample request: templates must render, JSON Patches
-// must apply, and the events must follow the protocol unless the scenario says it is
-// broken on purpose.
+// Limits of the load-time exploration of a conversation's branches.
+const (
+	maxCheckDepth = 6  // runs in one conversation
+	maxCheckRuns  = 64 // runs per scenario
+)
+
+// check dry-runs the scenario on a sample request, and every branch of its
+// continuations: templates must render, JSON Patches must apply, and the events must
+// follow the protocol unless the scenario says it is broken on purpose.
 func (sc *Scenario) check() []Diagnostic {
 	req := sc.sampleRequest()
 	captures, _ := sc.Match.test(req)
-	plan, origins, err := sc.plan(req, captures, PlanOptions{Seed: 1, Timing: DefaultTiming()}, true)
+	budget := maxCheckRuns
+	diags := sc.explore(req, Start{Captures: captures}, 1, &budget)
+	seen := map[string]bool{}
+	unique := diags[:0]
+	for _, d := range diags {
+		if !seen[d.Error()] {
+			seen[d.Error()] = true
+			unique = append(unique, d)
+		}
+	}
+	return unique
+}
+
+// explore dry-runs one run, then each way its continuation can go.
+func (sc *Scenario) explore(req *Request, start Start, depth int, budget *int) []Diagnostic {
+	*budget--
+	plan, origins, err := sc.plan(req, start, PlanOptions{Seed: 1, Timing: DefaultTiming(), Now: time.Now()}, true)
 	if err != nil {
 		var se *stepError
 		if errors.As(err, &se) {
@@ -162,6 +185,62 @@ func (sc *Scenario) check() []Diagnostic {
 		}
 		return []Diagnostic{sc.diagnostic(err.Error(), "")}
 	}
+	diags := sc.verify(plan, origins, req.Input.ThreadID)
+	next := plan.Next
+	if next == nil || depth >= maxCheckDepth {
+		return diags
+	}
+	variants := []map[int]int{nil}
+	for i, pi := range next.Interrupts {
+		for k := range pi.def.cases {
+			variants = append(variants, map[int]int{i: k})
+		}
+	}
+	for i, tc := range next.ToolCalls {
+		for k := range tc.def.cases {
+			variants = append(variants, map[int]int{i: k})
+		}
+	}
+	for n, forced := range variants {
+		if *budget <= 0 {
+			break
+		}
+		nextReq := continuationRequest(req, next, forced, fmt.Sprintf("%s-%d", req.Input.RunID, n))
+		diags = append(diags, sc.explore(nextReq, Start{Resume: next, forced: forced}, depth+1, budget)...)
+	}
+	return diags
+}
+
+// continuationRequest is the request that answers a paused run: every interrupt
+// resolved (or as its forced case says), every frontend tool answered.
+func continuationRequest(prev *Request, c *Cursor, forced map[int]int, runID string) *Request {
+	in := *prev.Input
+	in.RunID = runID
+	in.Resume = nil
+	for i, pi := range c.Interrupts {
+		entry := protocol.ResumeEntry{InterruptID: pi.ID, Status: protocol.ResumeResolved, Payload: map[string]any{}}
+		if k, ok := forced[i]; ok {
+			bc := pi.def.cases[k]
+			if bc.status != "" {
+				entry.Status = bc.status
+			}
+			if bc.payload != nil {
+				entry.Payload = bc.payload
+			}
+		}
+		in.Resume = append(in.Resume, entry)
+	}
+	in.Messages = slices.Clone(in.Messages)
+	for _, tc := range c.ToolCalls {
+		raw := map[string]any{"id": "tool-" + tc.ID, "role": "tool", "toolCallId": tc.ID, "content": ""}
+		in.Messages = append(in.Messages, protocol.Message{ID: "tool-" + tc.ID, Role: "tool", ToolCallID: tc.ID, Content: "", Raw: raw})
+	}
+	return &Request{Route: prev.Route, Input: &in, Header: prev.Header}
+}
+
+// verify checks one planned run against the event rules, pointing at the step that
+// wrote the offending event.
+func (sc *Scenario) verify(plan *Plan, origins []pos, threadID string) []Diagnostic {
 	if sc.Broken != "" {
 		return nil
 	}
@@ -169,7 +248,7 @@ func (sc *Scenario) check() []Diagnostic {
 	for i, t := range plan.Events {
 		events[i] = t.Event
 	}
-	v, err := protocol.VerifyStream(events, req.Input.ThreadID)
+	v, err := protocol.VerifyStream(events, threadID)
 	var diags []Diagnostic
 	at := func(index int, msg, hint string) Diagnostic {
 		if index < 0 || index >= len(origins) {

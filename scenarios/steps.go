@@ -29,7 +29,7 @@ type stepCommon struct {
 func (c *stepCommon) common() *stepCommon { return c }
 
 var stepKinds = []string{"text", "reasoning", "tool", "state", "stateDelta", "messages", "activity",
-	"activityDelta", "step", "custom", "raw", "error", "pause", "event"}
+	"activityDelta", "step", "custom", "raw", "error", "pause", "event", "interrupt", "toolResult"}
 
 var commonKeys = []string{"id", "delay", "tokensPerSecond", "chunk"}
 
@@ -136,6 +136,10 @@ func (l *fileLoader) step(n *yaml.Node) step {
 		return &pauseStep{stepCommon: c, length: l.duration(body)}
 	case "event":
 		return l.eventStep(c, body, false)
+	case "interrupt":
+		return l.interruptStep(c, body)
+	case "toolResult":
+		return l.toolResultStep(c, body)
 	}
 	return nil
 }
@@ -259,10 +263,11 @@ type toolStep struct {
 	args   *value
 	result *value
 	parent string // "" attaches the call to the run's latest text message; "none" to none
+	cases  []branchCase // frontend tools: what the next run plays, by the tool's result
 }
 
 func (l *fileLoader) toolStep(c stepCommon, n *yaml.Node) step {
-	f := l.fields(n, "tool", []string{"name", "args", "result", "parent"})
+	f := l.fields(n, "tool", []string{"name", "args", "result", "parent", "on"})
 	if f == nil || f["name"] == nil {
 		l.diag.add(l.pos(n), "", "tool needs a name")
 		return nil
@@ -273,6 +278,12 @@ func (l *fileLoader) toolStep(c stepCommon, n *yaml.Node) step {
 	}
 	if v := f["result"]; v != nil {
 		s.result = l.valueFromNode(v)
+	}
+	if v := f["on"]; v != nil {
+		if s.result != nil {
+			l.diag.add(l.pos(v), "a tool with a result runs on the server; on belongs to frontend tools", "on and result exclude each other")
+		}
+		s.cases = l.cases(v, false)
 	}
 	if v := f["parent"]; v != nil {
 		s.parent = l.str(v)
@@ -295,6 +306,7 @@ func (s *toolStep) emit(p *planner) error {
 	}
 	p.emit(protocol.NewEvent(protocol.ToolCallEnd, "toolCallId", id))
 	if s.result == nil {
+		p.pendingTools = append(p.pendingTools, PendingToolCall{ID: id, Name: s.name, def: s})
 		return nil
 	}
 	result, err := p.renderText(s.result)
@@ -445,12 +457,18 @@ func (l *fileLoader) spanStep(c stepCommon, n *yaml.Node) step {
 		l.diag.add(l.pos(n), "", "step needs a name and a list of steps")
 		return nil
 	}
-	return &spanStep{stepCommon: c, name: l.str(f["name"]), children: l.steps(f["steps"])}
+	s := &spanStep{stepCommon: c, name: l.str(f["name"]), children: l.steps(f["steps"])}
+	for _, child := range s.children {
+		if _, isInterrupt := child.(*interruptStep); isInterrupt {
+			l.diag.add(child.common().at, "end the span before the interrupt", "an interrupt cannot be inside a step span: the run ends at it")
+		}
+	}
+	return s
 }
 
 func (s *spanStep) emit(p *planner) error {
 	p.emit(protocol.NewEvent(protocol.StepStarted, "stepName", s.name))
-	if err := p.runSteps(s.children, p.timing.StepGap); err != nil {
+	if err := p.runSteps(s.children); err != nil {
 		return err
 	}
 	if !p.terminated {

@@ -19,7 +19,7 @@ const maxRenderBytes = 1 << 20
 
 // templateRoots are the names templates can read from the request; see renderData.
 var templateRoots = []string{"threadId", "runId", "parentRunId", "route", "message", "captures",
-	"forwardedProps", "state", "context", "tools", "messages", "headers"}
+	"forwardedProps", "state", "context", "tools", "messages", "headers", "answer", "resume"}
 
 // funcMap is the allow-list of functions templates can call. Fake data comes from the
 // run's own seeded faker; id returns the run's fresh id for a local name.

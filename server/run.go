@@ -8,16 +8,21 @@ import (
 	"mime"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/labstack/echo/v4"
 
 	"github.com/agui-mock/agui-mock/protocol"
 	"github.com/agui-mock/agui-mock/scenarios"
+	"github.com/agui-mock/agui-mock/threads"
 )
 
 // SpeedHeader overrides the server's speed factor for one request, e.g. 0 in tests.
 const SpeedHeader = "X-Agui-Mock-Speed"
+
+// errShutdown is the cause of runs stopped because the server is stopping.
+var errShutdown = errors.New("server shutting down")
 
 // run answers one run request with a scenario's event stream.
 func (s *Server) run(c echo.Context, route string) error {
@@ -29,49 +34,133 @@ func (s *Server) run(c echo.Context, route string) error {
 	if err != nil {
 		return err
 	}
-	body, err := io.ReadAll(http.MaxBytesReader(c.Response(), req.Body, s.cfg.MaxBodyBytes))
+	body, err := s.readBody(c)
 	if err != nil {
-		var tooLarge *http.MaxBytesError
-		if errors.As(err, &tooLarge) {
-			return apiError(http.StatusRequestEntityTooLarge, "body_too_large", fmt.Sprintf("the body exceeds the limit of %d bytes", s.cfg.MaxBodyBytes))
-		}
-		return apiError(http.StatusBadRequest, "unreadable_body", "reading the body: "+err.Error())
+		return err
 	}
 	in, err := protocol.DecodeRunAgentInput(body, protocol.DecodeOptions{Strict: s.cfg.Strict, NewID: s.newID})
 	if err != nil {
-		var ie *protocol.InputError
-		if errors.As(err, &ie) {
-			return &httpError{status: http.StatusBadRequest, body: errorBody{Error: "invalid_input", Message: "invalid RunAgentInput: " + ie.Error(), Field: ie.Field}}
+		return inputError("RunAgentInput", err)
+	}
+	sreq := &scenarios.Request{Route: route, Input: in, Header: req.Header}
+
+	ctx, cancel := context.WithCancelCause(req.Context())
+	defer cancel(nil)
+	run, cursor, err := s.threads.Begin(in.ThreadID, in.RunID, cancel)
+	if err != nil {
+		var busy *threads.BusyError
+		if errors.As(err, &busy) {
+			return &httpError{status: http.StatusConflict, body: errorBody{Error: "run_in_progress", Message: busy.Error(), Details: map[string]any{"runId": busy.RunID}}}
 		}
 		return err
 	}
-	sreq := &scenarios.Request{Route: route, Input: in, Header: req.Header}
-	set := s.set.Load()
-	sel, candidates := set.Select(sreq)
+	plan, err := s.planRun(sreq, cursor)
+	if err != nil {
+		run.Release()
+		return err
+	}
+	run.Start(plan.Scenario.ID)
+	run.AddInput(in)
+
+	peer := protocol.PeerFor(in.ProtocolVersion)
+	log := s.cfg.Logger.With("route", route, "scenario", plan.Scenario.ID, "thread", in.ThreadID, "run", in.RunID, "client", peer.String())
+	started := time.Now()
+	w := newEventWriter(c.Response(), s.cfg.EventIDs, s.cfg.WriteTimeout)
+	p := &player{server: s, w: w, peer: peer, run: run, input: in}
+	outcome := p.play(ctx, plan, speed)
+	next := plan.Next
+	if outcome != "interrupt" && outcome != "success" {
+		next = nil // a run cut short abandons the rest of the conversation
+	}
+	run.Finish(outcome, next)
+	log.Info("run", "events", p.sent, "outcome", outcome, "duration", time.Since(started).Round(time.Millisecond))
+	return nil
+}
+
+// planRun decides what a run plays: the continuation of the thread's paused scenario,
+// or the scenario its request matches.
+func (s *Server) planRun(sreq *scenarios.Request, cursor *scenarios.Cursor) (*scenarios.Plan, error) {
+	in := sreq.Input
+	opts := scenarios.PlanOptions{Seed: s.cfg.Seed, Timing: s.cfg.Timing, Now: time.Now()}
+	if cursor != nil && len(cursor.Interrupts) > 0 {
+		if len(in.Resume) == 0 {
+			return nil, &httpError{status: http.StatusConflict, body: errorBody{
+				Error:   "interrupts_pending",
+				Message: fmt.Sprintf("the thread waits for answers to %d interrupt(s); send them in resume (status resolved or cancelled)", len(cursor.Interrupts)),
+				Details: map[string]any{"interrupts": wireInterrupts(cursor)},
+			}}
+		}
+		if err := cursor.CheckAnswers(in.Resume, time.Now()); err != nil {
+			var ae *scenarios.AnswerError
+			if errors.As(err, &ae) {
+				return nil, &httpError{status: http.StatusBadRequest, body: errorBody{Error: ae.Code, Message: ae.Message, Details: map[string]any{"interruptId": ae.InterruptID, "interrupts": wireInterrupts(cursor)}}}
+			}
+			return nil, err
+		}
+		return s.plan(cursor.Scenario, sreq, scenarios.Start{Resume: cursor}, opts)
+	}
+	if len(in.Resume) > 0 {
+		return nil, apiError(http.StatusBadRequest, "no_pending_interrupts", "resume answers interrupts, but none is pending on thread "+strconv.Quote(in.ThreadID))
+	}
+	if cursor != nil && len(cursor.ToolCalls) > 0 {
+		if _, answered := cursor.ToolResults(in); answered {
+			return s.plan(cursor.Scenario, sreq, scenarios.Start{Resume: cursor}, opts)
+		}
+		// the client moved on without the tool results: start afresh
+	}
+	sel, candidates := s.set.Load().Select(sreq)
 	if sel == nil {
-		return &httpError{status: http.StatusNotFound, body: errorBody{
+		return nil, &httpError{status: http.StatusNotFound, body: errorBody{
 			Error:   "no_scenario",
 			Message: "no scenario matches this request",
 			Details: map[string]any{"candidates": candidates},
 		}}
 	}
-	plan, err := sel.Scenario.Plan(sreq, sel.Captures, scenarios.PlanOptions{Seed: s.cfg.Seed, Timing: s.cfg.Timing})
+	return s.plan(sel.Scenario, sreq, scenarios.Start{Captures: sel.Captures}, opts)
+}
+
+func (s *Server) plan(sc *scenarios.Scenario, sreq *scenarios.Request, start scenarios.Start, opts scenarios.PlanOptions) (*scenarios.Plan, error) {
+	plan, err := sc.Plan(sreq, start, opts)
 	if err != nil {
-		return apiError(http.StatusInternalServerError, "scenario_failed", err.Error())
+		return nil, apiError(http.StatusInternalServerError, "scenario_failed", err.Error())
 	}
-	peer := protocol.PeerFor(in.ProtocolVersion)
-	log := s.cfg.Logger.With("route", route, "scenario", sel.Scenario.ID, "thread", in.ThreadID, "run", in.RunID, "client", peer.String())
-	started := time.Now()
-	w := newEventWriter(c.Response(), s.cfg.EventIDs, s.cfg.WriteTimeout)
-	sent, outcome := s.play(req.Context(), w, plan, speed, peer)
-	log.Info("run", "events", sent, "outcome", outcome, "duration", time.Since(started).Round(time.Millisecond))
-	return nil
+	return plan, nil
+}
+
+func wireInterrupts(c *scenarios.Cursor) []map[string]any {
+	out := make([]map[string]any, len(c.Interrupts))
+	for i, pi := range c.Interrupts {
+		out[i] = pi.Wire
+	}
+	return out
+}
+
+// readBody reads a request body up to the size limit.
+func (s *Server) readBody(c echo.Context) ([]byte, error) {
+	body, err := io.ReadAll(http.MaxBytesReader(c.Response(), c.Request().Body, s.cfg.MaxBodyBytes))
+	if err != nil {
+		var tooLarge *http.MaxBytesError
+		if errors.As(err, &tooLarge) {
+			return nil, apiError(http.StatusRequestEntityTooLarge, "body_too_large", fmt.Sprintf("the body exceeds the limit of %d bytes", s.cfg.MaxBodyBytes))
+		}
+		return nil, apiError(http.StatusBadRequest, "unreadable_body", "reading the body: "+err.Error())
+	}
+	return body, nil
+}
+
+// inputError turns a decoding problem into a 400 answer naming the field.
+func inputError(what string, err error) error {
+	var ie *protocol.InputError
+	if errors.As(err, &ie) {
+		return &httpError{status: http.StatusBadRequest, body: errorBody{Error: "invalid_input", Message: "invalid " + what + ": " + ie.Error(), Field: ie.Field}}
+	}
+	return err
 }
 
 func checkJSONContentType(req *http.Request) error {
 	ct := req.Header.Get("Content-Type")
 	mt, _, err := mime.ParseMediaType(ct)
-	if err != nil || (mt != "application/json" && !(len(mt) > 5 && mt[len(mt)-5:] == "+json")) {
+	if err != nil || (mt != "application/json" && !strings.HasSuffix(mt, "+json")) {
 		if ct == "" {
 			ct = "none"
 		}
@@ -90,63 +179,4 @@ func (s *Server) speedFor(req *http.Request) (float64, error) {
 		return 0, apiError(http.StatusBadRequest, "invalid_header", SpeedHeader+" must be a number of 0 or more, got "+strconv.Quote(h))
 	}
 	return f, nil
-}
-
-// play writes the plan's events on their timeline, measured from the start of the run
-// so that lateness never accumulates. It returns how many events were written and how
-// the run ended.
-func (s *Server) play(ctx context.Context, w *eventWriter, plan *scenarios.Plan, speed float64, peer protocol.Peer) (int, string) {
-	if err := w.begin(); err != nil {
-		return 0, "client gone"
-	}
-	start := time.Now()
-	sent := 0
-	for _, t := range plan.Events {
-		due := start.Add(time.Duration(float64(t.At) * speed))
-		if outcome := s.waitUntil(ctx, w, due); outcome != "" {
-			if outcome == "shutdown" {
-				_ = w.event(protocol.NewEvent(protocol.RunError, "message", "the mock server is shutting down", "code", "server_shutdown"))
-			}
-			return sent, outcome
-		}
-		ev, ok := peer.Adapt(t.Event)
-		if !ok {
-			continue
-		}
-		if err := w.event(ev); err != nil {
-			return sent, "client gone"
-		}
-		sent++
-	}
-	return sent, "completed"
-}
-
-// waitUntil sleeps until due, writing keep-alive comments during long waits. It returns
-// "" when due, or why the run must stop.
-func (s *Server) waitUntil(ctx context.Context, w *eventWriter, due time.Time) string {
-	for {
-		d := time.Until(due)
-		if d <= 0 {
-			return ""
-		}
-		keepAlive := s.cfg.KeepAlive > 0 && d > s.cfg.KeepAlive
-		if keepAlive {
-			d = s.cfg.KeepAlive
-		}
-		timer := time.NewTimer(d)
-		select {
-		case <-ctx.Done():
-			timer.Stop()
-			return "client gone"
-		case <-s.stopping:
-			timer.Stop()
-			return "shutdown"
-		case <-timer.C:
-		}
-		if keepAlive {
-			if err := w.comment(); err != nil {
-				return "client gone"
-			}
-		}
-	}
 }

@@ -1,0 +1,283 @@
+// Package threads keeps the conversations the server has had: each thread's messages
+// and state, where a paused scenario continues, its runs, and the run streaming now.
+// Memory is bounded by a count and an idle time limit.
+package threads
+
+import (
+	"container/list"
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/agui-mock/agui-mock/protocol"
+	"github.com/agui-mock/agui-mock/scenarios"
+)
+
+// Limits bound the store.
+type Limits struct {
+	MaxThreads int           // the least recently used thread is forgotten past this
+	IdleTTL    time.Duration // a thread unused this long is forgotten
+	MaxRuns    int           // runs kept in a thread's record
+}
+
+// DefaultLimits suit a developer machine and an e2e farm alike.
+func DefaultLimits() Limits {
+	return Limits{MaxThreads: 10000, IdleTTL: time.Hour, MaxRuns: 100}
+}
+
+// ErrCancelled is the cause of a run stopped through the cancel endpoint.
+var ErrCancelled = errors.New("cancelled through /agui/cancel")
+
+// RunRecord is one run in a thread's history.
+type RunRecord struct {
+	RunID    string    `json:"runId"`
+	Scenario string    `json:"scenario"`
+	Outcome  string    `json:"outcome"` // running, success, interrupt, cancelled, error
+	Started  time.Time `json:"startedAt"`
+	Ended    time.Time `json:"endedAt,omitzero"`
+}
+
+// Thread is one conversation. Its fields are guarded by the store; use the store's
+// methods.
+type Thread struct {
+	elem     *list.Element // in the store's recency list
+	id       string
+	conv     protocol.Conversation
+	cursor   *scenarios.Cursor
+	runs     []RunRecord
+	active   *activeRun
+	lastUsed time.Time
+}
+
+type activeRun struct {
+	runID    string
+	scenario string
+	cancel   context.CancelCauseFunc
+	done     chan struct{} // closed when the run's stream has ended
+}
+
+// Store holds the threads.
+type Store struct {
+	mu      sync.Mutex
+	limits  Limits
+	threads map[string]*Thread
+	lru     *list.List // most recently used first
+	now     func() time.Time
+}
+
+// NewStore returns an empty store.
+func NewStore(limits Limits, now func() time.Time) *Store {
+	return &Store{limits: limits, threads: map[string]*Thread{}, lru: list.New(), now: now}
+}
+
+// touch marks a thread used now. The caller holds s.mu.
+func (s *Store) touch(t *Thread) {
+	t.lastUsed = s.now()
+	s.lru.MoveToFront(t.elem)
+}
+
+// BusyError says a thread already has a run streaming.
+type BusyError struct{ RunID string }
+
+func (e *BusyError) Error() string {
+	return fmt.Sprintf("run %s is still streaming on this thread; wait for it to end or cancel it", e.RunID)
+}
+
+// Run is a run in progress on a thread, holding the thread until Finish or Release.
+type Run struct {
+	store  *Store
+	thread *Thread
+	active *activeRun
+	record int
+}
+
+// Begin claims a thread for a run and returns the cursor where its conversation paused
+// (nil when it has none). It fails with *BusyError while another run streams on it.
+// cancel stops the run; the cancel endpoint calls it with ErrCancelled.
+func (s *Store) Begin(threadID, runID string, cancel context.CancelCauseFunc) (*Run, *scenarios.Cursor, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	t := s.threads[threadID]
+	if t == nil {
+		s.evict()
+		t = &Thread{id: threadID}
+		t.elem = s.lru.PushFront(t)
+		s.threads[threadID] = t
+	}
+	if t.active != nil {
+		return nil, nil, &BusyError{RunID: t.active.runID}
+	}
+	s.touch(t)
+	t.active = &activeRun{runID: runID, cancel: cancel, done: make(chan struct{})}
+	return &Run{store: s, thread: t, active: t.active, record: -1}, t.cursor, nil
+}
+
+// Start records that the run plays a scenario.
+func (r *Run) Start(scenario string) {
+	r.store.mu.Lock()
+	defer r.store.mu.Unlock()
+	t := r.thread
+	r.active.scenario = scenario
+	t.runs = append(t.runs, RunRecord{RunID: r.active.runID, Scenario: scenario, Outcome: "running", Started: r.store.now()})
+	if len(t.runs) > r.store.limits.MaxRuns {
+		t.runs = t.runs[len(t.runs)-r.store.limits.MaxRuns:]
+	}
+	r.record = len(t.runs) - 1
+}
+
+// Release gives the thread back after a request that started no run.
+func (r *Run) Release() {
+	r.store.mu.Lock()
+	defer r.store.mu.Unlock()
+	r.thread.active = nil
+	close(r.active.done)
+}
+
+// AddInput merges the run input's messages and state into the thread.
+func (r *Run) AddInput(in *protocol.RunAgentInput) {
+	r.store.mu.Lock()
+	defer r.store.mu.Unlock()
+	r.thread.conv.AddInput(in)
+}
+
+// Apply records an event the run sent.
+func (r *Run) Apply(ev protocol.Event) {
+	r.store.mu.Lock()
+	defer r.store.mu.Unlock()
+	_ = r.thread.conv.Apply(ev) // the client ignores what cannot apply, and so does history
+}
+
+// Finish releases the thread: outcome is how the run ended, next where the conversation
+// continues (nil when it does not).
+func (r *Run) Finish(outcome string, next *scenarios.Cursor) {
+	r.store.mu.Lock()
+	defer r.store.mu.Unlock()
+	t := r.thread
+	t.cursor = next
+	t.active = nil
+	r.store.touch(t)
+	if i := r.recordIndex(); i >= 0 {
+		t.runs[i].Outcome = outcome
+		t.runs[i].Ended = r.store.now()
+	}
+	close(r.active.done)
+}
+
+// recordIndex finds the run's record; old records may have been dropped meanwhile.
+func (r *Run) recordIndex() int {
+	for i := len(r.thread.runs) - 1; i >= 0; i-- {
+		if r.thread.runs[i].RunID == r.active.runID && r.thread.runs[i].Outcome == "running" {
+			return i
+		}
+	}
+	return -1
+}
+
+// History is a thread as the history endpoint shows it.
+type History struct {
+	ThreadID         string           `json:"threadId"`
+	Messages         []map[string]any `json:"messages"`
+	State            any              `json:"state"`
+	Interrupts       []map[string]any `json:"interrupts"`
+	PendingToolCalls []string         `json:"pendingToolCallIds"`
+	Running          *RunRecord       `json:"running"`
+	Runs             []RunRecord      `json:"runs"`
+}
+
+// History returns a copy of a thread's record, or false for an unknown thread.
+func (s *Store) History(threadID string) (History, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	t := s.threads[threadID]
+	if t == nil {
+		return History{}, false
+	}
+	h := History{ThreadID: t.id, Messages: cloneMessages(t.conv.Messages), State: t.conv.State,
+		Interrupts: []map[string]any{}, PendingToolCalls: []string{}, Runs: append([]RunRecord(nil), t.runs...)}
+	if h.Messages == nil {
+		h.Messages = []map[string]any{}
+	}
+	if h.State == nil {
+		h.State = map[string]any{}
+	}
+	if t.cursor != nil {
+		for _, pi := range t.cursor.Interrupts {
+			h.Interrupts = append(h.Interrupts, pi.Wire)
+		}
+		for _, tc := range t.cursor.ToolCalls {
+			h.PendingToolCalls = append(h.PendingToolCalls, tc.ID)
+		}
+	}
+	for i := range h.Runs {
+		if h.Runs[i].Outcome == "running" {
+			h.Running = &h.Runs[i]
+		}
+	}
+	return h, true
+}
+
+// Cancellation says what a cancel request stopped.
+type Cancellation struct {
+	Known    bool   // the thread exists
+	RunID    string // the run stopped; empty when none was streaming
+	Scenario string
+}
+
+// Cancel stops the run streaming on a thread and waits, up to wait, until its stream
+// has ended.
+func (s *Store) Cancel(threadID string, wait time.Duration) Cancellation {
+	s.mu.Lock()
+	t := s.threads[threadID]
+	if t == nil {
+		s.mu.Unlock()
+		return Cancellation{}
+	}
+	a := t.active
+	if a == nil {
+		s.mu.Unlock()
+		return Cancellation{Known: true}
+	}
+	a.cancel(ErrCancelled)
+	s.mu.Unlock()
+	select {
+	case <-a.done:
+	case <-time.After(wait):
+	}
+	return Cancellation{Known: true, RunID: a.runID, Scenario: a.scenario}
+}
+
+// Len returns how many threads the store holds.
+func (s *Store) Len() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.threads)
+}
+
+// evict makes room for one more thread: it forgets threads idle past the TTL and, past
+// the count limit, the least recently used ones. A thread with a run streaming is never
+// forgotten. The caller holds s.mu.
+func (s *Store) evict() {
+	now := s.now()
+	for e := s.lru.Back(); e != nil; {
+		t := e.Value.(*Thread)
+		prev := e.Prev()
+		if len(s.threads) < s.limits.MaxThreads && now.Sub(t.lastUsed) <= s.limits.IdleTTL {
+			return // everything in front of it is newer
+		}
+		if t.active == nil {
+			s.lru.Remove(e)
+			delete(s.threads, t.id)
+		}
+		e = prev
+	}
+}
+
+func cloneMessages(msgs []map[string]any) []map[string]any {
+	out := make([]map[string]any, len(msgs))
+	for i, m := range msgs {
+		out[i] = protocol.CloneObject(m)
+	}
+	return out
+}
