@@ -85,7 +85,9 @@ export class Conversation {
    *
    * onEvent(event, agent) is called for every event, e.g. to abort the run.
    */
-  async send(message, { messageId = `user-${randomUUID()}`, forwardedProps, tools, runId = `run-${randomUUID()}`, onEvent } = {}) {
+  async send(message, options = {}) {
+    const { messageId = `user-${randomUUID()}`, runId = `run-${randomUUID()}` } = options;
+    const { forwardedProps, tools, onEvent } = options;
     const { agent } = this;
     const userMessage = { id: messageId, role: 'user', content: message };
     agent.messages = [...agent.messages, userMessage];

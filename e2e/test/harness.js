@@ -25,13 +25,22 @@ const BUILD_TIMEOUT_MS = 180_000;
 const LISTENING = /^agui-mock listening on (http:\/\/\S+)$/;
 
 // Temporary directories and server processes this test process created, cleaned up on
-// exit even when a test fails before its own cleanup runs.
+// exit even when a test fails before its own cleanup runs. Servers do not keep the
+// process alive (see startServer), so a test that never stops its server cannot hang
+// the run: the process exits and takes the server with it.
 const tempDirs = new Set();
 const liveServers = new Set();
-process.on('exit', () => {
+function cleanUp() {
   for (const child of liveServers) child.kill('SIGKILL');
   for (const dir of tempDirs) rmSync(dir, { recursive: true, force: true });
-});
+}
+process.on('exit', cleanUp);
+for (const signal of ['SIGINT', 'SIGTERM']) {
+  process.once(signal, () => {
+    cleanUp();
+    process.kill(process.pid, signal); // die of the signal as if there were no handler
+  });
+}
 
 /** Creates a temporary directory that is removed when the process exits. */
 export function makeTempDir(prefix = 'agui-mock-e2e-') {
@@ -98,6 +107,9 @@ export async function startServer(args = []) {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   liveServers.add(child);
+  // Whoever waits for the server holds a timer or a socket of its own; the process and
+  // its pipes alone must not keep this process running.
+  for (const handle of [child, child.stdout, child.stderr]) handle.unref();
   const exited = new Promise((resolve) => {
     child.once('exit', (code, signal) => {
       liveServers.delete(child);
@@ -128,7 +140,7 @@ export async function startServer(args = []) {
       clearTimeout(timer);
       if (address) return resolve(address);
       child.kill('SIGKILL');
-      reject(new Error(`agui-mock ${args.join(' ')} ${why}; stderr:\n${stderrText.join('\n')}`));
+      reject(new Error(`${[path.basename(bin), ...args].join(' ')} ${why}; stderr:\n${stderrText.join('\n')}`));
     };
     const timer = setTimeout(() => settle(`did not start within ${STARTUP_TIMEOUT_MS} ms`), STARTUP_TIMEOUT_MS);
     exited.then(({ code, signal }) => settle(`exited during startup (code ${code}, signal ${signal})`));
