@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"errors"
 	"fmt"
 	"maps"
 	"regexp"
@@ -9,6 +10,8 @@ import (
 	"time"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
+	"golang.org/x/text/language"
+	"golang.org/x/text/message"
 	"go.yaml.in/yaml/v3"
 
 	"github.com/agui-mock/agui-mock/protocol"
@@ -240,6 +243,8 @@ func (s *interruptStep) emit(p *planner) error {
 				return fmt.Errorf("interrupt toolCall %q is not the id of an earlier tool step", d.toolCall)
 			}
 			wire["toolCallId"] = pi.ToolCallID
+			// the call awaits approval, not a frontend result
+			p.pendingTools = slices.DeleteFunc(p.pendingTools, func(tc PendingToolCall) bool { return tc.ID == pi.ToolCallID })
 		}
 		if d.responseSchema != nil {
 			wire["responseSchema"] = d.responseSchema
@@ -339,7 +344,7 @@ func (c *Cursor) CheckAnswers(resume []protocol.ResumeEntry, now time.Time) erro
 			return &AnswerError{Code: "interrupt_expired", InterruptID: r.InterruptID,
 				Message: fmt.Sprintf("interrupt %q expired at %s and can only be cancelled", r.InterruptID, pi.ExpiresAt.UTC().Format(time.RFC3339))}
 		}
-		if r.Status == protocol.ResumeResolved && pi.def.schema != nil {
+		if r.Status == protocol.ResumeResolved && r.Payload != nil && pi.def.schema != nil {
 			if err := pi.def.schema.Validate(r.Payload); err != nil {
 				return &AnswerError{Code: "invalid_payload", InterruptID: r.InterruptID,
 					Message: fmt.Sprintf("the payload for interrupt %q does not satisfy its responseSchema: %s", r.InterruptID, schemaProblem(err))}
@@ -358,17 +363,15 @@ func (c *Cursor) CheckAnswers(resume []protocol.ResumeEntry, now time.Time) erro
 // schemaProblem condenses a validation error to one line.
 func schemaProblem(err error) string {
 	var ve *jsonschema.ValidationError
-	if e, ok := err.(*jsonschema.ValidationError); ok {
-		ve = e
-	}
-	if ve == nil {
+	if !errors.As(err, &ve) {
 		return err.Error()
 	}
+	english := message.NewPrinter(language.English)
 	var parts []string
 	var walk func(e *jsonschema.ValidationError)
 	walk = func(e *jsonschema.ValidationError) {
 		if len(e.Causes) == 0 {
-			parts = append(parts, fmt.Sprintf("at '/%s': %s", strings.Join(e.InstanceLocation, "/"), e.ErrorKind.LocalizedString(nil)))
+			parts = append(parts, fmt.Sprintf("at '/%s': %s", strings.Join(e.InstanceLocation, "/"), e.ErrorKind.LocalizedString(english)))
 		}
 		for _, c := range e.Causes {
 			walk(c)

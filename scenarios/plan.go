@@ -24,6 +24,9 @@ type Request struct {
 	Route  string
 	Input  *protocol.RunAgentInput
 	Header http.Header
+	// History returns the thread's messages before this run's events, the input's
+	// included. Nil means the input's messages are the whole history.
+	History func() []map[string]any
 }
 
 // Timed is an event and when it is due, measured from the start of the run.
@@ -87,6 +90,7 @@ func (s *Scenario) plan(req *Request, start Start, opts PlanOptions, trace bool)
 		p.lastTextID = c.lastTextID
 	}
 	p.captures = captures
+	p.req = req
 	p.r = &renderer{data: renderData(req, captures)}
 	if s.templates != nil && len(s.templates.Templates()) > 0 {
 		set, err := s.templates.Clone()
@@ -131,6 +135,7 @@ func runSeed(seed uint64, parts ...string) uint64 {
 func renderData(req *Request, captures map[string]string) map[string]any {
 	in := req.Input
 	msg, _ := in.LastUserMessage()
+	parts, _ := msg.Content.([]any)
 	messages := make([]any, len(in.Messages))
 	for i, m := range in.Messages {
 		messages[i] = m.Raw
@@ -153,11 +158,18 @@ func renderData(req *Request, captures map[string]string) map[string]any {
 	}
 	return map[string]any{
 		"threadId": in.ThreadID, "runId": in.RunID, "parentRunId": in.ParentRunID,
-		"route": req.Route, "message": msg.Text(), "captures": caps,
+		"route": req.Route, "message": msg.Text(), "parts": orList(parts), "captures": caps,
 		"forwardedProps": orEmpty(in.ForwardedProps), "state": orEmpty(in.State),
 		"context": context, "tools": tools, "messages": messages, "headers": headers,
 		"answer": map[string]any{}, "resume": []any{},
 	}
+}
+
+func orList(parts []any) []any {
+	if parts == nil {
+		return []any{}
+	}
+	return parts
 }
 
 func orEmpty(v any) any {
@@ -169,6 +181,7 @@ func orEmpty(v any) any {
 
 // planner accumulates the timed events of one run.
 type planner struct {
+	req           *Request
 	timing        Timing
 	rng           *rand.Rand
 	r             *renderer
@@ -272,6 +285,11 @@ func (p *planner) continuation(c *Cursor, in *protocol.RunAgentInput, forced map
 		}
 		branches = append(branches, frame{steps: steps, answer: map[string]any{"toolCallId": tc.ID, "name": tc.Name, "content": content}})
 	}
+	// the steps after the pause see the answer to the last item, which for the usual
+	// single interrupt or tool call is the answer
+	if len(stack) > 0 && len(branches) > 0 {
+		stack[len(stack)-1].answer = branches[len(branches)-1].answer
+	}
 	slices.Reverse(branches)
 	return append(stack, branches...)
 }
@@ -317,7 +335,7 @@ func (p *planner) runFrames(stack []frame) error {
 		if p.terminated {
 			continue // only to report steps that follow
 		}
-		if len(p.interrupts) > 0 || (len(p.pendingTools) > 0 && !nextIsFrontendTool(stack) && hasMore(stack)) {
+		if len(p.interrupts) > 0 || (len(p.pendingTools) > 0 && !nextContinuesTurn(stack) && hasMore(stack)) {
 			p.pause(stack)
 			return nil
 		}
@@ -345,14 +363,20 @@ func mapOrNil(m map[string]any) any {
 	return m
 }
 
-// nextIsFrontendTool reports whether the next step is another frontend tool call, which
-// the same run still makes: a model asks for parallel tool calls in one turn.
-func nextIsFrontendTool(stack []frame) bool {
+// nextContinuesTurn reports whether the next step still belongs to the turn that made
+// frontend tool calls: another tool call (a model asks for parallel calls in one turn)
+// or an interrupt about them.
+func nextContinuesTurn(stack []frame) bool {
 	for i := len(stack) - 1; i >= 0; i-- {
 		f := stack[i]
 		if f.next < len(f.steps) {
-			ts, ok := f.steps[f.next].(*toolStep)
-			return ok && ts.result == nil
+			switch st := f.steps[f.next].(type) {
+			case *toolStep:
+				return st.result == nil
+			case *interruptStep:
+				return true
+			}
+			return false
 		}
 	}
 	return false
@@ -398,6 +422,16 @@ func (p *planner) runStep(s step, gap time.Duration) error {
 	}
 	p.current = outer
 	return nil
+}
+
+// history returns a copy of the conversation before this run's events.
+func (p *planner) history() []map[string]any {
+	if p.req.History != nil {
+		return p.req.History()
+	}
+	var conv protocol.Conversation
+	conv.AddInput(p.req.Input)
+	return conv.Messages
 }
 
 func (p *planner) emit(ev protocol.Event) {

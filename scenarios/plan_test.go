@@ -25,7 +25,7 @@ func planFor(t *testing.T, set *Set, req *Request, opts PlanOptions) *Plan {
 	if sel == nil {
 		t.Fatalf("no scenario selected: %+v", cands)
 	}
-	plan, err := sel.Scenario.Plan(req, sel.Captures, opts)
+	plan, err := sel.Scenario.Plan(req, Start{Captures: sel.Captures}, opts)
 	if err != nil {
 		t.Fatal(err)
 	}

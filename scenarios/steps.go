@@ -98,10 +98,7 @@ func (l *fileLoader) step(n *yaml.Node) step {
 	case "stateDelta":
 		return &payloadStep{stepCommon: c, typ: protocol.StateDelta, field: "delta", payload: l.patch(body)}
 	case "messages":
-		if body.Kind != yaml.SequenceNode {
-			l.diag.add(l.pos(body), "", "messages must be a list of AG-UI messages")
-		}
-		return &payloadStep{stepCommon: c, typ: protocol.MessagesSnapshot, field: "messages", payload: l.valueFromNode(body)}
+		return l.messagesStep(c, body)
 	case "activity":
 		return l.activityStep(c, body)
 	case "activityDelta":
@@ -376,6 +373,60 @@ func (l *fileLoader) patch(n *yaml.Node) *value {
 		}
 	}
 	return v
+}
+
+// messagesStep emits a MESSAGES_SNAPSHOT: the listed messages, or with history the
+// conversation so far with the listed messages replacing those of the same id.
+type messagesStep struct {
+	stepCommon
+	history  bool
+	messages *value
+}
+
+func (l *fileLoader) messagesStep(c stepCommon, n *yaml.Node) step {
+	s := &messagesStep{stepCommon: c}
+	list := n
+	if n.Kind == yaml.MappingNode {
+		f := l.fields(n, "messages", []string{"history", "messages"})
+		if v := f["history"]; v != nil {
+			s.history = l.bool(v)
+		}
+		list = f["messages"]
+		if list == nil {
+			list = &yaml.Node{Kind: yaml.SequenceNode, Line: n.Line, Column: n.Column}
+		}
+	}
+	if list.Kind != yaml.SequenceNode {
+		l.diag.add(l.pos(list), "", "messages must be a list of AG-UI messages")
+	}
+	s.messages = l.valueFromNode(list)
+	return s
+}
+
+func (s *messagesStep) emit(p *planner) error {
+	v, err := s.messages.render(p.r)
+	if err != nil {
+		return err
+	}
+	list, _ := v.([]any)
+	if s.history {
+		conv := protocol.Conversation{Messages: p.history()}
+		for _, t := range p.events {
+			_ = conv.Apply(t.Event)
+		}
+		_ = conv.Apply(protocol.NewEvent(protocol.MessagesSnapshot, "messages", append(messageList(conv.Messages), list...)))
+		list = messageList(conv.Messages)
+	}
+	p.emit(protocol.NewEvent(protocol.MessagesSnapshot, "messages", list))
+	return nil
+}
+
+func messageList(msgs []map[string]any) []any {
+	out := make([]any, len(msgs))
+	for i, m := range msgs {
+		out[i] = m
+	}
+	return out
 }
 
 // activityStep emits an ACTIVITY_SNAPSHOT.

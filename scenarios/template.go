@@ -18,7 +18,7 @@ import (
 const maxRenderBytes = 1 << 20
 
 // templateRoots are the names templates can read from the request; see renderData.
-var templateRoots = []string{"threadId", "runId", "parentRunId", "route", "message", "captures",
+var templateRoots = []string{"threadId", "runId", "parentRunId", "route", "message", "parts", "captures",
 	"forwardedProps", "state", "context", "tools", "messages", "headers", "answer", "resume"}
 
 // funcMap is the allow-list of functions templates can call. Fake data comes from the

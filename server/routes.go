@@ -1,6 +1,7 @@
 package server
 
 import (
+	"crypto/subtle"
 	"errors"
 	"net/http"
 	"strings"
@@ -12,17 +13,58 @@ import (
 // AdminPrefix is the reserved path prefix of the server's own endpoints.
 const AdminPrefix = "/_mock"
 
+// Paths of the conversation endpoints of the API the server stands in for.
+const (
+	HistoryPath = "/agui/history"
+	CancelPath  = "/agui/cancel"
+)
+
 func (s *Server) routes() *echo.Echo {
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
 	e.HTTPErrorHandler = s.errorHandler
 	e.Use(middleware.Recover())
+	if len(s.cfg.CORSOrigins) > 0 {
+		e.Use(middleware.CORSWithConfig(middleware.CORSConfig{
+			AllowOrigins:  s.cfg.CORSOrigins,
+			AllowMethods:  []string{http.MethodGet, http.MethodPost, http.MethodOptions},
+			AllowHeaders:  []string{"Content-Type", "Accept", "Authorization", SpeedHeader, "X-Request-Id"},
+			ExposeHeaders: []string{"X-Request-Id"},
+			MaxAge:        600,
+		}))
+	}
 	e.GET(AdminPrefix+"/healthz", func(c echo.Context) error {
 		return c.JSON(http.StatusOK, map[string]string{"status": "ok"})
 	})
 	e.GET(AdminPrefix+"/scenarios", s.listScenarios)
-	e.Any("/*", s.dispatch)
+	// Not an echo Group: Group.Use registers catch-all routes of its own.
+	e.POST(HistoryPath, s.history, s.authenticate)
+	e.POST(CancelPath, s.cancel, s.authenticate)
+	e.Any("/*", s.dispatch, s.authenticate)
 	return e
+}
+
+// authenticate requires the configured Bearer token, as the production API does.
+func (s *Server) authenticate(next echo.HandlerFunc) echo.HandlerFunc {
+	if s.cfg.AuthToken == "" {
+		return next
+	}
+	want := []byte("Bearer " + s.cfg.AuthToken)
+	return func(c echo.Context) error {
+		if c.Request().Method == http.MethodOptions {
+			return next(c)
+		}
+		got := []byte(c.Request().Header.Get("Authorization"))
+		if subtle.ConstantTimeCompare(got, want) != 1 {
+			c.Response().Header().Set("WWW-Authenticate", `Bearer realm="agui-mock"`)
+			msg := "missing Authorization header: send Authorization: Bearer <token>"
+			if len(got) > 0 {
+				msg = "the bearer token is not valid"
+			}
+			return apiError(http.StatusUnauthorized, "unauthorized", msg)
+		}
+		return next(c)
+	}
 }
 
 // dispatch sends POSTs on run routes to the run handler; the set of run routes follows

@@ -54,9 +54,15 @@ func (s *Server) run(c echo.Context, route string) error {
 		}
 		return err
 	}
+	finished := false
+	defer func() {
+		if !finished {
+			run.Release() // the request failed before its run started, or panicked
+		}
+	}()
+	sreq.History = func() []map[string]any { return run.History(in) }
 	plan, err := s.planRun(sreq, cursor)
 	if err != nil {
-		run.Release()
 		return err
 	}
 	run.Start(plan.Scenario.ID)
@@ -73,6 +79,7 @@ func (s *Server) run(c echo.Context, route string) error {
 		next = nil // a run cut short abandons the rest of the conversation
 	}
 	run.Finish(outcome, next)
+	finished = true
 	log.Info("run", "events", p.sent, "outcome", outcome, "duration", time.Since(started).Round(time.Millisecond))
 	return nil
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/agui-mock/agui-mock/scenarios"
+	"github.com/agui-mock/agui-mock/threads"
 )
 
 // Config is the server's configuration.
@@ -29,6 +30,10 @@ type Config struct {
 	MaxBodyBytes int64
 	WriteTimeout time.Duration // longest a single event may take to write
 	Timing       scenarios.Timing
+	Threads      threads.Limits
+	AuthToken    string   // when set, the AG-UI endpoints require Authorization: Bearer <token>
+	CORSOrigins  []string // origins browsers may call from; "*" allows any
+	CancelWait   time.Duration
 	Logger       *slog.Logger
 }
 
@@ -41,6 +46,9 @@ func DefaultConfig() Config {
 		MaxBodyBytes: 10 << 20,
 		WriteTimeout: 10 * time.Second,
 		Timing:       scenarios.DefaultTiming(),
+		Threads:      threads.DefaultLimits(),
+		CORSOrigins:  []string{"*"},
+		CancelWait:   5 * time.Second,
 		Logger:       slog.Default(),
 	}
 }
@@ -49,6 +57,7 @@ func DefaultConfig() Config {
 type Server struct {
 	cfg      Config
 	set      atomic.Pointer[scenarios.Set]
+	threads  *threads.Store
 	echo     *echo.Echo
 	stopping chan struct{}
 	stopOnce sync.Once
@@ -65,6 +74,7 @@ func New(cfg Config, set *scenarios.Set) *Server {
 	s := &Server{
 		cfg:      cfg,
 		stopping: make(chan struct{}),
+		threads:  threads.NewStore(cfg.Threads, time.Now),
 		idRNG:    rand.New(rand.NewPCG(cfg.Seed, cfg.Seed^0x5851f42d4c957f2d)),
 	}
 	s.set.Store(set)

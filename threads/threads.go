@@ -142,6 +142,16 @@ func (r *Run) AddInput(in *protocol.RunAgentInput) {
 	r.thread.conv.AddInput(in)
 }
 
+// History returns a copy of the thread's messages with the run input's merged in,
+// without changing the thread.
+func (r *Run) History(in *protocol.RunAgentInput) []map[string]any {
+	r.store.mu.Lock()
+	conv := protocol.Conversation{Messages: cloneMessages(r.thread.conv.Messages)}
+	r.store.mu.Unlock()
+	conv.AddInput(in)
+	return conv.Messages
+}
+
 // Apply records an event the run sent.
 func (r *Run) Apply(ev protocol.Event) {
 	r.store.mu.Lock()

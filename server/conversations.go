@@ -1,0 +1,81 @@
+package server
+
+import (
+	"net/http"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/agui-mock/agui-mock/protocol"
+)
+
+// threadRequest is the body of the history and cancel endpoints.
+type threadRequest struct {
+	ThreadID string
+}
+
+// decodeThreadRequest reads {threadId, forwardedProps}; forwardedProps is accepted and
+// not needed, since thread ids are unique across scenarios.
+func (s *Server) decodeThreadRequest(c echo.Context) (threadRequest, error) {
+	if err := checkJSONContentType(c.Request()); err != nil {
+		return threadRequest{}, err
+	}
+	body, err := s.readBody(c)
+	if err != nil {
+		return threadRequest{}, err
+	}
+	v, err := protocol.DecodeJSON(body)
+	if err != nil {
+		return threadRequest{}, inputError("request", err)
+	}
+	obj, ok := v.(map[string]any)
+	if !ok {
+		return threadRequest{}, &httpError{status: http.StatusBadRequest, body: errorBody{Error: "invalid_input", Message: "the body must be a JSON object with a threadId"}}
+	}
+	id, ok := obj["threadId"].(string)
+	if !ok || id == "" {
+		return threadRequest{}, &httpError{status: http.StatusBadRequest, body: errorBody{Error: "invalid_input", Message: "threadId is required and must be a non-empty string", Field: "threadId"}}
+	}
+	return threadRequest{ThreadID: id}, nil
+}
+
+func unknownThread(id string) error {
+	return &httpError{status: http.StatusNotFound, body: errorBody{Error: "unknown_thread", Message: "no thread " + id + " on this server (threads are kept in memory, idle ones expire)"}}
+}
+
+// history answers with a thread's messages, state, pending interrupts and runs.
+func (s *Server) history(c echo.Context) error {
+	tr, err := s.decodeThreadRequest(c)
+	if err != nil {
+		return err
+	}
+	h, ok := s.threads.History(tr.ThreadID)
+	if !ok {
+		return unknownThread(tr.ThreadID)
+	}
+	return c.JSON(http.StatusOK, h)
+}
+
+// cancelAnswer is what the cancel endpoint says it did.
+type cancelAnswer struct {
+	ThreadID  string `json:"threadId"`
+	Cancelled bool   `json:"cancelled"`
+	RunID     string `json:"runId,omitempty"`
+	Scenario  string `json:"scenario,omitempty"`
+	Message   string `json:"message"`
+}
+
+// cancel stops the run streaming on a thread; its stream ends with a cancelled outcome.
+func (s *Server) cancel(c echo.Context) error {
+	tr, err := s.decodeThreadRequest(c)
+	if err != nil {
+		return err
+	}
+	res := s.threads.Cancel(tr.ThreadID, s.cfg.CancelWait)
+	if !res.Known {
+		return unknownThread(tr.ThreadID)
+	}
+	if res.RunID == "" {
+		return c.JSON(http.StatusOK, cancelAnswer{ThreadID: tr.ThreadID, Message: "no run is streaming on this thread; nothing was cancelled"})
+	}
+	return c.JSON(http.StatusOK, cancelAnswer{ThreadID: tr.ThreadID, Cancelled: true, RunID: res.RunID, Scenario: res.Scenario, Message: "the run was cancelled; its stream ended with a cancelled outcome"})
+}
