@@ -259,7 +259,7 @@ type toolStep struct {
 	name   string
 	args   *value
 	result *value
-	parent string // "" attaches the call to the run's latest text message; "none" to none
+	parent string       // "" attaches the call to the run's latest text message; "none" to none
 	cases  []branchCase // frontend tools: what the next run plays, by the tool's result
 }
 
