@@ -41,6 +41,10 @@ type options struct {
 	maxBody    int64
 	logFormat  string
 	shutdownIn time.Duration
+	authToken  string
+	cors       listFlag
+	maxThreads int
+	threadTTL  time.Duration
 }
 
 // listFlag is a repeatable flag; from the environment it takes a comma-separated list.
@@ -72,6 +76,10 @@ func run(ctx context.Context, args []string, lookupEnv func(string) (string, boo
 	fs.Int64Var(&o.maxBody, "max-body", 10<<20, "largest request body in bytes")
 	fs.StringVar(&o.logFormat, "log-format", "text", "log format: text or json")
 	fs.DurationVar(&o.shutdownIn, "shutdown-timeout", 8*time.Second, "how long open streams get to end on SIGTERM")
+	fs.StringVar(&o.authToken, "auth-token", "", "require Authorization: Bearer <token> on the AG-UI endpoints")
+	fs.Var(&o.cors, "cors-origins", "origins browsers may call from (repeatable; default *, \"none\" disables CORS)")
+	fs.IntVar(&o.maxThreads, "max-threads", 10000, "threads kept in memory; the least recently used is forgotten past this")
+	fs.DurationVar(&o.threadTTL, "thread-ttl", time.Hour, "a thread unused this long is forgotten")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "Usage: agui-mock [flags]\n\nServes AG-UI run endpoints from YAML scenarios. Every flag can also be set\nthrough the environment variable AGUI_MOCK_<NAME> (e.g. AGUI_MOCK_SPEED=0).\n\nFlags:\n")
 		fs.PrintDefaults()
@@ -145,6 +153,17 @@ func serve(ctx context.Context, o options, stdout, stderr io.Writer) error {
 	cfg := server.DefaultConfig()
 	cfg.Seed, cfg.Speed, cfg.Strict, cfg.EventIDs = o.seed, o.speed, o.strict, o.sseIDs
 	cfg.KeepAlive, cfg.MaxBodyBytes, cfg.Logger = o.keepAlive, o.maxBody, logger
+	cfg.AuthToken = o.authToken
+	switch {
+	case len(o.cors) == 1 && o.cors[0] == "none":
+		cfg.CORSOrigins = nil
+	case len(o.cors) > 0:
+		cfg.CORSOrigins = o.cors
+	}
+	if o.maxThreads < 1 || o.threadTTL <= 0 {
+		return fmt.Errorf("-max-threads and -thread-ttl must be positive")
+	}
+	cfg.Threads.MaxThreads, cfg.Threads.IdleTTL = o.maxThreads, o.threadTTL
 	srv := server.New(cfg, set)
 
 	ln, err := net.Listen("tcp", o.addr)
@@ -153,11 +172,13 @@ func serve(ctx context.Context, o options, stdout, stderr io.Writer) error {
 	}
 	base := "http://" + ln.Addr().String()
 	fmt.Fprintf(stdout, "agui-mock listening on %s\n", base)
-	logger.Info("endpoints", "run", strings.Join(prefixAll(base, set.Routes()), " "), "scenarios", base+server.AdminPrefix+"/scenarios")
+	logger.Info("endpoints", "run", strings.Join(prefixAll(base, set.Routes()), " "),
+		"history", "POST "+base+server.HistoryPath, "cancel", "POST "+base+server.CancelPath,
+		"scenarios", "GET "+base+server.AdminPrefix+"/scenarios")
 	for _, sc := range set.Scenarios() {
 		logger.Info("scenario", "id", sc.ID, "source", sc.Source, "priority", sc.Priority)
 	}
-	logger.Info("ready", "scenarios", len(set.Scenarios()), "seed", strconv.FormatUint(o.seed, 10), "speed", o.speed, "strict", o.strict)
+	logger.Info("ready", "scenarios", len(set.Scenarios()), "seed", strconv.FormatUint(o.seed, 10), "speed", o.speed, "strict", o.strict, "auth", o.authToken != "")
 	return srv.Serve(ctx, ln, o.shutdownIn)
 }
 

@@ -2,6 +2,7 @@ package server
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -133,7 +134,8 @@ func TestBuiltinStreamsConformToTheSpec(t *testing.T) {
 	for _, sc := range s.Scenarios().Scenarios() {
 		for i, ex := range sc.Examples {
 			for _, version := range []string{"1.1", "1.0", ""} {
-				in := map[string]any{"threadId": "thread-1", "runId": "run-1",
+				thread := fmt.Sprintf("thread-%s-%d-%s", sc.ID, i, version)
+				in := map[string]any{"threadId": thread, "runId": "run-1",
 					"messages": []any{map[string]any{"id": "u1", "role": "user", "content": ex.Message}}}
 				if version != "" {
 					in["protocolVersion"] = version
@@ -153,7 +155,7 @@ func TestBuiltinStreamsConformToTheSpec(t *testing.T) {
 				}
 				events := runHTTP(t, ts.URL+route, string(body))
 				name := sc.ID + "/example " + string(rune('0'+i)) + "/client " + version
-				if _, err := protocol.VerifyStream(events, "thread-1"); err != nil {
+				if _, err := protocol.VerifyStream(events, thread); err != nil {
 					t.Errorf("%s: %v", name, err)
 				}
 				if events[0].Str("runId") != "run-1" {

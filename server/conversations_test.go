@@ -1,0 +1,185 @@
+package server
+
+import (
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/agui-mock/agui-mock/protocol"
+)
+
+// postJSON sends a non-streaming request to the handler and decodes its JSON answer.
+func postJSON(t *testing.T, s *Server, path, body string, header map[string]string) (int, map[string]any) {
+	t.Helper()
+	rec := post(t.Context(), s, path, body, header)
+	var out map[string]any
+	if err := json.Unmarshal([]byte(rec.body()), &out); err != nil {
+		t.Fatalf("%s: %d %q is not JSON: %v", path, rec.status, rec.body(), err)
+	}
+	return rec.status, out
+}
+
+func TestCancelEndsTheStreamWithACancelledOutcome(t *testing.T) {
+	for _, tt := range []struct {
+		version, lastType, code string
+	}{{"1.0", protocol.RunFinished, ""}, {"", protocol.RunError, "cancelled"}} {
+		t.Run("client "+tt.version, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				s := newServer(t, timedScenario, nil)
+				done := make(chan *streamRecorder)
+				body := `{"threadId":"t1","runId":"r1","messages":[]}`
+				if tt.version != "" {
+					body = `{"threadId":"t1","runId":"r1","protocolVersion":"` + tt.version + `","messages":[]}`
+				}
+				go func() { done <- post(t.Context(), s, "/", body, nil) }()
+				time.Sleep(1150 * time.Millisecond) // inside the first text message
+				status, answer := postJSON(t, s, CancelPath, `{"threadId":"t1"}`, nil)
+				if status != 200 || answer["cancelled"] != true || answer["runId"] != "r1" {
+					t.Errorf("cancel answered %d %v", status, answer)
+				}
+				events := (<-done).events(t)
+				if _, err := protocol.VerifyStream(events, "t1"); err != nil {
+					t.Errorf("the cancelled stream breaks the rules: %v\n%v", err, types(events))
+				}
+				last := events[len(events)-1]
+				if last.Type != tt.lastType || last.Str("code") != tt.code {
+					t.Errorf("last event %+v", last)
+				}
+				status, history := postJSON(t, s, HistoryPath, `{"threadId":"t1"}`, nil)
+				runs := history["runs"].([]any)
+				if status != 200 || runs[0].(map[string]any)["outcome"] != "cancelled" || history["running"] != nil {
+					t.Errorf("history %d %v", status, history)
+				}
+				status, answer = postJSON(t, s, CancelPath, `{"threadId":"t1"}`, nil)
+				if status != 200 || answer["cancelled"] != false {
+					t.Errorf("second cancel %d %v", status, answer)
+				}
+			})
+		})
+	}
+}
+
+func TestOneStreamPerThread(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := newServer(t, timedScenario, nil)
+		done := make(chan *streamRecorder)
+		go func() { done <- post(t.Context(), s, "/", `{"threadId":"t1","runId":"r1","messages":[]}`, nil) }()
+		time.Sleep(time.Second)
+		status, answer := postJSON(t, s, "/", `{"threadId":"t1","runId":"r2","messages":[]}`, nil)
+		if status != http.StatusConflict || answer["error"] != "run_in_progress" {
+			t.Errorf("second run got %d %v", status, answer)
+		}
+		<-done
+		if rec := post(t.Context(), s, "/", `{"threadId":"t1","runId":"r3","messages":[]}`, nil); rec.status != 200 {
+			t.Errorf("a run after the first ended got %d", rec.status)
+		}
+	})
+}
+
+func TestConversationEndpointsAnswerErrors(t *testing.T) {
+	s := newServer(t, "", nil)
+	tests := []struct {
+		name, path, body string
+		status           int
+		code             string
+	}{
+		{"history of an unknown thread", HistoryPath, `{"threadId":"nope","forwardedProps":{"scenario_name":"video-mixcut"}}`, 404, "unknown_thread"},
+		{"cancel of an unknown thread", CancelPath, `{"threadId":"nope"}`, 404, "unknown_thread"},
+		{"history without threadId", HistoryPath, `{"forwardedProps":{}}`, 400, "invalid_input"},
+		{"cancel with a numeric threadId", CancelPath, `{"threadId":7}`, 400, "invalid_input"},
+		{"history with broken JSON", HistoryPath, `{"threadId":`, 400, "invalid_input"},
+		{"resume with nothing pending", "/agui/chat", `{"threadId":"fresh","messages":[],"resume":[{"interruptId":"i","status":"resolved"}]}`, 400, "no_pending_interrupts"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			status, answer := postJSON(t, s, tt.path, tt.body, nil)
+			if status != tt.status || answer["error"] != tt.code {
+				t.Errorf("got %d %v, want %d %s", status, answer, tt.status, tt.code)
+			}
+		})
+	}
+}
+
+func TestPendingInterruptsMustBeAnswered(t *testing.T) {
+	s := newServer(t, "", func(c *Config) { c.Speed = 0 })
+	first := `{"threadId":"m1","runId":"r1","messages":[{"id":"u1","role":"user","content":"Search for ocean wave videos and trim the first 10 seconds"}],"forwardedProps":{"scenario_name":"media_management","approval_mode":"level:low"}}`
+	events := post(t.Context(), s, "/agui/chat", first, nil).events(t)
+	outcome, _ := events[len(events)-1].Get("outcome")
+	if outcome.(map[string]any)["type"] != "interrupt" {
+		t.Fatalf("outcome %v", outcome)
+	}
+	status, answer := postJSON(t, s, "/agui/chat", `{"threadId":"m1","runId":"r2","messages":[{"role":"user","content":"hello?"}]}`, nil)
+	if status != http.StatusConflict || answer["error"] != "interrupts_pending" || len(answer["details"].(map[string]any)["interrupts"].([]any)) != 2 {
+		t.Errorf("a run without resume got %d %v", status, answer)
+	}
+	status, answer = postJSON(t, s, "/agui/chat", `{"threadId":"m1","runId":"r2","messages":[],"resume":[{"interruptId":"interruptId-001","status":"resolved","payload":{"nope":1}},{"interruptId":"interruptId-002","status":"resolved"}]}`, nil)
+	if status != http.StatusBadRequest || answer["error"] != "invalid_payload" || !strings.Contains(answer["message"].(string), "additional properties 'nope' not allowed") {
+		t.Errorf("a bad payload got %d %v", status, answer)
+	}
+	// the rejected requests changed nothing: the right answer still continues
+	resume := `{"threadId":"m1","runId":"r2","messages":[{"role":"user","content":""}],"resume":[{"interruptId":"interruptId-001","status":"cancelled","payload":{"feedback":"No cropping needed"}},{"interruptId":"interruptId-002","status":"resolved"}]}`
+	events = post(t.Context(), s, "/agui/chat", resume, nil).events(t)
+	var text strings.Builder
+	for _, ev := range events {
+		text.WriteString(ev.Str("delta"))
+	}
+	if want := `Left the video untrimmed ("No cropping needed").Added the watermark.`; !strings.Contains(text.String(), want) {
+		t.Errorf("continuation %q lacks %q", text.String(), want)
+	}
+	_, history := postJSON(t, s, HistoryPath, `{"threadId":"m1"}`, nil)
+	if len(history["interrupts"].([]any)) != 0 || len(history["runs"].([]any)) != 2 {
+		t.Errorf("history %v", history)
+	}
+}
+
+func TestBearerAuth(t *testing.T) {
+	s := newServer(t, "", func(c *Config) { c.AuthToken = "s3cret"; c.Speed = 0 })
+	tests := []struct {
+		name, path, auth string
+		status           int
+	}{
+		{"run without a token", "/agui/chat", "", 401},
+		{"run with a wrong token", "/agui/chat", "Bearer nope", 401},
+		{"history without a token", HistoryPath, "", 401},
+		{"cancel with the token in the wrong scheme", CancelPath, "Basic s3cret", 401},
+		{"run with the token", "/agui/chat", "Bearer s3cret", 200},
+		{"history with the token", HistoryPath, "Bearer s3cret", 200},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			header := map[string]string{}
+			if tt.auth != "" {
+				header["Authorization"] = tt.auth
+			}
+			rec := post(t.Context(), s, tt.path, `{"threadId":"unseen","messages":[{"role":"user","content":"hi"}]}`, header)
+			if rec.status != tt.status {
+				t.Errorf("got %d %s, want %d", rec.status, rec.body(), tt.status)
+			}
+			if tt.status == 401 && (!strings.Contains(rec.body(), `"error":"unauthorized"`) || rec.header.Get("WWW-Authenticate") == "") {
+				t.Errorf("401 answer %q %v", rec.body(), rec.header)
+			}
+		})
+	}
+	rec := httptest.NewRecorder()
+	s.Handler().ServeHTTP(rec, httptest.NewRequest("GET", AdminPrefix+"/healthz", nil))
+	if rec.Code != 200 {
+		t.Errorf("health checks need no token, got %d", rec.Code)
+	}
+}
+
+func TestCORSPreflight(t *testing.T) {
+	s := newServer(t, "", nil)
+	req := httptest.NewRequest(http.MethodOptions, "/agui/chat", nil)
+	req.Header.Set("Origin", "http://localhost:3000")
+	req.Header.Set("Access-Control-Request-Method", "POST")
+	req.Header.Set("Access-Control-Request-Headers", "content-type")
+	rec := httptest.NewRecorder()
+	s.Handler().ServeHTTP(rec, req)
+	if rec.Code != http.StatusNoContent || rec.Header().Get("Access-Control-Allow-Origin") == "" {
+		t.Errorf("preflight got %d %v", rec.Code, rec.Header())
+	}
+}

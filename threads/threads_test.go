@@ -1,0 +1,151 @@
+package threads
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+
+	"github.com/agui-mock/agui-mock/protocol"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+// clock is a settable time source.
+type clock struct{ t time.Time }
+
+func (c *clock) now() time.Time { return c.t }
+
+func noCancel(error) {}
+
+// runOnce plays an empty run on a thread.
+func runOnce(t *testing.T, s *Store, thread string) {
+	t.Helper()
+	run, _, err := s.Begin(thread, "r", noCancel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	run.Start("sc")
+	run.Finish("success", nil)
+}
+
+func TestStoreForgetsTheLeastRecentlyUsedPastItsLimit(t *testing.T) {
+	c := &clock{t: time.Unix(0, 0)}
+	s := NewStore(Limits{MaxThreads: 3, IdleTTL: time.Hour, MaxRuns: 10}, c.now)
+	for i := range 3 {
+		c.t = c.t.Add(time.Second)
+		runOnce(t, s, fmt.Sprint("t", i))
+	}
+	c.t = c.t.Add(time.Second)
+	runOnce(t, s, "t0") // t1 is now the least recently used
+	runOnce(t, s, "t3")
+	if _, ok := s.History("t1"); ok {
+		t.Error("t1 should have been forgotten")
+	}
+	for _, id := range []string{"t0", "t2", "t3"} {
+		if _, ok := s.History(id); !ok {
+			t.Errorf("%s was forgotten", id)
+		}
+	}
+	if s.Len() != 3 {
+		t.Errorf("%d threads, limit 3", s.Len())
+	}
+}
+
+func TestStoreForgetsIdleThreads(t *testing.T) {
+	c := &clock{t: time.Unix(0, 0)}
+	s := NewStore(Limits{MaxThreads: 100, IdleTTL: time.Minute, MaxRuns: 10}, c.now)
+	runOnce(t, s, "old")
+	c.t = c.t.Add(2 * time.Minute)
+	runOnce(t, s, "new")
+	if _, ok := s.History("old"); ok {
+		t.Error("an idle thread outlived its TTL")
+	}
+}
+
+func TestStoreNeverForgetsAStreamingThread(t *testing.T) {
+	c := &clock{t: time.Unix(0, 0)}
+	s := NewStore(Limits{MaxThreads: 1, IdleTTL: time.Minute, MaxRuns: 10}, c.now)
+	run, _, err := s.Begin("busy", "r", noCancel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.t = c.t.Add(time.Hour)
+	runOnce(t, s, "other")
+	if _, ok := s.History("busy"); !ok {
+		t.Fatal("a thread with an active run was forgotten")
+	}
+	run.Release()
+}
+
+func TestOneRunAtATimePerThread(t *testing.T) {
+	s := NewStore(DefaultLimits(), time.Now)
+	run, _, err := s.Begin("t", "r1", noCancel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	run.Start("sc")
+	_, _, err = s.Begin("t", "r2", noCancel)
+	var busy *BusyError
+	if !errors.As(err, &busy) || busy.RunID != "r1" {
+		t.Fatalf("second run: %v", err)
+	}
+	run.Finish("success", nil)
+	if _, _, err := s.Begin("t", "r3", noCancel); err != nil {
+		t.Fatalf("after the first run ended: %v", err)
+	}
+}
+
+func TestRunsAreRecordedAndBounded(t *testing.T) {
+	s := NewStore(Limits{MaxThreads: 10, IdleTTL: time.Hour, MaxRuns: 2}, time.Now)
+	for i := range 3 {
+		run, _, _ := s.Begin("t", fmt.Sprint("r", i), noCancel)
+		run.Start("sc")
+		run.AddInput(&protocol.RunAgentInput{Messages: []protocol.Message{{ID: fmt.Sprint("u", i), Role: "user", Raw: map[string]any{"id": fmt.Sprint("u", i), "role": "user", "content": "hi"}}}})
+		run.Apply(protocol.NewEvent(protocol.TextMessageStart, "messageId", fmt.Sprint("a", i), "role", "assistant"))
+		run.Apply(protocol.NewEvent(protocol.TextMessageContent, "messageId", fmt.Sprint("a", i), "delta", "hello"))
+		run.Finish([]string{"success", "interrupt", "error"}[i], nil)
+	}
+	h, _ := s.History("t")
+	if len(h.Runs) != 2 || h.Runs[0].RunID != "r1" || h.Runs[1].Outcome != "error" {
+		t.Errorf("runs %+v", h.Runs)
+	}
+	if len(h.Messages) != 6 || h.Messages[5]["content"] != "hello" {
+		t.Errorf("messages %+v", h.Messages)
+	}
+	// a history is a copy: changing it does not change the thread
+	h.Messages[0]["content"] = "changed"
+	if again, _ := s.History("t"); again.Messages[0]["content"] != "hi" {
+		t.Error("History returned shared maps")
+	}
+}
+
+func TestCancelStopsTheRunAndWaitsForItsStream(t *testing.T) {
+	s := NewStore(DefaultLimits(), time.Now)
+	ctx, cancel := context.WithCancelCause(context.Background())
+	run, _, _ := s.Begin("t", "r1", cancel)
+	run.Start("sc")
+	go func() {
+		<-ctx.Done()
+		if !errors.Is(context.Cause(ctx), ErrCancelled) {
+			t.Errorf("cause %v", context.Cause(ctx))
+		}
+		run.Finish("cancelled", nil)
+	}()
+	res := s.Cancel("t", time.Second)
+	if !res.Known || res.RunID != "r1" || res.Scenario != "sc" {
+		t.Errorf("cancel %+v", res)
+	}
+	if h, _ := s.History("t"); h.Runs[0].Outcome != "cancelled" || h.Running != nil {
+		t.Errorf("history after cancel %+v", h.Runs)
+	}
+	if res := s.Cancel("t", time.Second); res.RunID != "" || !res.Known {
+		t.Errorf("second cancel %+v", res)
+	}
+	if res := s.Cancel("nope", time.Second); res.Known {
+		t.Errorf("unknown thread %+v", res)
+	}
+}
