@@ -39,11 +39,12 @@ type RunRecord struct {
 	Ended    time.Time `json:"endedAt,omitzero"`
 }
 
-// Thread is one conversation. Its fields are guarded by the store; use the store's
-// methods.
+// Thread is one conversation. Its conversation is guarded by convMu, everything else by
+// the store's lock; use the store's methods.
 type Thread struct {
 	elem     *list.Element // in the store's recency list
 	id       string
+	convMu   sync.Mutex // guards conv, which a streaming run updates event by event
 	conv     protocol.Conversation
 	cursor   *scenarios.Cursor
 	runs     []RunRecord
@@ -137,25 +138,25 @@ func (r *Run) Release() {
 
 // AddInput merges the run input's messages and state into the thread.
 func (r *Run) AddInput(in *protocol.RunAgentInput) {
-	r.store.mu.Lock()
-	defer r.store.mu.Unlock()
+	r.thread.convMu.Lock()
+	defer r.thread.convMu.Unlock()
 	r.thread.conv.AddInput(in)
 }
 
 // History returns a copy of the thread's messages with the run input's merged in,
 // without changing the thread.
 func (r *Run) History(in *protocol.RunAgentInput) []map[string]any {
-	r.store.mu.Lock()
+	r.thread.convMu.Lock()
 	conv := protocol.Conversation{Messages: cloneMessages(r.thread.conv.Messages)}
-	r.store.mu.Unlock()
+	r.thread.convMu.Unlock()
 	conv.AddInput(in)
 	return conv.Messages
 }
 
 // Apply records an event the run sent.
 func (r *Run) Apply(ev protocol.Event) {
-	r.store.mu.Lock()
-	defer r.store.mu.Unlock()
+	r.thread.convMu.Lock()
+	defer r.thread.convMu.Unlock()
 	_ = r.thread.conv.Apply(ev) // the client ignores what cannot apply, and so does history
 }
 
@@ -204,8 +205,10 @@ func (s *Store) History(threadID string) (History, bool) {
 	if t == nil {
 		return History{}, false
 	}
+	t.convMu.Lock()
 	h := History{ThreadID: t.id, Messages: cloneMessages(t.conv.Messages), State: t.conv.State,
 		Interrupts: []map[string]any{}, PendingToolCalls: []string{}, Runs: append([]RunRecord(nil), t.runs...)}
+	t.convMu.Unlock()
 	if h.Messages == nil {
 		h.Messages = []map[string]any{}
 	}
