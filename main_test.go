@@ -21,7 +21,7 @@ func env(vars map[string]string) func(string) (string, bool) {
 }
 
 // start runs the program until the test ends and returns its base URL.
-func start(t *testing.T, args []string, vars map[string]string) string {
+func start(t testing.TB, args []string, vars map[string]string) string {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	outR, outW := io.Pipe()
@@ -91,7 +91,9 @@ func TestStartupFailuresExplainThemselves(t *testing.T) {
 		{"negative speed", []string{"--speed", "-1"}, nil, 1, "-speed must be 0 or more"},
 		{"missing directory", []string{"--scenarios", filepath.Join(bad, "nope")}, nil, 1, "no such file or directory"},
 		{"invalid scenario", []string{"--scenarios", bad}, nil, 1, filepath.Join(bad, "broken.yaml") + `:2:5: unknown key "txt" in a step (hint: did you mean "text"?)`},
-		{"stray argument", []string{"serve"}, nil, 2, `unexpected argument "serve"`},
+		{"stray argument", []string{"serve", "extra"}, nil, 2, `unexpected argument "extra"`},
+		{"unknown command", []string{"bogus"}, nil, 2, `unknown command "bogus"`},
+		{"bad watch mode", []string{"--watch", "inotify"}, nil, 1, "-watch must be auto, poll or off"},
 		{"bad log format", []string{"--log-format", "xml"}, nil, 1, "-log-format must be text or json"},
 		{"port in use", []string{"--addr", "127.0.0.1:-1"}, nil, 1, "listen"},
 	}

@@ -83,24 +83,38 @@ func (l *fileLoader) interruptStep(c stepCommon, n *yaml.Node) step {
 			d.id = l.valueFromNode(v)
 		}
 		if v := f["toolCall"]; v != nil {
-			d.toolCall = l.str(v)
+			d.toolCall = l.name(v, "toolCall")
 			d.reason = "tool_call"
 		}
 		if v := f["reason"]; v != nil {
-			d.reason = l.str(v)
+			if d.reason = l.str(v); d.reason == "" {
+				l.diag.add(l.pos(v), "e.g. confirmation, input_required or tool_call", "an interrupt's reason must not be empty")
+			}
 		}
-		if v := f["message"]; v != nil {
+		if v := f["message"]; v != nil && l.scalar(v, "a string") {
 			d.message = l.valueFromNode(v)
 		}
 		if v := f["responseSchema"]; v != nil {
-			d.responseSchema = l.literal(v)
-			d.schema = l.compileSchema(v, d.responseSchema)
+			if v.Kind != yaml.MappingNode {
+				l.diag.add(l.pos(v), "", "responseSchema must be a JSON Schema object")
+			} else {
+				d.responseSchema = l.literal(v)
+				d.schema = l.compileSchema(v, d.responseSchema)
+			}
 		}
 		if v := f["expiresIn"]; v != nil {
 			d.expiresIn = new(time.Duration)
 			*d.expiresIn = l.duration(v)
 		}
 		if v := f["expiresAt"]; v != nil {
+			if d.expiresIn != nil {
+				l.diag.add(l.pos(v), "", "an interrupt takes expiresIn or expiresAt, not both")
+			}
+			if l.scalar(v, "an RFC 3339 time") && !strings.Contains(v.Value, "{{") {
+				if _, err := time.Parse(time.RFC3339Nano, v.Value); err != nil {
+					l.diag.add(l.pos(v), "e.g. 2030-01-01T00:00:00Z", "expiresAt %q is not an RFC 3339 time", v.Value)
+				}
+			}
 			d.expiresAt = l.valueFromNode(v)
 		}
 		if v := f["metadata"]; v != nil {
@@ -127,7 +141,7 @@ func (l *fileLoader) compileSchema(n *yaml.Node, schema any) *jsonschema.Schema 
 	}
 	compiled, err := c.Compile(url)
 	if err != nil {
-		l.diag.add(l.pos(n), "", "responseSchema is not a valid JSON Schema: %v", err)
+		l.diag.add(l.pos(n), "", "responseSchema is not a valid JSON Schema: %s", schemaProblem(err))
 		return nil
 	}
 	return compiled
@@ -141,11 +155,20 @@ func (l *fileLoader) cases(n *yaml.Node, forInterrupt bool) []branchCase {
 		for status, body := range l.fields(n, "on", []string{protocol.ResumeResolved, protocol.ResumeCancelled}) {
 			out = append(out, branchCase{at: l.pos(body), status: status, steps: l.steps(body)})
 		}
-		slices.SortFunc(out, func(a, b branchCase) int { return a.at.line - b.at.line })
+		slices.SortFunc(out, func(a, b branchCase) int {
+			if a.at.line != b.at.line {
+				return a.at.line - b.at.line
+			}
+			return a.at.col - b.at.col
+		})
 		return out
 	}
 	if n.Kind != yaml.SequenceNode {
-		l.diag.add(l.pos(n), "e.g. on: [{content: (?i)yes, steps: [...]}, {steps: [...]}]", "on must be a list of cases")
+		if forInterrupt {
+			l.diag.add(l.pos(n), "e.g. on: {resolved: [...], cancelled: [...]}", "on must be a mapping from status to steps, or a list of cases")
+		} else {
+			l.diag.add(l.pos(n), "e.g. on: [{content: (?i)yes, steps: [...]}, {steps: [...]}]", "on must be a list of cases")
+		}
 		return nil
 	}
 	keys := []string{"content", "steps"}
@@ -183,6 +206,10 @@ func (l *fileLoader) cases(n *yaml.Node, forInterrupt bool) []branchCase {
 
 func (l *fileLoader) toolResultStep(c stepCommon, n *yaml.Node) step {
 	if n.Kind == yaml.ScalarNode {
+		if n.ShortTag() == "!!null" {
+			l.diag.add(l.pos(n), "", "toolResult needs content")
+			return nil
+		}
 		return &toolResultStep{stepCommon: c, content: l.valueFromNode(n)}
 	}
 	f := l.fields(n, "toolResult", []string{"content", "call"})
@@ -192,7 +219,7 @@ func (l *fileLoader) toolResultStep(c stepCommon, n *yaml.Node) step {
 	}
 	s := &toolResultStep{stepCommon: c, content: l.valueFromNode(f["content"])}
 	if v := f["call"]; v != nil {
-		s.call = l.str(v)
+		s.call = l.name(v, "call")
 	}
 	return s
 }
@@ -201,10 +228,10 @@ func (s *toolResultStep) emit(p *planner) error {
 	callID := ""
 	if s.call != "" {
 		callID = p.ids[s.call]
-		if callID == "" {
-			return fmt.Errorf("toolResult call %q is not the id of an earlier tool step", s.call)
+		if !p.openCalls[callID] {
+			return fmt.Errorf("toolResult call %q is not the id of an earlier tool step without a result", s.call)
 		}
-	} else if answered, _ := p.r.data["answer"].(map[string]any); answered != nil {
+	} else if answered, _ := p.r.data["answer"].(map[string]any); answered["interruptId"] != nil {
 		callID, _ = answered["toolCallId"].(string)
 	}
 	if callID == "" {
@@ -239,8 +266,8 @@ func (s *interruptStep) emit(p *planner) error {
 		}
 		if d.toolCall != "" {
 			pi.ToolCallID = p.ids[d.toolCall]
-			if pi.ToolCallID == "" {
-				return fmt.Errorf("interrupt toolCall %q is not the id of an earlier tool step", d.toolCall)
+			if !p.openCalls[pi.ToolCallID] {
+				return fmt.Errorf("interrupt toolCall %q is not the id of an earlier tool step without a result", d.toolCall)
 			}
 			wire["toolCallId"] = pi.ToolCallID
 			// the call awaits approval, not a frontend result
@@ -301,6 +328,7 @@ type Cursor struct {
 	frames     []frame
 	captures   map[string]string
 	ids        map[string]string
+	openCalls  map[string]bool
 	activities map[string]string
 	lastTextID string
 }

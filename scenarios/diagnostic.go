@@ -5,13 +5,17 @@ import (
 	"strings"
 )
 
-// Diagnostic is one problem found in a scenario file, with its position.
+// Warning marks a diagnostic that does not make a file invalid.
+const Warning = "warning"
+
+// Diagnostic is one problem found in a scenario file or event stream, with its position.
 type Diagnostic struct {
-	File    string `json:"file"`
-	Line    int    `json:"line"`
-	Column  int    `json:"column"`
-	Message string `json:"message"`
-	Hint    string `json:"hint,omitempty"`
+	File     string `json:"file"`
+	Line     int    `json:"line"`
+	Column   int    `json:"column"`
+	Message  string `json:"message"`
+	Hint     string `json:"hint,omitempty"`
+	Severity string `json:"severity,omitempty"` // empty for errors, or Warning
 }
 
 func (d Diagnostic) Error() string {
@@ -21,6 +25,9 @@ func (d Diagnostic) Error() string {
 		fmt.Fprintf(&b, ":%d:%d", d.Line, d.Column)
 	}
 	b.WriteString(": ")
+	if d.Severity != "" {
+		b.WriteString(d.Severity + ": ")
+	}
 	b.WriteString(d.Message)
 	if d.Hint != "" {
 		b.WriteString(" (hint: ")

@@ -5,5 +5,11 @@ import "embed"
 //go:embed builtin/*.yaml
 var builtinFiles embed.FS
 
+//go:embed scenario.schema.json
+var schema []byte
+
+// Schema returns the JSON Schema of a scenario document, for editors.
+func Schema() []byte { return schema }
+
 // Builtin returns the scenario set embedded in the binary.
 func Builtin() Source { return Source{FS: builtinFiles, Root: "builtin", Label: "builtin"} }

@@ -6,11 +6,15 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math"
 	"path"
 	"regexp"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"text/template"
 	"time"
 
@@ -39,36 +43,55 @@ func IsScenarioFile(name string) bool {
 // skipped: they hold editor state, version control, or Kubernetes' ..data indirection,
 // whose files are also reachable through the visible symlinks.
 func ReadFiles(src Source) ([]*Scenario, []Diagnostic) {
-	var all []*Scenario
+	var files []string
 	var diags []Diagnostic
 	err := fs.WalkDir(src.FS, src.Root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
+		switch {
+		case err != nil:
 			diags = append(diags, Diagnostic{File: display(src, p), Message: err.Error()})
-			return nil
+		case d.IsDir() && p != src.Root && strings.HasPrefix(d.Name(), "."):
+			return fs.SkipDir
+		case !d.IsDir() && IsScenarioFile(p):
+			files = append(files, p)
 		}
-		if d.IsDir() {
-			if p != src.Root && strings.HasPrefix(d.Name(), ".") {
-				return fs.SkipDir
-			}
-			return nil
-		}
-		if !IsScenarioFile(p) {
-			return nil
-		}
-		data, err := readLimited(src.FS, p)
-		if err != nil {
-			diags = append(diags, Diagnostic{File: display(src, p), Message: err.Error()})
-			return nil
-		}
-		list, fileDiags := Parse(display(src, p), data)
-		all = append(all, list...)
-		diags = append(diags, fileDiags...)
 		return nil
 	})
 	if err != nil {
 		diags = append(diags, Diagnostic{File: src.Label, Message: err.Error()})
 	}
+	// Files parse independently, so they parse in parallel; results keep file order.
+	lists := make([][]*Scenario, len(files))
+	fileDiags := make([][]Diagnostic, len(files))
+	parallel(len(files), func(i int) {
+		name := display(src, files[i])
+		data, err := readLimited(src.FS, files[i])
+		if err != nil {
+			fileDiags[i] = []Diagnostic{{File: name, Message: err.Error()}}
+			return
+		}
+		lists[i], fileDiags[i] = Parse(name, data)
+	})
+	var all []*Scenario
+	for i := range files {
+		all = append(all, lists[i]...)
+		diags = append(diags, fileDiags[i]...)
+	}
 	return all, diags
+}
+
+// parallel calls work for every index from 0 to n-1, on as many goroutines as there are
+// processors, and returns when all calls have.
+func parallel(n int, work func(i int)) {
+	var wg sync.WaitGroup
+	next := atomic.Int64{}
+	for range min(runtime.GOMAXPROCS(0), n) {
+		wg.Go(func() {
+			for i := int(next.Add(1) - 1); i < n; i = int(next.Add(1) - 1) {
+				work(i)
+			}
+		})
+	}
+	wg.Wait()
 }
 
 func display(src Source, p string) string {
@@ -88,10 +111,15 @@ func readLimited(fsys fs.FS, p string) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, MaxFileBytes+1))
-	if err != nil {
+	size := int64(512)
+	if info, err := f.Stat(); err == nil && info.Size() > 0 {
+		size = min(info.Size(), MaxFileBytes) + 1 // read it whole in one call, and see EOF
+	}
+	buf := bytes.NewBuffer(make([]byte, 0, size))
+	if _, err := buf.ReadFrom(io.LimitReader(f, MaxFileBytes+1)); err != nil {
 		return nil, err
 	}
+	data := buf.Bytes()
 	if len(data) > MaxFileBytes {
 		return nil, fmt.Errorf("the file is larger than %d MiB", MaxFileBytes>>20)
 	}
@@ -116,6 +144,7 @@ func Parse(file string, data []byte) ([]*Scenario, []Diagnostic) {
 		if len(root.Content) == 0 || (root.Content[0].Kind == yaml.ScalarNode && root.Content[0].ShortTag() == "!!null") {
 			continue // an empty document, e.g. after a trailing ---
 		}
+		resolveAliases(root.Content[0], 0)
 		if sc := l.scenario(root.Content[0], doc); sc != nil {
 			list = append(list, sc)
 		}
@@ -140,6 +169,60 @@ func yamlDiagnostic(file string, err error) Diagnostic {
 		d.Hint = `quote values that start with "{{", e.g. text: "{{ .message }}"`
 	}
 	return d
+}
+
+// maxAliasDepth bounds alias expansion; the YAML decoder already refuses documents
+// that alias excessively.
+const maxAliasDepth = 64
+
+// resolveAliases replaces aliases with copies of what they name and expands merge keys
+// (<<), so the rest of the loader sees plain mappings, sequences and scalars.
+func resolveAliases(n *yaml.Node, depth int) {
+	if depth > maxAliasDepth {
+		return
+	}
+	for i, c := range n.Content {
+		if c.Kind == yaml.AliasNode && c.Alias != nil {
+			clone := *c.Alias
+			clone.Anchor = ""
+			n.Content[i] = &clone
+		}
+		resolveAliases(n.Content[i], depth+1)
+	}
+	if n.Kind != yaml.MappingNode {
+		return
+	}
+	var kept, merged []*yaml.Node
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		if k.Kind != yaml.ScalarNode || k.Value != "<<" || k.Style != 0 {
+			kept = append(kept, k, v)
+			continue
+		}
+		sources := []*yaml.Node{v}
+		if v.Kind == yaml.SequenceNode {
+			sources = v.Content
+		}
+		for _, src := range sources {
+			if src.Kind == yaml.MappingNode {
+				merged = append(merged, src.Content...)
+			}
+		}
+	}
+	if merged == nil {
+		return
+	}
+	have := map[string]bool{}
+	for i := 0; i < len(kept); i += 2 {
+		have[kept[i].Value] = true
+	}
+	for i := 0; i+1 < len(merged); i += 2 {
+		if !have[merged[i].Value] {
+			have[merged[i].Value] = true
+			kept = append(kept, merged[i], merged[i+1])
+		}
+	}
+	n.Content = kept
 }
 
 // fileLoader parses the scenarios of one file and collects its problems.
@@ -313,7 +396,10 @@ func (l *fileLoader) examples(n *yaml.Node) []Example {
 			ex.Message = l.str(v)
 		}
 		if v := f["forwardedProps"]; v != nil {
-			ex.ForwardedProps, _ = l.literal(v).(map[string]any)
+			var ok bool
+			if ex.ForwardedProps, ok = l.literal(v).(map[string]any); !ok {
+				l.diag.add(l.pos(v), "", "an example's forwardedProps must be a mapping")
+			}
 		}
 		if v := f["state"]; v != nil {
 			ex.State = l.literal(v)
@@ -411,6 +497,16 @@ func (l *fileLoader) scalar(n *yaml.Node, what string) bool {
 	return true
 }
 
+// name reads a string the scenario uses as written, such as a tool or step name, where a
+// template would be sent with its braces.
+func (l *fileLoader) name(n *yaml.Node, what string) string {
+	s := l.str(n)
+	if strings.Contains(s, "{{") {
+		l.diag.add(l.pos(n), "", "%s cannot be a template", what)
+	}
+	return s
+}
+
 func (l *fileLoader) str(n *yaml.Node) string {
 	if !l.scalar(n, "a string") {
 		return ""
@@ -437,11 +533,11 @@ func (l *fileLoader) int(n *yaml.Node) int {
 	if !l.scalar(n, "an integer") {
 		return 0
 	}
-	i, err := strconv.Atoi(n.Value)
+	i, err := strconv.ParseInt(n.Value, 0, 64)
 	if err != nil {
 		l.diag.add(l.pos(n), "", "expected an integer, got %q", n.Value)
 	}
-	return i
+	return int(i)
 }
 
 func (l *fileLoader) float(n *yaml.Node) float64 {
@@ -449,14 +545,19 @@ func (l *fileLoader) float(n *yaml.Node) float64 {
 		return 0
 	}
 	f, err := strconv.ParseFloat(n.Value, 64)
-	if err != nil {
+	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
 		l.diag.add(l.pos(n), "", "expected a number, got %q", n.Value)
+		return 0
 	}
 	return f
 }
 
 func (l *fileLoader) bool(n *yaml.Node) bool {
 	if !l.scalar(n, "true or false") {
+		return false
+	}
+	if n.ShortTag() != "!!bool" {
+		l.diag.add(l.pos(n), "", "expected true or false, got %q", n.Value)
 		return false
 	}
 	b, err := strconv.ParseBool(n.Value)
@@ -471,9 +572,10 @@ func (l *fileLoader) duration(n *yaml.Node) time.Duration {
 	if !l.scalar(n, "a duration") {
 		return 0
 	}
-	if ms, err := strconv.ParseFloat(n.Value, 64); err == nil {
-		if ms < 0 {
-			l.diag.add(l.pos(n), "", "a duration must not be negative")
+	if ms, err := strconv.ParseFloat(n.Value, 64); err == nil || errors.Is(err, strconv.ErrRange) {
+		if ms < 0 || math.IsNaN(ms) || ms > float64(math.MaxInt64/int64(time.Millisecond)) {
+			l.diag.add(l.pos(n), "write e.g. 250ms, 1.5s, or a number of milliseconds", "invalid duration %q", n.Value)
+			return 0
 		}
 		return time.Duration(ms * float64(time.Millisecond))
 	}

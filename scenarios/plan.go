@@ -80,12 +80,14 @@ func (s *Scenario) plan(req *Request, start Start, opts PlanOptions, trace bool)
 		rng:           rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)),
 		now:           opts.Now,
 		ids:           map[string]string{},
+		openCalls:     map[string]bool{},
 		activityTypes: map[string]string{},
 		state:         req.Input.State,
 	}
 	if c := start.Resume; c != nil {
 		captures = c.captures
 		maps.Copy(p.ids, c.ids)
+		maps.Copy(p.openCalls, c.openCalls)
 		maps.Copy(p.activityTypes, c.activities)
 		p.lastTextID = c.lastTextID
 	}
@@ -190,6 +192,7 @@ type planner struct {
 	events        []Timed
 	captures      map[string]string
 	ids           map[string]string // local names → generated ids
+	openCalls     map[string]bool   // ids of tool calls made without a result
 	activityTypes map[string]string // activity ids → their types
 	lastTextID    string
 	terminated    bool
@@ -320,9 +323,6 @@ func (p *planner) runFrames(stack []frame) error {
 		}
 		st := top.steps[top.next]
 		top.next++
-		if p.terminated {
-			return &stepError{at: st.common().at, err: errors.New("no step may follow the end of the run")}
-		}
 		p.r.data["answer"] = orEmpty(mapOrNil(top.answer))
 		gap := p.timing.StepGap
 		if first {
@@ -333,9 +333,14 @@ func (p *planner) runFrames(stack []frame) error {
 			return err
 		}
 		if p.terminated {
-			continue // only to report steps that follow
+			// Steps after the end in the same list can never play; the rest of the
+			// conversation after a branch that ends the run is abandoned, by design.
+			if top.next < len(top.steps) {
+				return &stepError{at: top.steps[top.next].common().at, err: errors.New("no step may follow the end of the run")}
+			}
+			return nil
 		}
-		if len(p.interrupts) > 0 || (len(p.pendingTools) > 0 && !nextContinuesTurn(stack) && hasMore(stack)) {
+		if len(p.interrupts) > 0 || (len(p.pendingTools) > 0 && !nextContinuesTurn(stack) && (hasMore(stack) || hasCases(p.pendingTools))) {
 			p.pause(stack)
 			return nil
 		}
@@ -351,6 +356,7 @@ func (p *planner) pause(stack []frame) {
 		frames:     cloneFrames(stack),
 		captures:   p.captures,
 		ids:        maps.Clone(p.ids),
+		openCalls:  maps.Clone(p.openCalls),
 		activities: maps.Clone(p.activityTypes),
 		lastTextID: p.lastTextID,
 	}
@@ -380,6 +386,11 @@ func nextContinuesTurn(stack []frame) bool {
 		}
 	}
 	return false
+}
+
+// hasCases reports whether a frontend tool call continues by its result.
+func hasCases(calls []PendingToolCall) bool {
+	return slices.ContainsFunc(calls, func(tc PendingToolCall) bool { return len(tc.def.cases) > 0 })
 }
 
 func hasMore(stack []frame) bool {

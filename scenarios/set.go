@@ -73,7 +73,11 @@ func NewSet(list []*Scenario) (*Set, error) {
 			diags = append(diags, sc.diagnostic(fmt.Sprintf("scenario id %q is already used by %s", sc.ID, prev.Source), "give one of them an explicit id"))
 		}
 		seen[sc.ID] = sc
-		diags = append(diags, sc.check()...)
+	}
+	checks := make([][]Diagnostic, len(set.scenarios))
+	parallel(len(set.scenarios), func(i int) { checks[i] = set.scenarios[i].check() })
+	for _, c := range checks {
+		diags = append(diags, c...)
 	}
 	for _, r := range DefaultRoutes() {
 		set.routes[r] = true

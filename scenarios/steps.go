@@ -63,13 +63,16 @@ func (l *fileLoader) step(n *yaml.Node) step {
 			kinds = append(kinds, k)
 		}
 	}
+	if len(kinds) == 0 && len(f) < len(n.Content)/2 {
+		return nil // an unknown key, already reported, was probably the kind misspelled
+	}
 	if len(kinds) != 1 {
 		l.diag.add(l.pos(n), "step kinds: "+strings.Join(stepKinds, ", "), "a step needs exactly one kind, found %d (%s)", len(kinds), strings.Join(kinds, ", "))
 		return nil
 	}
 	c := stepCommon{at: l.pos(n)}
 	if v := f["id"]; v != nil {
-		c.localID = l.str(v)
+		c.localID = l.name(v, "a step id")
 	}
 	if v := f["delay"]; v != nil {
 		d := l.duration(v)
@@ -77,6 +80,9 @@ func (l *fileLoader) step(n *yaml.Node) step {
 	}
 	if v := f["tokensPerSecond"]; v != nil {
 		tps := l.float(v)
+		if tps < 0 {
+			l.diag.add(l.pos(v), "0 streams without delays between tokens", "tokensPerSecond must not be negative")
+		}
 		c.tokensPerSecond = &tps
 	}
 	if v := f["chunk"]; v != nil {
@@ -269,7 +275,7 @@ func (l *fileLoader) toolStep(c stepCommon, n *yaml.Node) step {
 		l.diag.add(l.pos(n), "", "tool needs a name")
 		return nil
 	}
-	s := &toolStep{stepCommon: c, name: l.str(f["name"]), args: &value{literal: map[string]any{}}}
+	s := &toolStep{stepCommon: c, name: l.name(f["name"], "a tool name"), args: &value{literal: map[string]any{}}}
 	if v := f["args"]; v != nil {
 		s.args = l.valueFromNode(v)
 	}
@@ -303,6 +309,7 @@ func (s *toolStep) emit(p *planner) error {
 	}
 	p.emit(protocol.NewEvent(protocol.ToolCallEnd, "toolCallId", id))
 	if s.result == nil {
+		p.openCalls[id] = true
 		p.pendingTools = append(p.pendingTools, PendingToolCall{ID: id, Name: s.name, def: s})
 		return nil
 	}
@@ -443,7 +450,7 @@ func (l *fileLoader) activityStep(c stepCommon, n *yaml.Node) step {
 		l.diag.add(l.pos(n), "", "activity needs a type and a content mapping")
 		return nil
 	}
-	s := &activityStep{stepCommon: c, activityType: l.str(f["type"]), content: l.valueFromNode(f["content"])}
+	s := &activityStep{stepCommon: c, activityType: l.name(f["type"], "an activity type"), content: l.valueFromNode(f["content"])}
 	if v := f["replace"]; v != nil {
 		b := l.bool(v)
 		s.replace = &b
@@ -479,7 +486,7 @@ func (l *fileLoader) activityDeltaStep(c stepCommon, n *yaml.Node) step {
 		l.diag.add(l.pos(n), "target is the id: of the activity step to patch", "activityDelta needs a target and a patch")
 		return nil
 	}
-	return &activityDeltaStep{stepCommon: c, target: l.str(f["target"]), patch: l.patch(f["patch"])}
+	return &activityDeltaStep{stepCommon: c, target: l.name(f["target"], "an activityDelta target"), patch: l.patch(f["patch"])}
 }
 
 func (s *activityDeltaStep) emit(p *planner) error {
@@ -508,7 +515,7 @@ func (l *fileLoader) spanStep(c stepCommon, n *yaml.Node) step {
 		l.diag.add(l.pos(n), "", "step needs a name and a list of steps")
 		return nil
 	}
-	s := &spanStep{stepCommon: c, name: l.str(f["name"]), children: l.steps(f["steps"])}
+	s := &spanStep{stepCommon: c, name: l.name(f["name"], "a step name"), children: l.steps(f["steps"])}
 	for _, child := range s.children {
 		if _, isInterrupt := child.(*interruptStep); isInterrupt {
 			l.diag.add(child.common().at, "end the span before the interrupt", "an interrupt cannot be inside a step span: the run ends at it")

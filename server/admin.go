@@ -24,5 +24,6 @@ func (s *Server) listScenarios(c echo.Context) error {
 	for _, sc := range set.Scenarios() {
 		list = append(list, scenarioInfo{ID: sc.ID, Description: sc.Description, Source: sc.Source, Priority: sc.Priority, Broken: sc.Broken, Examples: sc.Examples})
 	}
-	return c.JSON(http.StatusOK, map[string]any{"scenarios": list, "routes": set.Routes()})
+	status := s.Status()
+	return c.JSON(http.StatusOK, map[string]any{"scenarios": list, "routes": set.Routes(), "errors": status.Errors})
 }

@@ -8,6 +8,8 @@ import (
 
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
+
+	"github.com/agui-mock/agui-mock/scenarios"
 )
 
 // AdminPrefix is the reserved path prefix of the server's own endpoints.
@@ -37,6 +39,10 @@ func (s *Server) routes() *echo.Echo {
 		return c.JSON(http.StatusOK, map[string]string{"status": "ok"})
 	})
 	e.GET(AdminPrefix+"/scenarios", s.listScenarios)
+	e.GET(AdminPrefix+"/status", func(c echo.Context) error { return c.JSON(http.StatusOK, s.Status()) })
+	e.GET(AdminPrefix+"/schema", func(c echo.Context) error {
+		return c.Blob(http.StatusOK, "application/schema+json", scenarios.Schema())
+	})
 	// Not an echo Group: Group.Use registers catch-all routes of its own.
 	e.POST(HistoryPath, s.history, s.authenticate)
 	e.POST(CancelPath, s.cancel, s.authenticate)

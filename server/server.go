@@ -57,6 +57,7 @@ func DefaultConfig() Config {
 type Server struct {
 	cfg      Config
 	set      atomic.Pointer[scenarios.Set]
+	load     loadState
 	threads  *threads.Store
 	echo     *echo.Echo
 	stopping chan struct{}
@@ -78,16 +79,13 @@ func New(cfg Config, set *scenarios.Set) *Server {
 		idRNG:    rand.New(rand.NewPCG(cfg.Seed, cfg.Seed^0x5851f42d4c957f2d)),
 	}
 	s.set.Store(set)
+	s.load.status = LoadStatus{Scenarios: len(set.Scenarios()), LoadedAt: time.Now(), Errors: []scenarios.Diagnostic{}}
 	s.echo = s.routes()
 	return s
 }
 
 // Scenarios returns the set being served.
 func (s *Server) Scenarios() *scenarios.Set { return s.set.Load() }
-
-// SetScenarios swaps in a new scenario set. Runs already streaming keep the set they
-// started with.
-func (s *Server) SetScenarios(set *scenarios.Set) { s.set.Store(set) }
 
 // Handler returns the HTTP handler.
 func (s *Server) Handler() http.Handler { return s.echo }

@@ -1,0 +1,211 @@
+package main
+
+import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// scenarioFile is a small scenario answering "alpha" with a marker word.
+func scenarioFile(marker string) string {
+	return "match: {message: alpha}\nsteps:\n  - text: served-" + marker + "\n"
+}
+
+// ask posts "alpha" and returns the text streamed back, or the HTTP status when the
+// request fails.
+func ask(t testing.TB, url, message string) string {
+	t.Helper()
+	req, _ := http.NewRequest("POST", url+"/agui/chat", strings.NewReader(`{"messages":[{"role":"user","content":"`+message+`"}]}`))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("X-Agui-Mock-Speed", "0")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != 200 {
+		return resp.Status
+	}
+	var text strings.Builder
+	for _, line := range strings.Split(string(body), "\n") {
+		if i := strings.Index(line, `"delta":"`); i >= 0 {
+			text.WriteString(strings.TrimSuffix(line[i+9:], `"}`))
+		}
+	}
+	return text.String()
+}
+
+// eventually polls until check passes; file watching is asynchronous by nature, so the
+// end-to-end tests wait for the server to notice, bounded.
+func eventually(t *testing.T, what string, check func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for !check() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting until %s", what)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func writeFile(t testing.TB, path, content string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// saveLikeVim writes the way vim does by default: the old file moves to a backup, the
+// new content is written under the name, the backup is removed.
+func saveLikeVim(t *testing.T, path, content string) {
+	t.Helper()
+	writeFile(t, filepath.Join(filepath.Dir(path), "4913"), "")
+	os.Remove(filepath.Join(filepath.Dir(path), "4913"))
+	if _, err := os.Stat(path); err == nil {
+		if err := os.Rename(path, path+"~"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	writeFile(t, path, content)
+	os.Remove(path + "~")
+}
+
+// saveAtomically writes a temporary file and renames it over the target.
+func saveAtomically(t testing.TB, path, content string) {
+	t.Helper()
+	tmp := path + ".tmp-" + time.Now().Format("150405.000")
+	writeFile(t, tmp, content)
+	if err := os.Rename(tmp, path); err != nil {
+		t.Fatal(err)
+	}
+}
+
+type loadStatus struct {
+	Failed bool
+	Errors []struct {
+		File         string
+		Line, Column int
+		Message      string
+	}
+}
+
+func status(t *testing.T, url string) loadStatus {
+	t.Helper()
+	resp, err := http.Get(url + "/_mock/status")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var s loadStatus
+	if err := json.NewDecoder(resp.Body).Decode(&s); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func TestHotReloadFollowsRealEdits(t *testing.T) {
+	// In auto mode the safety poll is set far out, so only file-system events can work.
+	for mode, poll := range map[string]string{"auto": "1h", "poll": "100ms"} {
+		t.Run(mode, func(t *testing.T) {
+			dir := t.TempDir()
+			file := filepath.Join(dir, "alpha.yaml")
+			writeFile(t, file, scenarioFile("v0"))
+			url := start(t, []string{"--addr", "127.0.0.1:0", "--no-builtin", "--scenarios", dir, "--watch", mode, "--poll-interval", poll}, nil)
+			served := func(want string) func() bool { return func() bool { return ask(t, url, "alpha") == want } }
+			eventually(t, "v0 is served", served("served-v0"))
+
+			saveLikeVim(t, file, scenarioFile("v1"))
+			eventually(t, "a vim-style save is served", served("served-v1"))
+
+			writeFile(t, file, scenarioFile("v2")) // in place
+			eventually(t, "an in-place write is served", served("served-v2"))
+
+			saveAtomically(t, file, "match: {message: alpha}\nsteps:\n  - txt: broken\n")
+			eventually(t, "the broken file is reported", func() bool { return status(t, url).Failed })
+			st := status(t, url)
+			if len(st.Errors) == 0 || st.Errors[0].File != file || st.Errors[0].Line != 3 || st.Errors[0].Column != 5 || !strings.Contains(st.Errors[0].Message, `unknown key "txt"`) {
+				t.Errorf("status %+v", st)
+			}
+			if got := ask(t, url, "alpha"); got != "served-v2" {
+				t.Errorf("while the file is broken the last good set must serve, got %q", got)
+			}
+
+			saveAtomically(t, file, scenarioFile("v3"))
+			eventually(t, "the fixed file is served", served("served-v3"))
+			if st := status(t, url); st.Failed || len(st.Errors) != 0 {
+				t.Errorf("status after the fix %+v", st)
+			}
+
+			writeFile(t, filepath.Join(dir, "nested", "deeper", "beta.yaml"), "match: {message: beta}\nsteps: [{text: served-beta}]\n")
+			eventually(t, "a file in a new subdirectory is served", func() bool { return ask(t, url, "beta") == "served-beta" })
+
+			if err := os.Remove(file); err != nil {
+				t.Fatal(err)
+			}
+			eventually(t, "a deleted scenario is gone", served("404 Not Found"))
+
+			if err := os.RemoveAll(filepath.Join(dir, "nested")); err != nil {
+				t.Fatal(err)
+			}
+			eventually(t, "a removed directory's scenarios are gone", func() bool { return ask(t, url, "beta") == "404 Not Found" })
+		})
+	}
+}
+
+func TestHotReloadFollowsKubernetesConfigMapSwaps(t *testing.T) {
+	dir := t.TempDir()
+	version := func(name, marker string) {
+		writeFile(t, filepath.Join(dir, name, "alpha.yaml"), scenarioFile(marker))
+	}
+	version("..2026_v1", "v1")
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(os.Symlink("..2026_v1", filepath.Join(dir, "..data")))
+	must(os.Symlink(filepath.Join("..data", "alpha.yaml"), filepath.Join(dir, "alpha.yaml")))
+	url := start(t, []string{"--addr", "127.0.0.1:0", "--no-builtin", "--scenarios", dir, "--poll-interval", "1h"}, nil)
+	if got := ask(t, url, "alpha"); got != "served-v1" {
+		t.Fatalf("got %q: the scenario must load once, through the visible link", got)
+	}
+	// the kubelet's swap: a new version directory, a temporary link renamed over ..data
+	version("..2026_v2", "v2")
+	must(os.Symlink("..2026_v2", filepath.Join(dir, "..data_tmp")))
+	must(os.Rename(filepath.Join(dir, "..data_tmp"), filepath.Join(dir, "..data")))
+	must(os.RemoveAll(filepath.Join(dir, "..2026_v1")))
+	eventually(t, "the swapped ConfigMap is served", func() bool { return ask(t, url, "alpha") == "served-v2" })
+}
+
+func TestAStreamFinishesWithTheScenarioItStartedWith(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "slow.yaml")
+	writeFile(t, file, "match: {message: slow}\ntiming: {firstEvent: 0, firstToken: 0, jitter: 0}\nsteps:\n  - text: original-start\n  - pause: 600ms\n  - text: original-end\n")
+	url := start(t, []string{"--addr", "127.0.0.1:0", "--no-builtin", "--scenarios", dir, "--poll-interval", "1h"}, nil)
+	resp, err := http.Post(url+"/agui/chat", "application/json", strings.NewReader(`{"messages":[{"role":"user","content":"slow"}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	buf := make([]byte, 256)
+	if _, err := resp.Body.Read(buf); err != nil { // the stream has begun
+		t.Fatal(err)
+	}
+	writeFile(t, file, "match: {message: slow}\nsteps:\n  - text: edited\n")
+	eventually(t, "the edit is served", func() bool { return strings.Contains(ask(t, url, "slow"), "edited") })
+	rest, _ := io.ReadAll(resp.Body)
+	body := string(buf) + string(rest)
+	if !strings.Contains(body, "original-end") || strings.Contains(body, "edited") {
+		t.Errorf("the running stream changed with the edit:\n%s", body)
+	}
+}

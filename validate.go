@@ -1,0 +1,261 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/agui-mock/agui-mock/protocol"
+	"github.com/agui-mock/agui-mock/scenarios"
+)
+
+// report is what validate prints with -format json.
+type report struct {
+	Valid     bool                   `json:"valid"`
+	Scenarios int                    `json:"scenarios"`
+	Streams   int                    `json:"streams"`
+	Problems  []scenarios.Diagnostic `json:"problems"`
+}
+
+// runValidate is the validate command: scenario files and directories, and AG-UI event
+// streams, checked as the server would check them.
+func runValidate(args []string, lookupEnv func(string) (string, bool), stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("agui-mock validate", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	format := fs.String("format", "text", "output format: text or json")
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, `Usage: agui-mock validate [flags] PATH...
+
+Checks scenario files (.yaml, .yml; directories are searched) exactly as the server
+loads them, and AG-UI event streams (.json: an array of events or a conformance fixture
+with a "stream" array; .jsonl: one event per line) against the event rules of the
+official client. Every problem is printed as file:line:col: message. The exit status
+is 0 when everything is valid, 1 when there are problems, 2 for usage errors.
+
+Flags:
+`)
+		fs.PrintDefaults()
+	}
+	if code := parseFlags(fs, args, lookupEnv, stderr); code >= 0 {
+		return code
+	}
+	if *format != "text" && *format != "json" {
+		fmt.Fprintf(stderr, "agui-mock validate: -format must be text or json, got %q\n", *format)
+		return 2
+	}
+	if fs.NArg() == 0 {
+		fs.Usage()
+		return 2
+	}
+	rep := validatePaths(fs.Args())
+	if *format == "json" {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		_ = enc.Encode(rep)
+	} else {
+		for _, d := range rep.Problems {
+			fmt.Fprintln(stdout, d.Error())
+		}
+		fmt.Fprintf(stdout, "%d scenario(s), %d stream(s): %s\n", rep.Scenarios, rep.Streams, summary(rep))
+	}
+	if !rep.Valid {
+		return 1
+	}
+	return 0
+}
+
+func summary(rep report) string {
+	errs, warnings := 0, 0
+	for _, d := range rep.Problems {
+		if d.Severity == scenarios.Warning {
+			warnings++
+		} else {
+			errs++
+		}
+	}
+	if errs == 0 && warnings == 0 {
+		return "valid"
+	}
+	return fmt.Sprintf("%d problem(s), %d warning(s)", errs, warnings)
+}
+
+// validatePaths checks every path and the scenarios found together, as one set.
+func validatePaths(paths []string) report {
+	rep := report{Problems: []scenarios.Diagnostic{}}
+	var found []*scenarios.Scenario
+	for _, p := range paths {
+		info, err := os.Stat(p)
+		switch {
+		case err != nil:
+			rep.Problems = append(rep.Problems, scenarios.Diagnostic{File: p, Message: err.Error()})
+		case info.IsDir():
+			list, diags := scenarios.ReadFiles(scenarios.Source{FS: os.DirFS(p), Root: ".", Label: p})
+			found = append(found, list...)
+			rep.Problems = append(rep.Problems, diags...)
+		case scenarios.IsScenarioFile(p):
+			list, diags := parseFile(p)
+			found = append(found, list...)
+			rep.Problems = append(rep.Problems, diags...)
+		case isStreamFile(p):
+			rep.Streams++
+			rep.Problems = append(rep.Problems, validateStream(p)...)
+		default:
+			rep.Problems = append(rep.Problems, scenarios.Diagnostic{File: p, Message: "not a scenario file (.yaml, .yml) or an event stream (.json, .jsonl)"})
+		}
+	}
+	rep.Scenarios = len(found)
+	if len(found) > 0 {
+		var le *scenarios.LoadError
+		if _, err := scenarios.NewSet(found); errors.As(err, &le) {
+			rep.Problems = append(rep.Problems, le.Diagnostics...)
+		}
+	}
+	rep.Valid = true
+	for _, d := range rep.Problems {
+		if d.Severity != scenarios.Warning {
+			rep.Valid = false
+		}
+	}
+	return rep
+}
+
+func parseFile(p string) ([]*scenarios.Scenario, []scenarios.Diagnostic) {
+	data, err := os.ReadFile(p)
+	if err != nil {
+		return nil, []scenarios.Diagnostic{{File: p, Message: err.Error()}}
+	}
+	return scenarios.Parse(p, data)
+}
+
+func isStreamFile(p string) bool {
+	switch strings.ToLower(filepath.Ext(p)) {
+	case ".json", ".jsonl", ".ndjson":
+		return true
+	}
+	return false
+}
+
+// positioned is an event and where it starts in its file.
+type positioned struct {
+	event     protocol.Event
+	line, col int
+}
+
+// validateStream checks a recorded event stream against the sequence rules.
+func validateStream(p string) []scenarios.Diagnostic {
+	data, err := os.ReadFile(p)
+	if err != nil {
+		return []scenarios.Diagnostic{{File: p, Message: err.Error()}}
+	}
+	events, diag := readStream(p, data)
+	if diag != nil {
+		return []scenarios.Diagnostic{*diag}
+	}
+	var diags []scenarios.Diagnostic
+	at := func(i int, msg string, sev string) scenarios.Diagnostic {
+		d := scenarios.Diagnostic{File: p, Message: msg, Severity: sev}
+		if i >= 0 && i < len(events) {
+			d.Line, d.Column = events[i].line, events[i].col
+		}
+		return d
+	}
+	v := &protocol.Verifier{}
+	for _, pe := range events {
+		if err := v.Check(pe.event); err != nil {
+			var se *protocol.SequenceError
+			errors.As(err, &se)
+			diags = append(diags, at(se.Index, err.Error(), ""))
+			break
+		}
+	}
+	if len(diags) == 0 {
+		if err := v.End(); err != nil {
+			diags = append(diags, at(len(events)-1, err.Error(), ""))
+		}
+	}
+	for _, w := range v.Warnings {
+		diags = append(diags, at(w.Index, w.Error(), scenarios.Warning))
+	}
+	return diags
+}
+
+// readStream decodes the events of a JSON array, a conformance fixture's "stream", or
+// JSON lines, keeping each event's position.
+func readStream(p string, data []byte) ([]positioned, *scenarios.Diagnostic) {
+	trimmed := bytes.TrimSpace(data)
+	fail := func(offset int, format string, args ...any) *scenarios.Diagnostic {
+		line, col := lineCol(data, offset)
+		return &scenarios.Diagnostic{File: p, Line: line, Column: col, Message: fmt.Sprintf(format, args...)}
+	}
+	if len(trimmed) == 0 {
+		return nil, fail(0, "the file is empty; expected AG-UI events")
+	}
+	if strings.EqualFold(filepath.Ext(p), ".json") {
+		start := bytes.IndexAny(data, "[{")
+		if trimmed[0] == '{' {
+			var fixture struct {
+				Stream json.RawMessage `json:"stream"`
+			}
+			if err := json.Unmarshal(data, &fixture); err != nil || len(fixture.Stream) == 0 {
+				return nil, fail(start, "expected an array of events, or an object with a \"stream\" array")
+			}
+			start = bytes.Index(data, fixture.Stream)
+		}
+		return readArray(data, start, fail)
+	}
+	var events []positioned
+	offset := 0
+	for i, line := range bytes.Split(data, []byte("\n")) {
+		if len(bytes.TrimSpace(line)) > 0 {
+			ev, err := protocol.DecodeEvent(line)
+			if err != nil {
+				return nil, fail(offset, "line %d: %v", i+1, err)
+			}
+			events = append(events, positioned{ev, i + 1, 1})
+		}
+		offset += len(line) + 1
+	}
+	return events, nil
+}
+
+// readArray decodes the JSON array that starts at start.
+func readArray(data []byte, start int, fail func(int, string, ...any) *scenarios.Diagnostic) ([]positioned, *scenarios.Diagnostic) {
+	dec := json.NewDecoder(bytes.NewReader(data[start:]))
+	dec.UseNumber()
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('[') {
+		return nil, fail(start, "expected a JSON array of events")
+	}
+	var events []positioned
+	for dec.More() {
+		at := start + int(dec.InputOffset())
+		for at < len(data) && strings.ContainsRune(" \t\r\n,", rune(data[at])) {
+			at++
+		}
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
+			return nil, fail(at, "malformed JSON: %v", err)
+		}
+		ev, err := protocol.DecodeEvent(raw)
+		if err != nil {
+			return nil, fail(at, "event %d: %v", len(events), err)
+		}
+		line, col := lineCol(data, at)
+		events = append(events, positioned{ev, line, col})
+	}
+	return events, nil
+}
+
+// lineCol turns a byte offset into a 1-based line and column.
+func lineCol(data []byte, offset int) (int, int) {
+	offset = min(max(offset, 0), len(data))
+	before := data[:offset]
+	line := bytes.Count(before, []byte("\n")) + 1
+	col := offset - bytes.LastIndexByte(before, '\n')
+	return line, col
+}

@@ -1,0 +1,111 @@
+package main
+
+import (
+	"encoding/json"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/agui-mock/agui-mock/internal/spectest"
+)
+
+func TestValidateReportsEveryProblemWithItsPosition(t *testing.T) {
+	dir := t.TempDir()
+	good := filepath.Join(dir, "good.yaml")
+	bad := filepath.Join(dir, "bad.yaml")
+	stream := filepath.Join(dir, "stream.jsonl")
+	array := filepath.Join(dir, "array.json")
+	writeFile(t, good, "steps: [{text: hi}]\n")
+	writeFile(t, bad, "steps:\n  - txt: hi\n  - pause: fast\n  - text: '{{ .mesage }}'\n")
+	writeFile(t, stream, `{"type":"RUN_STARTED","threadId":"t","runId":"r"}`+"\n"+`{"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":"x"}`+"\n")
+	writeFile(t, filepath.Join(dir, "notes.txt"), "hello")
+	writeFile(t, array, "[\n  {\"type\":\"RUN_STARTED\",\"threadId\":\"t\",\"runId\":\"r\"},\n  {\"type\":\"RUN_FINISHED\",\"threadId\":\"t\",\"runId\":\"other\"}\n]\n")
+	tests := []struct {
+		name  string
+		args  []string
+		code  int
+		lines []string
+	}{
+		{"valid files", []string{good}, 0, []string{"1 scenario(s), 0 stream(s): valid"}},
+		{"a directory", []string{dir}, 1, []string{bad + ":2:5: unknown key \"txt\" in a step (hint: did you mean \"text\"?)"}},
+		{"every problem of a file", []string{bad}, 1, []string{
+			bad + `:2:5: unknown key "txt" in a step (hint: did you mean "text"?)`,
+			bad + `:3:12: invalid duration "fast" (hint: write e.g. 250ms, 1.5s, or a number of milliseconds)`,
+			bad + `:4:11: template error: .mesage is not request data`,
+			"0 scenario(s), 0 stream(s): 3 problem(s), 0 warning(s)",
+		}},
+		{"a JSON-lines stream", []string{stream}, 1, []string{stream + ":2:1: event 1 (TEXT_MESSAGE_CONTENT): Cannot send 'TEXT_MESSAGE_CONTENT': No active text message found with ID 'm'"}},
+		{"a JSON array stream", []string{array}, 1, []string{array + `:3:3: event 1 (RUN_FINISHED): RUN_STARTED and RUN_FINISHED must agree on their runId`}},
+		{"a missing file", []string{filepath.Join(dir, "nope.yaml")}, 1, []string{"no such file or directory"}},
+		{"a foreign file", []string{filepath.Join(dir, "notes.txt")}, 1, []string{"notes.txt: not a scenario file (.yaml, .yml) or an event stream (.json, .jsonl)"}},
+		{"no arguments", nil, 2, nil},
+		{"bad format", []string{"--format", "xml", good}, 2, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var out, errOut strings.Builder
+			code := run(t.Context(), append([]string{"validate"}, tt.args...), env(nil), &out, &errOut)
+			if code != tt.code {
+				t.Errorf("exit %d, want %d\n%s%s", code, tt.code, out.String(), errOut.String())
+			}
+			for _, line := range tt.lines {
+				if !strings.Contains(out.String(), line) {
+					t.Errorf("output lacks %q:\n%s", line, out.String())
+				}
+			}
+		})
+	}
+}
+
+func TestValidateJSONOutput(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "a.yaml"), "steps: [{pause: fast}]\n")
+	var out strings.Builder
+	if code := run(t.Context(), []string{"validate", "--format", "json", dir}, env(nil), &out, io.Discard); code != 1 {
+		t.Fatalf("exit %d", code)
+	}
+	var rep report
+	if err := json.Unmarshal([]byte(out.String()), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if rep.Valid || len(rep.Problems) != 1 || rep.Problems[0].Line != 1 || rep.Problems[0].Hint == "" {
+		t.Errorf("report %+v", rep)
+	}
+}
+
+// TestValidateAgreesWithTheConformanceCorpus runs validate over every stream of the
+// official AG-UI conformance corpus: the verdict must match the corpus's expected
+// outcome. Every fixture's verdict there depends on event shape and sequence except the
+// ones listed here, which test a client's translation or warnings: validate accepts
+// them, as the client completes them.
+func TestValidateAgreesWithTheConformanceCorpus(t *testing.T) {
+	base := spectest.Dir(t)
+	files, _ := filepath.Glob(filepath.Join(base, "1.1", "conformance", "streams", "*.json"))
+	draft, _ := filepath.Glob(filepath.Join(base, "draft", "conformance", "streams", "*.json"))
+	files = append(files, draft...)
+	if len(files) < 70 {
+		t.Fatalf("only %d conformance streams", len(files))
+	}
+	for _, file := range files {
+		raw, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var fx struct {
+			Expect struct{ Outcome string }
+		}
+		if err := json.Unmarshal(raw, &fx); err != nil {
+			t.Fatal(err)
+		}
+		t.Run(filepath.Base(file), func(t *testing.T) {
+			var out strings.Builder
+			code := run(t.Context(), []string{"validate", file}, env(nil), &out, io.Discard)
+			want := map[string]int{"completed": 0, "failed": 1}[fx.Expect.Outcome]
+			if code != want {
+				t.Errorf("validate exited %d, corpus expects %s:\n%s", code, fx.Expect.Outcome, out.String())
+			}
+		})
+	}
+}

@@ -1,0 +1,201 @@
+// Package watcher reports when the scenario files under a set of directories change.
+// File-system events are only hints: after a burst of them settles, the tree is
+// fingerprinted, and a change is reported only if what a loader would read differs.
+// A polling mode serves file systems that deliver no events.
+package watcher
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/fsnotify/fsnotify"
+)
+
+// Modes of watching.
+const (
+	// ModeAuto uses file-system events plus a slow safety poll, for events that never
+	// come (a recreated root, an overflowing queue).
+	ModeAuto = "auto"
+	// ModePoll only polls: for Docker Desktop bind mounts and network file systems.
+	ModePoll = "poll"
+	// ModeOff loads once.
+	ModeOff = "off"
+)
+
+// Config says what to watch and how.
+type Config struct {
+	Roots        []string
+	Mode         string
+	Debounce     time.Duration // quiet time after the last event before a rescan
+	PollInterval time.Duration // rescan period in poll mode; the safety poll in auto mode
+	Include      func(name string) bool
+	Logger       *slog.Logger
+}
+
+// Watch calls onChange, one call at a time, whenever the watched files change, until
+// ctx is done. It returns an error only if watching cannot start.
+func Watch(ctx context.Context, cfg Config, onChange func()) error {
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	last := Fingerprint(cfg.Roots, cfg.Include)
+	rescan := func() {
+		if fp := Fingerprint(cfg.Roots, cfg.Include); fp != last {
+			last = fp
+			onChange()
+		}
+	}
+	switch cfg.Mode {
+	case ModeOff:
+		<-ctx.Done()
+		return nil
+	case ModePoll:
+		return loop(ctx, nil, nil, cfg, rescan)
+	case ModeAuto:
+	default:
+		return fmt.Errorf("unknown watch mode %q (auto, poll or off)", cfg.Mode)
+	}
+	w, err := fsnotify.NewWatcher()
+	if err != nil {
+		return fmt.Errorf("watching %s: %w", strings.Join(cfg.Roots, ", "), err)
+	}
+	defer w.Close()
+	addTrees(w, cfg.Roots, cfg.Logger)
+	hints := make(chan struct{}, 1)
+	errs := make(chan error)
+	go forward(ctx, w, hints, errs, cfg.Logger)
+	return loop(ctx, hints, errs, cfg, func() {
+		addTrees(w, cfg.Roots, cfg.Logger) // directories created meanwhile, a recreated root
+		rescan()
+	})
+}
+
+// forward turns fsnotify events into hints, adding watches for new directories at once
+// so that files created in them right after are not missed.
+func forward(ctx context.Context, w *fsnotify.Watcher, hints chan<- struct{}, errs chan<- error, log *slog.Logger) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case ev, ok := <-w.Events:
+			if !ok {
+				return
+			}
+			if ev.Op == fsnotify.Chmod {
+				continue
+			}
+			if ev.Has(fsnotify.Create) {
+				if info, err := os.Stat(ev.Name); err == nil && info.IsDir() {
+					addTrees(w, []string{ev.Name}, log)
+				}
+			}
+			select {
+			case hints <- struct{}{}:
+			default: // a hint is already pending
+			}
+		case err, ok := <-w.Errors:
+			if !ok {
+				return
+			}
+			select {
+			case errs <- err:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}
+}
+
+// loop debounces hints: a rescan runs once no hint has come for the debounce time, and
+// at least every poll interval.
+func loop(ctx context.Context, hints <-chan struct{}, errs <-chan error, cfg Config, rescan func()) error {
+	debounce, poll := cfg.Debounce, cfg.PollInterval
+	settle := time.NewTimer(debounce)
+	settle.Stop()
+	defer settle.Stop()
+	var tick <-chan time.Time
+	if poll > 0 {
+		t := time.NewTicker(poll)
+		defer t.Stop()
+		tick = t.C
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-hints:
+			settle.Reset(debounce)
+		case err := <-errs:
+			cfg.Logger.Warn("file watching", "err", err) // e.g. an overflowing queue: events were lost
+			settle.Reset(debounce)
+		case <-settle.C:
+			rescan()
+		case <-tick:
+			rescan()
+		}
+	}
+}
+
+// addTrees watches every directory under the roots. Hidden directories are skipped, as
+// the loader skips them; Add is idempotent, so calling it again is cheap.
+func addTrees(w *fsnotify.Watcher, roots []string, log *slog.Logger) {
+	for _, root := range roots {
+		_ = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+			if err != nil || !d.IsDir() {
+				return nil
+			}
+			if p != root && strings.HasPrefix(d.Name(), ".") {
+				return fs.SkipDir
+			}
+			if err := w.Add(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				log.Warn("watching a directory", "dir", p, "err", err)
+			}
+			return nil
+		})
+	}
+}
+
+// Fingerprint hashes the names and contents of the files under the roots that include
+// accepts (all files when it is nil), following symbolic links as the loader does.
+// Unreadable files count by name, so their recovery is a change too.
+func Fingerprint(roots []string, include func(string) bool) string {
+	h := sha256.New()
+	for _, root := range roots {
+		var files []string
+		_ = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return nil
+			}
+			if d.IsDir() {
+				if p != root && strings.HasPrefix(d.Name(), ".") {
+					return fs.SkipDir
+				}
+				return nil
+			}
+			if include == nil || include(p) {
+				files = append(files, p)
+			}
+			return nil
+		})
+		sort.Strings(files)
+		for _, f := range files {
+			data, err := os.ReadFile(f)
+			fmt.Fprintf(h, "%s\x00%d\x00", f, len(data))
+			if err != nil {
+				fmt.Fprintf(h, "unreadable: %v", err)
+			}
+			h.Write(data)
+		}
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}

@@ -1,0 +1,91 @@
+package watcher
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"go.uber.org/goleak"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+func quiet() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
+
+func TestBurstsOfHintsRescanOnceAfterTheyQuietDown(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		hints := make(chan struct{}, 1)
+		var rescans []time.Duration
+		start := time.Now()
+		ctx, cancel := context.WithCancel(t.Context())
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			_ = loop(ctx, hints, nil, Config{Debounce: 100 * time.Millisecond, Logger: quiet()}, func() {
+				rescans = append(rescans, time.Since(start))
+			})
+		}()
+		for range 5 { // an editor's save: several events 30 ms apart
+			hints <- struct{}{}
+			time.Sleep(30 * time.Millisecond)
+		}
+		time.Sleep(time.Second)
+		hints <- struct{}{}
+		time.Sleep(time.Second)
+		cancel()
+		<-done
+		want := []time.Duration{220 * time.Millisecond, 1250 * time.Millisecond}
+		if len(rescans) != 2 || rescans[0] != want[0] || rescans[1] != want[1] {
+			t.Errorf("rescans at %v, want %v", rescans, want)
+		}
+	})
+}
+
+func TestPollingRescansPeriodically(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		n := 0
+		ctx, cancel := context.WithTimeout(t.Context(), 3500*time.Millisecond)
+		defer cancel()
+		_ = loop(ctx, nil, nil, Config{Debounce: 100 * time.Millisecond, PollInterval: time.Second, Logger: quiet()}, func() { n++ })
+		if n != 3 {
+			t.Errorf("%d rescans in 3.5 s at 1 s intervals", n)
+		}
+	})
+}
+
+func TestFingerprintFollowsWhatTheLoaderReads(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, content string) {
+		t.Helper()
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	yamlOnly := func(name string) bool { return filepath.Ext(name) == ".yaml" }
+	fp := func() string { return Fingerprint([]string{dir}, yamlOnly) }
+	write("a.yaml", "one")
+	base := fp()
+	write("a.yaml.swp", "editor state")
+	write(".hidden/b.yaml", "hidden")
+	if fp() != base {
+		t.Error("files the loader ignores changed the fingerprint")
+	}
+	write("sub/c.yaml", "new")
+	withSub := fp()
+	if withSub == base {
+		t.Error("a new file in a new directory did not change the fingerprint")
+	}
+	write("sub/c.yaml", "edited")
+	if fp() == withSub {
+		t.Error("an edit did not change the fingerprint")
+	}
+}
