@@ -24,6 +24,7 @@ func main() {
 // usage is the command's overview.
 const usage = `Usage:
   agui-mock [serve] [flags]            serve AG-UI run endpoints from YAML scenarios
+  agui-mock record -upstream URL       proxy to a real agent and record its sessions as scenarios
   agui-mock validate [flags] PATH...   check scenario files and AG-UI event streams
 
 Run 'agui-mock serve -h' or 'agui-mock validate -h' for the flags. Every flag can also
@@ -38,7 +39,9 @@ func run(ctx context.Context, args []string, lookupEnv func(string) (string, boo
 	}
 	switch cmd {
 	case "serve":
-		return runServe(ctx, args, lookupEnv, stdout, stderr)
+		return runServe(ctx, args, lookupEnv, stdout, stderr, false)
+	case "record":
+		return runServe(ctx, args, lookupEnv, stdout, stderr, true)
 	case "validate":
 		return runValidate(args, lookupEnv, stdout, stderr)
 	case "help":

@@ -5,13 +5,17 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"math/rand/v2"
 	"net"
+	"net/url"
 	"os"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/agui-mock/agui-mock/recorder"
 	"github.com/agui-mock/agui-mock/scenarios"
 	"github.com/agui-mock/agui-mock/server"
 	"github.com/agui-mock/agui-mock/watcher"
@@ -36,13 +40,23 @@ type options struct {
 	threadTTL  time.Duration
 	watch      string
 	pollEvery  time.Duration
+	recordAll  bool
+	recMissing bool
+	upstream   string
+	recordDir  string
+	redact     listFlag
+	dedupe     bool
 }
 
-// runServe is the serve command.
-func runServe(ctx context.Context, args []string, lookupEnv func(string) (string, bool), stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("agui-mock serve", flag.ContinueOnError)
+// runServe is the serve command and, with recordAll, the record command.
+func runServe(ctx context.Context, args []string, lookupEnv func(string) (string, bool), stdout, stderr io.Writer, recordAll bool) int {
+	name := "serve"
+	if recordAll {
+		name = "record"
+	}
+	fs := flag.NewFlagSet("agui-mock "+name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	var o options
+	o := options{recordAll: recordAll}
 	fs.StringVar(&o.addr, "addr", "127.0.0.1:8000", "address to listen on")
 	fs.Var(&o.dirs, "scenarios", "directory of scenario files (repeatable)")
 	fs.BoolVar(&o.noBuiltin, "no-builtin", false, "do not serve the built-in scenarios")
@@ -60,8 +74,17 @@ func runServe(ctx context.Context, args []string, lookupEnv func(string) (string
 	fs.DurationVar(&o.threadTTL, "thread-ttl", time.Hour, "a thread unused this long is forgotten")
 	fs.StringVar(&o.watch, "watch", watcher.ModeAuto, "how scenario directories are watched: auto (file-system events), poll (for bind mounts and network file systems that deliver none) or off")
 	fs.DurationVar(&o.pollEvery, "poll-interval", 2*time.Second, "rescan period with -watch=poll; with -watch=auto, the safety rescan")
+	fs.StringVar(&o.upstream, "upstream", "", "the real AG-UI agent's base URL, to record from")
+	fs.StringVar(&o.recordDir, "record-dir", "recorded", "where recordings are written")
+	fs.BoolVar(&o.recMissing, "record-missing", false, "serve: proxy to -upstream and record what no scenario answers")
+	fs.Var(&o.redact, "redact", "a regular expression scrubbed from recordings (repeatable; bearer tokens and API keys always are)")
+	fs.BoolVar(&o.dedupe, "dedupe", true, "a repeated first request updates its recording instead of adding a file")
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "Usage: agui-mock [serve] [flags]\n\nServes AG-UI run endpoints from YAML scenarios, reloading scenario directories\nwhen their files change. Every flag can also be set through the environment\nvariable AGUI_MOCK_<NAME> (e.g. AGUI_MOCK_SPEED=0).\n\nFlags:\n")
+		if recordAll {
+			fmt.Fprintf(stderr, "Usage: agui-mock record -upstream URL [flags]\n\nProxies every AG-UI request to the agent at -upstream, relays its events as they\narrive, and writes each session into -record-dir as a scenario file that replays it.\n\nFlags:\n")
+		} else {
+			fmt.Fprintf(stderr, "Usage: agui-mock [serve] [flags]\n\nServes AG-UI run endpoints from YAML scenarios, reloading scenario directories\nwhen their files change. Every flag can also be set through the environment\nvariable AGUI_MOCK_<NAME> (e.g. AGUI_MOCK_SPEED=0).\n\nFlags:\n")
+		}
 		fs.PrintDefaults()
 	}
 	if code := parseFlags(fs, args, lookupEnv, stderr); code >= 0 {
@@ -128,6 +151,10 @@ func serve(ctx context.Context, o options, stdout, stderr io.Writer) error {
 		return fmt.Errorf("-max-threads and -thread-ttl must be positive")
 	}
 	cfg.Threads.MaxThreads, cfg.Threads.IdleTTL = o.maxThreads, o.threadTTL
+	if cfg.Recorder, err = newRecorder(o, logger, stdout); err != nil {
+		return err
+	}
+	cfg.RecordAll = o.recordAll
 	srv := server.New(cfg, set)
 
 	ln, err := net.Listen("tcp", o.addr)
@@ -160,6 +187,32 @@ func serve(ctx context.Context, o options, stdout, stderr io.Writer) error {
 	}()
 	logger.Info("ready", "scenarios", len(set.Scenarios()), "seed", strconv.FormatUint(o.seed, 10), "speed", o.speed, "strict", o.strict, "auth", o.authToken != "")
 	return srv.Serve(ctx, ln, o.shutdownIn)
+}
+
+// newRecorder builds the recorder the options ask for, or none.
+func newRecorder(o options, logger *slog.Logger, progress io.Writer) (*recorder.Recorder, error) {
+	if !o.recordAll && !o.recMissing {
+		if o.upstream != "" {
+			return nil, fmt.Errorf("-upstream is for recording: use agui-mock record, or serve -record-missing")
+		}
+		return nil, nil
+	}
+	if o.upstream == "" {
+		return nil, fmt.Errorf("recording needs -upstream, the URL of the real agent")
+	}
+	u, err := url.Parse(o.upstream)
+	if err != nil {
+		return nil, fmt.Errorf("-upstream: %w", err)
+	}
+	var redact []*regexp.Regexp
+	for _, pattern := range o.redact {
+		re, err := regexp.Compile(pattern)
+		if err != nil {
+			return nil, fmt.Errorf("-redact %q: %w", pattern, err)
+		}
+		redact = append(redact, re)
+	}
+	return recorder.New(recorder.Config{Upstream: u, OutDir: o.recordDir, Redact: redact, Dedupe: o.dedupe, Logger: logger, Progress: progress})
 }
 
 func prefixAll(base string, routes []string) []string {

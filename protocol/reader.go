@@ -3,6 +3,7 @@ package protocol
 import (
 	"bufio"
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -115,7 +116,8 @@ func ReadEvents(r io.Reader, maxFrame int) ([]Event, error) {
 	}
 }
 
-// DecodeEvent decodes one event from its JSON object.
+// DecodeEvent decodes one event from its JSON object, keeping its fields in the order
+// they were written.
 func DecodeEvent(data []byte) (Event, error) {
 	v, err := DecodeJSON(data)
 	if err != nil {
@@ -125,8 +127,42 @@ func DecodeEvent(data []byte) (Event, error) {
 	if !ok {
 		return Event{}, fmt.Errorf("an event must be a JSON object, got %s", jsonKind(v))
 	}
-	if _, ok := m["type"].(string); !ok {
+	typ, ok := m["type"].(string)
+	if !ok {
 		return Event{}, fmt.Errorf("the event has no string type")
 	}
-	return EventFromMap(m), nil
+	ev := Event{Type: typ, Fields: make([]Field, 0, len(m)-1)}
+	for _, name := range topLevelKeys(data) {
+		if name != "type" {
+			ev.Fields = append(ev.Fields, Field{Name: name, Value: m[name]})
+		}
+	}
+	return ev, nil
+}
+
+// topLevelKeys lists the members of a valid JSON object in the order written; a key
+// written twice counts once, as decoding keeps its last value.
+func topLevelKeys(data []byte) []string {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if _, err := dec.Token(); err != nil { // {
+		return nil
+	}
+	var keys []string
+	seen := map[string]bool{}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return keys
+		}
+		key, _ := tok.(string)
+		var skip json.RawMessage
+		if err := dec.Decode(&skip); err != nil {
+			return keys
+		}
+		if !seen[key] {
+			seen[key] = true
+			keys = append(keys, key)
+		}
+	}
+	return keys
 }

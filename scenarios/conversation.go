@@ -325,7 +325,8 @@ type Cursor struct {
 	Scenario   *Scenario
 	Interrupts []PendingInterrupt
 	ToolCalls  []PendingToolCall
-	frames     []frame
+	frames     []frame    // the steps form: what is left to play
+	node       *eventsRun // the explicit form: the run whose continuations follow
 	captures   map[string]string
 	ids        map[string]string
 	openCalls  map[string]bool
@@ -372,7 +373,7 @@ func (c *Cursor) CheckAnswers(resume []protocol.ResumeEntry, now time.Time) erro
 			return &AnswerError{Code: "interrupt_expired", InterruptID: r.InterruptID,
 				Message: fmt.Sprintf("interrupt %q expired at %s and can only be cancelled", r.InterruptID, pi.ExpiresAt.UTC().Format(time.RFC3339))}
 		}
-		if r.Status == protocol.ResumeResolved && r.Payload != nil && pi.def.schema != nil {
+		if r.Status == protocol.ResumeResolved && r.Payload != nil && pi.def != nil && pi.def.schema != nil {
 			if err := pi.def.schema.Validate(r.Payload); err != nil {
 				return &AnswerError{Code: "invalid_payload", InterruptID: r.InterruptID,
 					Message: fmt.Sprintf("the payload for interrupt %q does not satisfy its responseSchema: %s", r.InterruptID, schemaProblem(err))}

@@ -236,7 +236,7 @@ type fileLoader struct {
 
 func (l *fileLoader) pos(n *yaml.Node) pos { return pos{file: l.file, line: n.Line, col: n.Column} }
 
-var scenarioKeys = []string{"id", "description", "priority", "broken", "match", "timing", "steps", "events", "result", "examples"}
+var scenarioKeys = []string{"id", "description", "priority", "broken", "match", "timing", "steps", "events", "next", "result", "examples"}
 
 func (l *fileLoader) scenario(n *yaml.Node, doc int) *Scenario {
 	f := l.fields(n, "a scenario", scenarioKeys)
@@ -283,9 +283,12 @@ func (l *fileLoader) scenario(n *yaml.Node, doc int) *Scenario {
 	case steps != nil:
 		sc.steps = l.steps(steps)
 	case events != nil:
-		sc.events = l.explicitEvents(events)
+		sc.run = &eventsRun{events: l.explicitEvents(events), next: l.branches(f["next"])}
 	default:
 		l.diag.add(l.pos(n), "", "a scenario needs steps (or an explicit events list)")
+	}
+	if v := f["next"]; v != nil && f["events"] == nil {
+		l.diag.add(l.pos(v), "the steps form continues with interrupt and tool steps", "next belongs to the explicit events form")
 	}
 	if v := f["result"]; v != nil {
 		if events := f["events"]; events != nil {

@@ -208,17 +208,8 @@ type planner struct {
 }
 
 func (p *planner) build(s *Scenario, in *protocol.RunAgentInput, start Start) error {
-	if s.events != nil {
-		for i := range s.events {
-			if d := s.events[i].delay; d != nil {
-				p.wait(*d)
-			}
-			p.current = s.events[i].at
-			if err := s.events[i].emit(p); err != nil {
-				return &stepError{at: s.events[i].at, err: err}
-			}
-		}
-		return nil
+	if s.run != nil {
+		return p.playExplicit(s.run, in, start)
 	}
 	p.wait(p.timing.FirstEvent)
 	p.emit(protocol.NewEvent(protocol.RunStarted, "threadId", in.ThreadID, "runId", in.RunID))
@@ -254,6 +245,96 @@ func (p *planner) build(s *Scenario, in *protocol.RunAgentInput, start Start) er
 	}
 	p.emit(finished)
 	return nil
+}
+
+// NoBranchError says that no recorded continuation matches the answers a run brings.
+type NoBranchError struct{ Branches int }
+
+func (e *NoBranchError) Error() string {
+	return fmt.Sprintf("none of the %d recorded continuations matches these answers", e.Branches)
+}
+
+// playExplicit plays a run of the explicit form: the root run, or the continuation the
+// answers choose. When continuations follow, the run's end says what it waits for.
+func (p *planner) playExplicit(root *eventsRun, in *protocol.RunAgentInput, start Start) error {
+	run := root
+	if c := start.Resume; c != nil {
+		results, _ := c.ToolResults(in)
+		contents := make([]string, len(c.ToolCalls))
+		for i, tc := range c.ToolCalls {
+			contents[i] = results[tc.ID]
+		}
+		answers := make([]protocol.ResumeEntry, len(c.Interrupts))
+		byID := map[string]protocol.ResumeEntry{}
+		for _, r := range in.Resume {
+			byID[r.InterruptID] = r
+		}
+		for i, pi := range c.Interrupts {
+			answers[i] = byID[pi.ID]
+		}
+		run = nil
+		for i := range c.node.next {
+			b := &c.node.next[i]
+			if k, forced := start.forced[-1]; (forced && k == i) || (!forced && b.matches(answers, contents)) {
+				run = &b.run
+				break
+			}
+		}
+		if run == nil {
+			return &NoBranchError{Branches: len(c.node.next)}
+		}
+	}
+	for i := range run.events {
+		if d := run.events[i].delay; d != nil {
+			p.wait(*d)
+		}
+		p.current = run.events[i].at
+		if err := run.events[i].emit(p); err != nil {
+			return &stepError{at: run.events[i].at, err: err}
+		}
+	}
+	if len(run.next) > 0 {
+		p.pauseExplicit(run)
+	}
+	return nil
+}
+
+// pauseExplicit reads what a recorded run waits for from its events: the interrupts of
+// its outcome, or the tool calls it left without a result.
+func (p *planner) pauseExplicit(run *eventsRun) {
+	c := &Cursor{node: run, captures: p.captures, ids: maps.Clone(p.ids), openCalls: maps.Clone(p.openCalls), activities: maps.Clone(p.activityTypes)}
+	answered := map[string]bool{}
+	var calls []PendingToolCall
+	for _, t := range p.events {
+		switch t.Event.Type {
+		case protocol.ToolCallStart:
+			calls = append(calls, PendingToolCall{ID: t.Event.Str("toolCallId"), Name: t.Event.Str("toolCallName")})
+		case protocol.ToolCallResult:
+			answered[t.Event.Str("toolCallId")] = true
+		case protocol.RunFinished:
+			outcome, _ := t.Event.Get("outcome")
+			o, _ := outcome.(map[string]any)
+			list, _ := o["interrupts"].([]any)
+			for _, item := range list {
+				wire, _ := item.(map[string]any)
+				pi := PendingInterrupt{Wire: wire}
+				pi.ID, _ = wire["id"].(string)
+				pi.ToolCallID, _ = wire["toolCallId"].(string)
+				if at, ok := wire["expiresAt"].(string); ok {
+					pi.ExpiresAt, _ = time.Parse(time.RFC3339Nano, at)
+				}
+				c.Interrupts = append(c.Interrupts, pi)
+			}
+		}
+	}
+	if len(c.Interrupts) == 0 {
+		for _, tc := range calls {
+			if !answered[tc.ID] {
+				c.ToolCalls = append(c.ToolCalls, tc)
+			}
+		}
+	}
+	p.next = c
 }
 
 // continuation builds the frames a resumed run plays: each answered item's branch, in
@@ -390,7 +471,7 @@ func nextContinuesTurn(stack []frame) bool {
 
 // hasCases reports whether a frontend tool call continues by its result.
 func hasCases(calls []PendingToolCall) bool {
-	return slices.ContainsFunc(calls, func(tc PendingToolCall) bool { return len(tc.def.cases) > 0 })
+	return slices.ContainsFunc(calls, func(tc PendingToolCall) bool { return tc.def != nil && len(tc.def.cases) > 0 })
 }
 
 func hasMore(stack []frame) bool {

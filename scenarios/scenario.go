@@ -22,7 +22,7 @@ type Scenario struct {
 	Examples []Example
 
 	steps     []step      // the steps form
-	events    []eventStep // the explicit form
+	run       *eventsRun  // the explicit form
 	result    *value
 	templates *template.Template
 	order     int // position in load order, the last tie-breaker

@@ -195,12 +195,24 @@ func (sc *Scenario) explore(req *Request, start Start, depth int, budget *int) [
 		return diags
 	}
 	variants := []map[int]int{nil}
+	if next.node != nil {
+		variants = nil
+		for k := range next.node.next {
+			variants = append(variants, map[int]int{-1: k}) // the explicit form: each recorded branch
+		}
+	}
 	for i, pi := range next.Interrupts {
+		if pi.def == nil {
+			break
+		}
 		for k := range pi.def.cases {
 			variants = append(variants, map[int]int{i: k})
 		}
 	}
 	for i, tc := range next.ToolCalls {
+		if tc.def == nil {
+			break
+		}
 		for k := range tc.def.cases {
 			variants = append(variants, map[int]int{i: k})
 		}
@@ -223,7 +235,7 @@ func continuationRequest(prev *Request, c *Cursor, forced map[int]int, runID str
 	in.Resume = nil
 	for i, pi := range c.Interrupts {
 		entry := protocol.ResumeEntry{InterruptID: pi.ID, Status: protocol.ResumeResolved, Payload: map[string]any{}}
-		if k, ok := forced[i]; ok {
+		if k, ok := forced[i]; ok && pi.def != nil {
 			bc := pi.def.cases[k]
 			if bc.status != "" {
 				entry.Status = bc.status

@@ -3,6 +3,7 @@ package scenarios
 import (
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -627,6 +628,103 @@ func (l *fileLoader) eventStep(c stepCommon, n *yaml.Node, explicit bool) *event
 		return nil
 	}
 	return s
+}
+
+// eventsRun is a run of the explicit form and the runs that may continue it.
+type eventsRun struct {
+	events []eventStep
+	next   []eventsBranch
+}
+
+// eventsBranch is a continuation of an explicit run, chosen by the answers of the run
+// that continues it: the status and payload of each interrupt, in order, and the text of
+// each frontend tool result, in order. A recording keeps one branch per answer given.
+type eventsBranch struct {
+	at          pos
+	resume      []branchCase
+	toolResults []*regexp.Regexp
+	run         eventsRun
+}
+
+func (l *fileLoader) branches(n *yaml.Node) []eventsBranch {
+	if n == nil {
+		return nil
+	}
+	if n.Kind != yaml.SequenceNode {
+		l.diag.add(l.pos(n), "", "next must be a list of {when, events, next}")
+		return nil
+	}
+	var out []eventsBranch
+	for _, item := range n.Content {
+		f := l.fields(item, "a continuation", []string{"when", "events", "next"})
+		if f == nil {
+			continue
+		}
+		b := eventsBranch{at: l.pos(item)}
+		if w := f["when"]; w != nil {
+			wf := l.fields(w, "when", []string{"resume", "toolResults"})
+			if v := wf["resume"]; v != nil {
+				b.resume = l.resumeConditions(v)
+			}
+			if v := wf["toolResults"]; v != nil && v.Kind == yaml.SequenceNode {
+				for _, r := range v.Content {
+					b.toolResults = append(b.toolResults, l.regex(r))
+				}
+			} else if v != nil {
+				l.diag.add(l.pos(v), "", "toolResults must be a list of patterns, one per tool call in order")
+			}
+		}
+		if f["events"] == nil {
+			l.diag.add(l.pos(item), "", "a continuation needs events")
+			continue
+		}
+		b.run = eventsRun{events: l.explicitEvents(f["events"]), next: l.branches(f["next"])}
+		out = append(out, b)
+	}
+	return out
+}
+
+// matches reports whether the answers choose this branch.
+func (b eventsBranch) matches(resume []protocol.ResumeEntry, results []string) bool {
+	for i, bc := range b.resume {
+		if i >= len(resume) || !caseHolds(bc, resume[i]) {
+			return false
+		}
+	}
+	for i, re := range b.toolResults {
+		if i >= len(results) || (re != nil && !re.MatchString(results[i])) {
+			return false
+		}
+	}
+	return true
+}
+
+// resumeConditions reads when.resume: per interrupt, in order, {status, payload}.
+func (l *fileLoader) resumeConditions(n *yaml.Node) []branchCase {
+	if n.Kind != yaml.SequenceNode {
+		l.diag.add(l.pos(n), "e.g. resume: [{status: resolved}, {status: cancelled}]", "resume must be a list, one condition per interrupt in order")
+		return nil
+	}
+	var out []branchCase
+	for _, item := range n.Content {
+		f := l.fields(item, "a resume condition", []string{"status", "payload"})
+		bc := branchCase{at: l.pos(item)}
+		if v := f["status"]; v != nil {
+			bc.status = l.str(v)
+			if bc.status != protocol.ResumeResolved && bc.status != protocol.ResumeCancelled {
+				l.diag.add(l.pos(v), "", "status is resolved or cancelled, got %q", bc.status)
+			}
+		}
+		if v := f["payload"]; v != nil {
+			bc.payload = l.literal(v)
+		}
+		out = append(out, bc)
+	}
+	return out
+}
+
+func caseHolds(bc branchCase, r protocol.ResumeEntry) bool {
+	return (bc.status == "" || bc.status == r.Status) && (bc.payload == nil || subset(r.Payload, bc.payload))
 }
 
 func (l *fileLoader) explicitEvents(n *yaml.Node) []eventStep {

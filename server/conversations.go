@@ -11,6 +11,7 @@ import (
 // threadRequest is the body of the history and cancel endpoints.
 type threadRequest struct {
 	ThreadID string
+	body     []byte
 }
 
 // decodeThreadRequest reads {threadId, forwardedProps}; forwardedProps is accepted and
@@ -35,7 +36,7 @@ func (s *Server) decodeThreadRequest(c echo.Context) (threadRequest, error) {
 	if !ok || id == "" {
 		return threadRequest{}, &httpError{status: http.StatusBadRequest, body: errorBody{Error: "invalid_input", Message: "threadId is required and must be a non-empty string", Field: "threadId"}}
 	}
-	return threadRequest{ThreadID: id}, nil
+	return threadRequest{ThreadID: id, body: body}, nil
 }
 
 func unknownThread(id string) error {
@@ -47,6 +48,9 @@ func (s *Server) history(c echo.Context) error {
 	tr, err := s.decodeThreadRequest(c)
 	if err != nil {
 		return err
+	}
+	if s.recording(tr.ThreadID) {
+		return recorderError(s.cfg.Recorder.Proxy(c.Response(), c.Request(), tr.body))
 	}
 	h, ok := s.threads.History(tr.ThreadID)
 	if !ok {
@@ -69,6 +73,9 @@ func (s *Server) cancel(c echo.Context) error {
 	tr, err := s.decodeThreadRequest(c)
 	if err != nil {
 		return err
+	}
+	if s.recording(tr.ThreadID) {
+		return recorderError(s.cfg.Recorder.Proxy(c.Response(), c.Request(), tr.body))
 	}
 	res := s.threads.Cancel(tr.ThreadID, s.cfg.CancelWait)
 	if !res.Known {

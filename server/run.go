@@ -14,6 +14,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/agui-mock/agui-mock/protocol"
+	"github.com/agui-mock/agui-mock/recorder"
 	"github.com/agui-mock/agui-mock/scenarios"
 	"github.com/agui-mock/agui-mock/threads"
 )
@@ -42,6 +43,9 @@ func (s *Server) run(c echo.Context, route string) error {
 	if err != nil {
 		return inputError("RunAgentInput", err)
 	}
+	if s.recording(in.ThreadID) {
+		return s.record(c, route, in, body)
+	}
 	sreq := &scenarios.Request{Route: route, Input: in, Header: req.Header}
 
 	ctx, cancel := context.WithCancelCause(req.Context())
@@ -62,6 +66,12 @@ func (s *Server) run(c echo.Context, route string) error {
 	}()
 	sreq.History = func() []map[string]any { return run.History(in) }
 	plan, err := s.planRun(sreq, cursor)
+	var he *httpError
+	if errors.As(err, &he) && he.body.Error == "no_scenario" && s.cfg.Recorder != nil {
+		run.Release()
+		finished = true
+		return s.record(c, route, in, body) // nothing matches: ask the real agent, and keep its answer
+	}
 	if err != nil {
 		return err
 	}
@@ -128,6 +138,10 @@ func (s *Server) planRun(sreq *scenarios.Request, cursor *scenarios.Cursor) (*sc
 
 func (s *Server) plan(sc *scenarios.Scenario, sreq *scenarios.Request, start scenarios.Start, opts scenarios.PlanOptions) (*scenarios.Plan, error) {
 	plan, err := sc.Plan(sreq, start, opts)
+	var nb *scenarios.NoBranchError
+	if errors.As(err, &nb) {
+		return nil, apiError(http.StatusBadRequest, "no_recorded_branch", "scenario "+sc.ID+": "+nb.Error()+"; record this answer too, or answer as recorded")
+	}
 	if err != nil {
 		return nil, apiError(http.StatusInternalServerError, "scenario_failed", err.Error())
 	}
@@ -140,6 +154,25 @@ func wireInterrupts(c *scenarios.Cursor) []map[string]any {
 		out[i] = pi.Wire
 	}
 	return out
+}
+
+// recording reports whether a thread's requests go to the recorder.
+func (s *Server) recording(threadID string) bool {
+	return s.cfg.Recorder != nil && (s.cfg.RecordAll || s.cfg.Recorder.Has(threadID))
+}
+
+// record proxies a run to the real agent and records it.
+func (s *Server) record(c echo.Context, route string, in *protocol.RunAgentInput, body []byte) error {
+	return recorderError(s.cfg.Recorder.Record(c.Response(), c.Request(), route, in, body))
+}
+
+// recorderError turns a recorder's answer into the server's error form.
+func recorderError(err error) error {
+	var ea *recorder.ErrorAnswer
+	if errors.As(err, &ea) {
+		return apiError(ea.Status, ea.Code, ea.Message)
+	}
+	return err
 }
 
 // readBody reads a request body up to the size limit.

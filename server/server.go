@@ -16,6 +16,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/agui-mock/agui-mock/recorder"
 	"github.com/agui-mock/agui-mock/scenarios"
 	"github.com/agui-mock/agui-mock/threads"
 )
@@ -34,7 +35,11 @@ type Config struct {
 	AuthToken    string   // when set, the AG-UI endpoints require Authorization: Bearer <token>
 	CORSOrigins  []string // origins browsers may call from; "*" allows any
 	CancelWait   time.Duration
-	Logger       *slog.Logger
+	// Recorder, when set, proxies to a real agent what no scenario answers (or, with
+	// RecordAll, every request) and records it.
+	Recorder  *recorder.Recorder
+	RecordAll bool
+	Logger    *slog.Logger
 }
 
 // DefaultConfig returns the configuration the command starts with.

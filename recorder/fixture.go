@@ -1,0 +1,231 @@
+package recorder
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/agui-mock/agui-mock/protocol"
+)
+
+// capturedEvent is an event relayed from upstream and when it arrived after the
+// previous one.
+type capturedEvent struct {
+	gap   time.Duration
+	event protocol.Event
+}
+
+// session is what the recorder remembers of a thread it is recording.
+type session struct {
+	file   string            // the fixture the thread's runs go into
+	path   []string          // the canonical when-keys from the root run to the latest
+	ids    map[string]string // upstream ids → local names, shared by the thread's runs
+	counts map[string]int    // per prefix, names handed out so far
+	runs   int
+}
+
+// localName returns the template for an upstream id, naming it on first sight.
+func (s *session) localName(id, prefix string) string {
+	name, ok := s.ids[id]
+	if !ok {
+		s.counts[prefix]++
+		name = fmt.Sprintf("%s%d", prefix, s.counts[prefix])
+		s.ids[id] = name
+	}
+	return "{{ id `" + name + "` }}"
+}
+
+// idFields are the event fields whose values are generated ids, and the prefix of the
+// local names they get.
+var idFields = map[string]string{"messageId": "m", "toolCallId": "c", "parentMessageId": "m", "entityId": "m"}
+
+// templated turns a run's events into the explicit form's entries: the run's own thread
+// and run ids become templates that echo the replayed request's, generated ids become
+// {{ id "name" }} shared across the thread's runs, secrets are redacted, and text that
+// looks like a template is escaped so it replays verbatim.
+func (s *session) templated(events []capturedEvent, threadID, runID string, redact []*regexp.Regexp) []*yaml.Node {
+	for _, ce := range events { // name ids in order of appearance
+		for _, f := range ce.event.Fields {
+			if prefix, ok := idFields[f.Name]; ok {
+				if id, isStr := f.Value.(string); isStr && id != "" && id != threadID && id != runID {
+					s.localName(id, prefix)
+				}
+			}
+		}
+		if ce.event.Type == protocol.RunFinished {
+			outcome, _ := ce.event.Get("outcome")
+			o, _ := outcome.(map[string]any)
+			list, _ := o["interrupts"].([]any)
+			for _, item := range list {
+				if in, ok := item.(map[string]any); ok {
+					if id, ok := in["id"].(string); ok {
+						s.localName(id, "i")
+					}
+				}
+			}
+		}
+	}
+	convert := func(v string) string {
+		switch {
+		case v == threadID && v != "":
+			return "{{ .threadId }}"
+		case v == runID && v != "":
+			return "{{ .runId }}"
+		}
+		if name, ok := s.ids[v]; ok {
+			return "{{ id `" + name + "` }}"
+		}
+		for _, re := range redact {
+			v = re.ReplaceAllString(v, redacted)
+		}
+		return escapeTemplate(v)
+	}
+	nodes := make([]*yaml.Node, 0, len(events))
+	for _, ce := range events {
+		m := &yaml.Node{Kind: yaml.MappingNode, Style: yaml.FlowStyle}
+		if ms := ce.gap.Milliseconds(); ms > 0 {
+			m.Content = append(m.Content, scalar("delay"), &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!int", Value: strconv.FormatInt(ms, 10)})
+		}
+		m.Content = append(m.Content, scalar("type"), scalar(ce.event.Type))
+		for _, f := range ce.event.Fields {
+			if f.Name == "timestamp" {
+				continue // replays stamp their own time
+			}
+			m.Content = append(m.Content, scalar(f.Name), toNode(f.Value, convert))
+		}
+		nodes = append(nodes, m)
+	}
+	return nodes
+}
+
+// redacted replaces every secret the recorder finds.
+const redacted = "[REDACTED]"
+
+// DefaultRedactions are the patterns always scrubbed from recordings: bearer tokens,
+// provider API keys and key/secret/password/token assignments.
+func DefaultRedactions() []*regexp.Regexp {
+	return []*regexp.Regexp{
+		regexp.MustCompile(`(?i)\bbearer\s+[A-Za-z0-9._~+/=-]{8,}`),
+		regexp.MustCompile(`\bsk-[A-Za-z0-9_-]{16,}`),
+		regexp.MustCompile(`\bAKIA[0-9A-Z]{16}\b`),
+		regexp.MustCompile(`\bgh[pousr]_[A-Za-z0-9]{30,}`),
+		regexp.MustCompile(`\bxox[abposr]-[A-Za-z0-9-]{10,}`),
+		regexp.MustCompile(`(?i)\b(api[_-]?key|secret|password|passwd|access[_-]?token|auth[_-]?token)(["']?\s*[:=]\s*["']?)[^"'\s,;}&]+`),
+	}
+}
+
+// escapeTemplate makes recorded text that contains template delimiters replay as is.
+func escapeTemplate(s string) string {
+	if !strings.Contains(s, "{{") {
+		return s
+	}
+	return strings.ReplaceAll(s, "{{", "{{`{{`}}")
+}
+
+func scalar(s string) *yaml.Node {
+	n := &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: s}
+	return n
+}
+
+// toNode writes a JSON value as YAML, passing strings through convert.
+func toNode(v any, convert func(string) string) *yaml.Node {
+	switch x := v.(type) {
+	case nil:
+		return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!null", Value: "null"}
+	case bool:
+		return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!bool", Value: strconv.FormatBool(x)}
+	case json.Number:
+		tag := "!!int"
+		if strings.ContainsAny(string(x), ".eE") {
+			tag = "!!float"
+		}
+		return &yaml.Node{Kind: yaml.ScalarNode, Tag: tag, Value: string(x)}
+	case float64:
+		return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!float", Value: strconv.FormatFloat(x, 'g', -1, 64)}
+	case string:
+		return scalar(convert(x))
+	case []any:
+		n := &yaml.Node{Kind: yaml.SequenceNode, Style: yaml.FlowStyle}
+		for _, it := range x {
+			n.Content = append(n.Content, toNode(it, convert))
+		}
+		return n
+	case map[string]any:
+		n := &yaml.Node{Kind: yaml.MappingNode, Style: yaml.FlowStyle}
+		keys := make([]string, 0, len(x))
+		for k := range x {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			n.Content = append(n.Content, scalar(k), toNode(x[k], convert))
+		}
+		return n
+	}
+	return scalar(fmt.Sprint(v))
+}
+
+// fixtureKey identifies the first request of a session: repeating it updates the same
+// fixture.
+func fixtureKey(route, message string, forwardedProps any) string {
+	name := ""
+	if fp, ok := forwardedProps.(map[string]any); ok {
+		name, _ = fp["scenario_name"].(string)
+	}
+	sum := sha256.Sum256([]byte(route + "\x00" + message + "\x00" + name))
+	return hex.EncodeToString(sum[:4])
+}
+
+var nonWord = regexp.MustCompile(`[^a-z0-9]+`)
+
+// slug makes a readable file name from a message.
+func slug(s string) string {
+	s = strings.Trim(nonWord.ReplaceAllString(strings.ToLower(s), "-"), "-")
+	if len(s) > 48 {
+		s = strings.TrimRight(s[:48], "-")
+	}
+	if s == "" {
+		return "run"
+	}
+	return s
+}
+
+// writeAtomically writes data under a temporary hidden name in the same directory and
+// renames it into place, so a watching server or reader never sees half a file.
+func writeAtomically(path string, data []byte) error {
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name()) // after a successful rename there is nothing to remove
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Chmod(0o644); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}

@@ -1,0 +1,400 @@
+// Package recorder proxies AG-UI runs to a real upstream agent, relays its events to
+// the client as they arrive, and writes each session as a scenario file in the explicit
+// events form, with its timing, that agui-mock replays.
+package recorder
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/agui-mock/agui-mock/protocol"
+	"github.com/agui-mock/agui-mock/scenarios"
+)
+
+// Config configures a recorder.
+type Config struct {
+	Upstream *url.URL // the agent's base URL; a run posted to /p goes to Upstream + /p
+	OutDir   string   // where scenario files are written
+	Redact   []*regexp.Regexp
+	// Dedupe makes a repeated first request update its fixture; without it every
+	// session gets a file of its own.
+	Dedupe   bool
+	Client   *http.Client
+	Logger   *slog.Logger
+	Progress io.Writer // one line per recorded run
+	MaxFrame int       // largest upstream event accepted, in bytes
+}
+
+// Recorder records sessions. It is safe for concurrent use.
+type Recorder struct {
+	cfg      Config
+	mu       sync.Mutex
+	sessions map[string]*session // by thread id
+}
+
+// New returns a recorder; the built-in redactions are always added to cfg.Redact.
+func New(cfg Config) (*Recorder, error) {
+	if cfg.Upstream == nil || (cfg.Upstream.Scheme != "http" && cfg.Upstream.Scheme != "https") {
+		return nil, fmt.Errorf("the upstream must be an http or https URL")
+	}
+	if cfg.OutDir == "" {
+		return nil, fmt.Errorf("the output directory is required")
+	}
+	if cfg.Client == nil {
+		cfg.Client = &http.Client{}
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	if cfg.Progress == nil {
+		cfg.Progress = io.Discard
+	}
+	if cfg.MaxFrame == 0 {
+		cfg.MaxFrame = 16 << 20
+	}
+	cfg.Redact = append(DefaultRedactions(), cfg.Redact...)
+	return &Recorder{cfg: cfg, sessions: map[string]*session{}}, nil
+}
+
+// Has reports whether a thread is being recorded, so its next runs go upstream too.
+func (r *Recorder) Has(threadID string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.sessions[threadID] != nil
+}
+
+// hopHeaders are not forwarded; Accept-Encoding is dropped so the stream arrives as
+// plain text to relay event by event.
+var hopHeaders = []string{"Connection", "Keep-Alive", "Proxy-Connection", "Te", "Trailer", "Transfer-Encoding", "Upgrade", "Host", "Content-Length", "Accept-Encoding"}
+
+// forward sends the request body to the same path upstream with the client's headers,
+// credentials included.
+func (r *Recorder) forward(ctx context.Context, req *http.Request, body []byte) (*http.Response, error) {
+	target := *r.cfg.Upstream
+	target.Path = strings.TrimSuffix(target.Path, "/") + req.URL.Path
+	target.RawQuery = req.URL.RawQuery
+	out, err := http.NewRequestWithContext(ctx, req.Method, target.String(), bytes.NewReader(body))
+	if err != nil {
+		return nil, err
+	}
+	out.Header = req.Header.Clone()
+	for _, h := range hopHeaders {
+		out.Header.Del(h)
+	}
+	return r.cfg.Client.Do(out)
+}
+
+// ErrorAnswer is an error the recorder answers a client with, before any stream.
+type ErrorAnswer struct {
+	Status  int
+	Code    string
+	Message string
+}
+
+func (e *ErrorAnswer) Error() string { return e.Message }
+
+// Proxy passes a non-run request (history, cancel) to the upstream and its answer back.
+func (r *Recorder) Proxy(w http.ResponseWriter, req *http.Request, body []byte) error {
+	resp, err := r.forward(req.Context(), req, body)
+	if err != nil {
+		return &ErrorAnswer{Status: http.StatusBadGateway, Code: "upstream_unreachable", Message: "the upstream agent did not answer: " + err.Error()}
+	}
+	defer resp.Body.Close()
+	for k, v := range resp.Header {
+		if !isHop(k) {
+			w.Header()[k] = v
+		}
+	}
+	w.WriteHeader(resp.StatusCode)
+	_, err = io.Copy(w, resp.Body)
+	return err
+}
+
+func isHop(h string) bool {
+	for _, hop := range hopHeaders {
+		if strings.EqualFold(h, hop) {
+			return true
+		}
+	}
+	return false
+}
+
+// Record proxies one run upstream, relays its events to w as they arrive, and writes
+// the run into its session's fixture. Problems before the stream starts are returned as
+// *ErrorAnswer for the caller to answer; once streaming, a broken or invalid upstream
+// stream ends with RUN_ERROR and the recording is kept apart as incomplete.
+func (r *Recorder) Record(w http.ResponseWriter, req *http.Request, route string, in *protocol.RunAgentInput, body []byte) error {
+	started := time.Now()
+	resp, err := r.forward(req.Context(), req, body)
+	if err != nil {
+		if req.Context().Err() != nil {
+			return nil // the client went away
+		}
+		return &ErrorAnswer{Status: http.StatusBadGateway, Code: "upstream_unreachable", Message: "the upstream agent did not answer: " + err.Error()}
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		detail, _ := io.ReadAll(io.LimitReader(resp.Body, 4<<10))
+		return &ErrorAnswer{Status: resp.StatusCode, Code: "upstream_error",
+			Message: fmt.Sprintf("the upstream agent answered %s: %s", resp.Status, strings.TrimSpace(string(detail)))}
+	}
+	if ct := resp.Header.Get("Content-Type"); !strings.HasPrefix(ct, "text/event-stream") {
+		return &ErrorAnswer{Status: http.StatusBadGateway, Code: "upstream_protocol_error",
+			Message: fmt.Sprintf("the upstream agent answered with %q instead of an SSE event stream", ct)}
+	}
+	events, problem := r.relay(w, resp.Body, in.ThreadID, started)
+	if req.Context().Err() != nil && problem == "" {
+		problem = "the client went away before the run ended"
+	}
+	file, err := r.save(route, in, events, problem)
+	if err != nil {
+		r.cfg.Logger.Error("writing a recording failed", "thread", in.ThreadID, "run", in.RunID, "err", err)
+		return nil
+	}
+	outcome := "complete"
+	if problem != "" {
+		outcome = "INCOMPLETE: " + problem
+	}
+	fmt.Fprintf(r.cfg.Progress, "recorded run %s of thread %s: %d events in %s, %s → %s\n",
+		in.RunID, in.ThreadID, len(events), time.Since(started).Round(time.Millisecond), outcome, file)
+	return nil
+}
+
+// relay copies upstream events to the client, flushing each, and checks them against
+// the protocol. It returns the events with their timing, and what went wrong, if
+// anything.
+func (r *Recorder) relay(w http.ResponseWriter, upstream io.Reader, threadID string, started time.Time) ([]capturedEvent, string) {
+	h := w.Header()
+	h.Set("Content-Type", "text/event-stream; charset=utf-8")
+	h.Set("Cache-Control", "no-cache")
+	h.Set("X-Accel-Buffering", "no")
+	w.WriteHeader(http.StatusOK)
+	rc := http.NewResponseController(w)
+	_ = rc.Flush()
+	fail := func(code, msg string) {
+		frame, _ := protocol.AppendFrame(nil, protocol.NewEvent(protocol.RunError, "message", msg, "code", code), time.Now().UnixMilli(), false)
+		_, _ = w.Write(frame)
+		_ = rc.Flush()
+	}
+	var events []capturedEvent
+	verify := protocol.Verifier{ThreadID: threadID}
+	frames := protocol.NewFrameReader(upstream, r.cfg.MaxFrame)
+	last := started
+	for {
+		f, err := frames.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			fail("upstream_stream_broken", "the upstream stream broke off: "+err.Error())
+			return events, "the upstream stream broke off: " + err.Error()
+		}
+		ev, err := protocol.DecodeEvent([]byte(f.Data))
+		if err == nil {
+			err = verify.Check(ev)
+		}
+		if err != nil {
+			fail("upstream_protocol_error", "the upstream agent broke the AG-UI protocol: "+err.Error())
+			return events, "the upstream agent broke the AG-UI protocol: " + err.Error()
+		}
+		now := time.Now()
+		events = append(events, capturedEvent{gap: now.Sub(last), event: ev})
+		last = now
+		if f.ID != "" {
+			_, _ = io.WriteString(w, "id: "+f.ID+"\n")
+		}
+		if _, err := io.WriteString(w, "data: "+f.Data+"\n\n"); err != nil {
+			return events, "the client went away before the run ended"
+		}
+		_ = rc.Flush()
+	}
+	if err := verify.End(); err != nil {
+		fail("upstream_stream_broken", "the upstream stream ended early: "+err.Error())
+		return events, "the upstream stream ended early: " + err.Error()
+	}
+	return events, ""
+}
+
+// save writes a run into its session's fixture, or apart as an incomplete recording.
+func (r *Recorder) save(route string, in *protocol.RunAgentInput, events []capturedEvent, problem string) (string, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	s := r.sessions[in.ThreadID]
+	continuing := s != nil && (len(in.Resume) > 0 || hasToolResult(in))
+	if !continuing {
+		s = &session{ids: map[string]string{}, counts: map[string]int{}}
+		msg, _ := in.LastUserMessage()
+		name := slug(msg.Text()) + "-" + fixtureKey(route, msg.Text(), in.ForwardedProps)
+		if !r.cfg.Dedupe {
+			name += "-" + time.Now().UTC().Format("20060102T150405.000")
+		}
+		s.file = filepath.Join(r.cfg.OutDir, name+".yaml")
+	}
+	nodes := s.templated(redactStreams(events, r.cfg.Redact), in.ThreadID, in.RunID, r.cfg.Redact)
+	if problem != "" {
+		// kept apart, in a hidden directory no server loads, and marked as what it is
+		file := filepath.Join(r.cfg.OutDir, ".incomplete", strings.TrimSuffix(filepath.Base(s.file), ".yaml")+fmt.Sprintf("-run%d.yaml", s.runs+1))
+		doc := r.newDocument(route, in, "incomplete recording: "+problem)
+		setMember(doc, "events", &yaml.Node{Kind: yaml.SequenceNode, Content: nodes})
+		return file, r.write(file, doc)
+	}
+	var path []any
+	if continuing {
+		path = append(append(path, s.pathValues()...), whenFor(in, events))
+	}
+	var doc *yaml.Node
+	if continuing {
+		var err error
+		if doc, err = r.load(s.file); err != nil {
+			return "", fmt.Errorf("the fixture of this session cannot be read: %w", err)
+		}
+	} else {
+		// the first run of a session starts the fixture afresh, keeping the branches
+		// earlier sessions with the same first request recorded
+		doc = r.newDocument(route, in, "")
+	}
+	if err := place(doc, path, nodes); err != nil {
+		return "", err
+	}
+	if !continuing {
+		if old, _ := r.load(s.file); old != nil {
+			if next := member(old, "next"); next != nil {
+				setMember(doc, "next", next)
+			}
+		}
+	}
+	if err := r.write(s.file, doc); err != nil {
+		return "", err
+	}
+	s.runs++
+	if continuing {
+		s.path = append(s.path, whenKey(path[len(path)-1]))
+	}
+	r.sessions[in.ThreadID] = s
+	return s.file, nil
+}
+
+func hasToolResult(in *protocol.RunAgentInput) bool {
+	return len(in.Messages) > 0 && in.Messages[len(in.Messages)-1].Role == "tool"
+}
+
+// whenFor describes the answers a continuation run brought: its resume entries, or the
+// frontend tool results at the end of its messages.
+func whenFor(in *protocol.RunAgentInput, _ []capturedEvent) map[string]any {
+	if len(in.Resume) > 0 {
+		resume := make([]any, len(in.Resume))
+		for i, e := range in.Resume {
+			c := map[string]any{"status": e.Status}
+			if e.Payload != nil {
+				c["payload"] = e.Payload
+			}
+			resume[i] = c
+		}
+		return map[string]any{"resume": resume}
+	}
+	var results []any
+	for i := len(in.Messages) - 1; i >= 0 && in.Messages[i].Role == "tool"; i-- {
+		results = append([]any{"^" + regexp.QuoteMeta(in.Messages[i].Text()) + "$"}, results...)
+	}
+	return map[string]any{"toolResults": results}
+}
+
+// pathValues decodes the session's when-keys.
+func (s *session) pathValues() []any {
+	out := make([]any, len(s.path))
+	for i, k := range s.path {
+		var v any
+		_ = yaml.Unmarshal([]byte(k), &v)
+		out[i] = v
+	}
+	return out
+}
+
+// newDocument starts a fixture: its id, a match on the first request, and an example.
+func (r *Recorder) newDocument(route string, in *protocol.RunAgentInput, broken string) *yaml.Node {
+	msg, _ := in.LastUserMessage()
+	text := msg.Text()
+	for _, re := range r.cfg.Redact {
+		text = re.ReplaceAllString(text, redacted)
+	}
+	doc := &yaml.Node{Kind: yaml.MappingNode}
+	doc.HeadComment = fmt.Sprintf("Recorded by agui-mock from %s at %s.\nIt replays with the recorded timing; edit it freely (see docs/recording.md in agui-mock).",
+		r.cfg.Upstream.Redacted(), time.Now().UTC().Format(time.RFC3339))
+	setMember(doc, "id", scalar("rec-"+slug(text)+"-"+fixtureKey(route, text, in.ForwardedProps)))
+	setMember(doc, "description", scalar("Recorded from "+r.cfg.Upstream.Redacted()))
+	if broken != "" {
+		setMember(doc, "broken", scalar(broken))
+	}
+	match := &yaml.Node{Kind: yaml.MappingNode}
+	example := &yaml.Node{Kind: yaml.MappingNode, Style: yaml.FlowStyle}
+	if !isDefaultRoute(route) {
+		setMember(match, "route", scalar(route))
+		setMember(example, "route", scalar(route))
+	}
+	if text != "" {
+		setMember(match, "message", scalar("^"+regexp.QuoteMeta(text)+"$"))
+		setMember(example, "message", scalar(text))
+	}
+	if fp, ok := in.ForwardedProps.(map[string]any); ok {
+		if name, ok := fp["scenario_name"].(string); ok {
+			props := &yaml.Node{Kind: yaml.MappingNode, Style: yaml.FlowStyle, Content: []*yaml.Node{scalar("scenario_name"), scalar(name)}}
+			setMember(match, "forwardedProps", props)
+			setMember(example, "forwardedProps", props)
+		}
+	}
+	if len(match.Content) > 0 {
+		setMember(doc, "match", match)
+	}
+	setMember(doc, "examples", &yaml.Node{Kind: yaml.SequenceNode, Content: []*yaml.Node{example}})
+	return doc
+}
+
+func isDefaultRoute(route string) bool {
+	for _, r := range scenarios.DefaultRoutes() {
+		if r == route {
+			return true
+		}
+	}
+	return false
+}
+
+// load reads a fixture back; nil when there is none.
+func (r *Recorder) load(file string) (*yaml.Node, error) {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return nil, err
+	}
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil || len(doc.Content) == 0 || doc.Content[0].Kind != yaml.MappingNode {
+		return nil, fmt.Errorf("%s is not a recorded fixture: %v", file, err)
+	}
+	return doc.Content[0], nil
+}
+
+// write encodes a fixture, checks that it loads as a scenario, and writes it atomically.
+func (r *Recorder) write(file string, doc *yaml.Node) error {
+	var buf bytes.Buffer
+	enc := yaml.NewEncoder(&buf)
+	enc.SetIndent(2)
+	if err := enc.Encode(&yaml.Node{Kind: yaml.DocumentNode, Content: []*yaml.Node{doc}}); err != nil {
+		return err
+	}
+	if _, diags := scenarios.Parse(file, buf.Bytes()); len(diags) > 0 {
+		return fmt.Errorf("the recording does not load as a scenario: %v", diags[0])
+	}
+	return writeAtomically(file, buf.Bytes())
+}

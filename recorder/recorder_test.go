@@ -1,0 +1,373 @@
+package recorder_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"testing/fstest"
+	"time"
+
+	"go.uber.org/goleak"
+	"go.yaml.in/yaml/v3"
+
+	"github.com/agui-mock/agui-mock/protocol"
+	"github.com/agui-mock/agui-mock/recorder"
+	"github.com/agui-mock/agui-mock/scenarios"
+	"github.com/agui-mock/agui-mock/server"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+// upstreamScenarios is the real agent of these tests: varied events, real timing, an
+// approval flow with two interrupts and a frontend tool.
+const upstreamScenarios = `
+id: approval
+match: {message: ^deploy$}
+timing: {firstEvent: 20ms, firstToken: 60ms, stepGap: 30ms, tokensPerSecond: 100, jitter: 0}
+steps:
+  - reasoning: {content: Checking the release., encryptedValue: blob-1}
+  - text: 'Ready. Literal {{"{{"}} braces stay literal.'
+  - state: {stage: ready}
+  - stateDelta: [{op: replace, path: /stage, value: waiting}]
+  - tool: {name: deploy, args: {env: prod}}
+    id: deploy
+  - interrupt:
+      - {toolCall: deploy, message: 'Deploy to prod?', on: {resolved: [{toolResult: deployed}, {text: Deployed.}], cancelled: [{toolResult: skipped}, {text: Not deployed.}]}}
+      - {message: 'Notify the team?', on: {resolved: [{text: Notified.}]}}
+  - text: Done.
+---
+id: pick
+match: {message: ^pick$}
+timing: {firstEvent: 10ms, firstToken: 40ms, stepGap: 20ms, tokensPerSecond: 100, jitter: 0}
+steps:
+  - tool: {name: choose, args: {options: [a, b]}}
+  - text: 'You picked {{ .answer.content }}.'
+`
+
+func quiet() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
+
+func serverFor(t *testing.T, cfg server.Config, src scenarios.Source) *httptest.Server {
+	t.Helper()
+	set, err := scenarios.Load(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Logger = quiet()
+	ts := httptest.NewServer(server.New(cfg, set).Handler())
+	t.Cleanup(ts.Close)
+	return ts
+}
+
+// client runs AG-UI requests and decodes the streams, with a credential in every request.
+type client struct {
+	t   *testing.T
+	url string
+}
+
+func (c client) run(body string) ([]protocol.Event, []time.Duration) {
+	c.t.Helper()
+	req, _ := http.NewRequest("POST", c.url+"/agui/chat", strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Authorization", "Bearer sk-live-0123456789abcdefSECRET")
+	start := time.Now()
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != 200 {
+		b, _ := io.ReadAll(resp.Body)
+		c.t.Fatalf("status %d: %s", resp.StatusCode, b)
+	}
+	frames := protocol.NewFrameReader(resp.Body, 1<<20)
+	var events []protocol.Event
+	var at []time.Duration
+	for {
+		f, err := frames.Next()
+		if err != nil {
+			break
+		}
+		ev, err := protocol.DecodeEvent([]byte(f.Data))
+		if err != nil {
+			c.t.Fatal(err)
+		}
+		events, at = append(events, ev), append(at, time.Since(start))
+	}
+	return events, at
+}
+
+// normalized renders events without timestamps and with generated ids numbered in order
+// of appearance, so a replay compares equal to the original modulo ids.
+func normalized(events []protocol.Event) []string {
+	names := map[string]string{}
+	idRe := regexp.MustCompile(`\b(msg|call|int|id|activity)-[0-9a-f]{12}\b`)
+	var out []string
+	for _, ev := range events {
+		b, _ := json.Marshal(ev.Without("timestamp"))
+		out = append(out, idRe.ReplaceAllStringFunc(string(b), func(id string) string {
+			if names[id] == "" {
+				names[id] = fmt.Sprintf("ID%d", len(names)+1)
+			}
+			return names[id]
+		}))
+	}
+	return out
+}
+
+func interruptIDs(events []protocol.Event) []string {
+	outcome, _ := events[len(events)-1].Get("outcome")
+	var ids []string
+	for _, it := range outcome.(map[string]any)["interrupts"].([]any) {
+		ids = append(ids, it.(map[string]any)["id"].(string))
+	}
+	return ids
+}
+
+func toolCallID(events []protocol.Event) string {
+	for _, ev := range events {
+		if ev.Type == protocol.ToolCallStart {
+			return ev.Str("toolCallId")
+		}
+	}
+	return ""
+}
+
+// session plays the approval flow (answered by statuses) and the frontend-tool flow.
+func session(c client, thread string, statuses [2]string) [][]protocol.Event {
+	first, _ := c.run(`{"threadId":"` + thread + `","runId":"r1","protocolVersion":"1.1","messages":[{"id":"u1","role":"user","content":"deploy"}]}`)
+	ids := interruptIDs(first)
+	second, _ := c.run(fmt.Sprintf(`{"threadId":"%s","runId":"r2","protocolVersion":"1.1","messages":[],"resume":[{"interruptId":"%s","status":"%s"},{"interruptId":"%s","status":"%s"}]}`,
+		thread, ids[0], statuses[0], ids[1], statuses[1]))
+	pick, _ := c.run(`{"threadId":"` + thread + `-pick","runId":"r1","protocolVersion":"1.1","messages":[{"id":"u1","role":"user","content":"pick"}]}`)
+	picked, _ := c.run(`{"threadId":"` + thread + `-pick","runId":"r2","protocolVersion":"1.1","messages":[{"id":"t1","role":"tool","toolCallId":"` + toolCallID(pick) + `","content":"b"}]}`)
+	return [][]protocol.Event{first, second, pick, picked}
+}
+
+func TestRecordedSessionsReplayLikeTheOriginal(t *testing.T) {
+	out := t.TempDir()
+	upstream := serverFor(t, server.DefaultConfig(), scenarios.Source{FS: fstest.MapFS{"s/u.yaml": {Data: []byte(upstreamScenarios)}}, Root: "s", Label: "upstream"})
+	u, _ := url.Parse(upstream.URL)
+	rec, err := recorder.New(recorder.Config{Upstream: u, OutDir: out, Dedupe: true, Logger: quiet()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := server.DefaultConfig()
+	cfg.Recorder, cfg.RecordAll = rec, true
+	proxy := serverFor(t, cfg, scenarios.Builtin())
+
+	recorded := map[[2]string][][]protocol.Event{}
+	thread := map[[2]string]string{}
+	for i, statuses := range [][2]string{{"resolved", "resolved"}, {"cancelled", "resolved"}} {
+		thread[statuses] = fmt.Sprint("session-", i)
+		recorded[statuses] = session(client{t, proxy.URL}, thread[statuses], statuses)
+	}
+
+	files, _ := filepath.Glob(filepath.Join(out, "*.yaml"))
+	if len(files) != 2 {
+		t.Fatalf("recorded files %v: the approval session twice must stay one fixture, plus the tool flow", files)
+	}
+
+	replay := serverFor(t, server.DefaultConfig(), scenarios.Source{FS: os.DirFS(out), Root: ".", Label: out})
+	for statuses, original := range recorded {
+		replayed := session(client{t, replay.URL}, thread[statuses], statuses)
+		for run := range original {
+			want, got := normalized(original[run]), normalized(replayed[run])
+			if strings.Join(want, "\n") != strings.Join(got, "\n") {
+				t.Errorf("%v run %d replays differently:\n got %s\nwant %s", statuses, run, strings.Join(got, "\n    "), strings.Join(want, "\n    "))
+			}
+		}
+	}
+}
+
+func TestSecretsNeverReachAFixture(t *testing.T) {
+	out := t.TempDir()
+	leaky := "match: {message: leak}\nevents:\n" +
+		"  - {type: RUN_STARTED, threadId: '{{ .threadId }}', runId: '{{ .runId }}'}\n" +
+		"  - {type: TEXT_MESSAGE_START, messageId: m, role: assistant}\n" +
+		"  - {type: TEXT_MESSAGE_CONTENT, messageId: m, delta: 'your key is sk-abcdefgh'}\n" +
+		"  - {type: TEXT_MESSAGE_CONTENT, messageId: m, delta: 'ijklmnopqrstuvwx and the host internal-'}\n" +
+		"  - {type: TEXT_MESSAGE_CONTENT, messageId: m, delta: 'db-7 is up'}\n" +
+		"  - {type: TEXT_MESSAGE_END, messageId: m}\n" +
+		"  - {type: TOOL_CALL_START, toolCallId: c, toolCallName: login, parentMessageId: m}\n" +
+		"  - {type: TOOL_CALL_ARGS, toolCallId: c, delta: '{\"user\":\"ada\",\"passw'}\n" +
+		"  - {type: TOOL_CALL_ARGS, toolCallId: c, delta: 'ord\":\"hunter2\"}'}\n" +
+		"  - {type: TOOL_CALL_END, toolCallId: c}\n" +
+		"  - {type: TOOL_CALL_RESULT, messageId: r, toolCallId: c, content: 'token Bearer eyJhbGciOiJIUzI1NiJ9.payload accepted'}\n" +
+		"  - {type: RUN_FINISHED, threadId: '{{ .threadId }}', runId: '{{ .runId }}'}\n"
+	upstream := serverFor(t, server.DefaultConfig(), scenarios.Source{FS: fstest.MapFS{"s/u.yaml": {Data: []byte(leaky)}}, Root: "s", Label: "upstream"})
+	u, _ := url.Parse(upstream.URL)
+	rec, _ := recorder.New(recorder.Config{Upstream: u, OutDir: out, Logger: quiet(), Redact: []*regexp.Regexp{regexp.MustCompile(`internal-[a-z]+-\d+`)}})
+	cfg := server.DefaultConfig()
+	cfg.Recorder, cfg.RecordAll = rec, true
+	proxy := serverFor(t, cfg, scenarios.Builtin())
+	events, _ := client{t, proxy.URL}.run(`{"threadId":"t","runId":"r","messages":[{"role":"user","content":"leak"}],"forwardedProps":{"apiKey":"sk-fedcba9876543210fedcba"}}`)
+	if len(events) != 12 {
+		t.Fatalf("the client got %d events", len(events))
+	}
+	files, _ := filepath.Glob(filepath.Join(out, "*.yaml"))
+	if len(files) != 1 {
+		t.Fatalf("files %v", files)
+	}
+	data, _ := os.ReadFile(files[0])
+	for _, secret := range []string{"sk-", "abcdefgh", "ijklmnop", "internal-", "db-7", "hunter2", "eyJhbGci", "sk-live", "0123456789abcdef", "Authorization", "fedcba"} {
+		if strings.Contains(string(data), secret) {
+			t.Errorf("the fixture contains %q:\n%s", secret, data)
+		}
+	}
+	if n := strings.Count(string(data), "[REDACTED]"); n < 4 {
+		t.Errorf("%d redactions:\n%s", n, data)
+	}
+	// the redacted fixture still loads and replays
+	if _, err := scenarios.Load(scenarios.Source{FS: os.DirFS(out), Root: ".", Label: out}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestReplayKeepsTheRecordedTiming(t *testing.T) {
+	out := t.TempDir()
+	upstream := serverFor(t, server.DefaultConfig(), scenarios.Source{FS: fstest.MapFS{"s/u.yaml": {Data: []byte(upstreamScenarios)}}, Root: "s", Label: "upstream"})
+	u, _ := url.Parse(upstream.URL)
+	rec, _ := recorder.New(recorder.Config{Upstream: u, OutDir: out, Dedupe: true, Logger: quiet()})
+	cfg := server.DefaultConfig()
+	cfg.Recorder, cfg.RecordAll = rec, true
+	proxy := serverFor(t, cfg, scenarios.Builtin())
+	body := `{"threadId":"t","runId":"r1","messages":[{"id":"u1","role":"user","content":"deploy"}]}`
+	_, original := client{t, proxy.URL}.run(body)
+	replay := serverFor(t, server.DefaultConfig(), scenarios.Source{FS: os.DirFS(out), Root: ".", Label: out})
+	_, replayed := client{t, replay.URL}.run(body)
+	if len(original) != len(replayed) {
+		t.Fatalf("%d events recorded, %d replayed", len(original), len(replayed))
+	}
+	// The documented tolerance: each event within 25 ms of its recorded offset.
+	for i := range original {
+		if d := replayed[i] - original[i]; d > 25*time.Millisecond || d < -25*time.Millisecond {
+			t.Errorf("event %d at %v, recorded at %v", i, replayed[i], original[i])
+		}
+	}
+}
+
+func TestUpstreamFailuresReachTheClient(t *testing.T) {
+	broken := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/refuse":
+			http.Error(w, `{"error":"no"}`, http.StatusForbidden)
+		case "/json":
+			w.Header().Set("Content-Type", "application/json")
+			fmt.Fprint(w, `{}`)
+		case "/cut":
+			w.Header().Set("Content-Type", "text/event-stream")
+			fmt.Fprint(w, "data: {\"type\":\"RUN_STARTED\",\"threadId\":\"t\",\"runId\":\"r\"}\n\ndata: {\"type\":\"TEXT_MESSAGE_START\",\"messageId\":\"m\"}\n\n")
+		case "/garbage":
+			w.Header().Set("Content-Type", "text/event-stream")
+			fmt.Fprint(w, "data: {\"type\":\"RUN_STARTED\",\"threadId\":\"t\",\"runId\":\"r\"}\n\ndata: {not json\n\n")
+		}
+	}))
+	defer broken.Close()
+	gone := httptest.NewServer(http.NotFoundHandler())
+	goneURL := gone.URL
+	gone.Close()
+	tests := []struct {
+		name, upstream, path string
+		status               int
+		code                 string
+	}{
+		{"refused connection", goneURL, "/", 502, "upstream_unreachable"},
+		{"non-2xx", broken.URL, "/refuse", 403, "upstream_error"},
+		{"not a stream", broken.URL, "/json", 502, "upstream_protocol_error"},
+		{"stream cut short", broken.URL, "/cut", 200, "upstream_stream_broken"},
+		{"invalid event", broken.URL, "/garbage", 200, "upstream_protocol_error"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out := t.TempDir()
+			u, _ := url.Parse(tt.upstream)
+			rec, _ := recorder.New(recorder.Config{Upstream: u, OutDir: out, Logger: quiet()})
+			cfg := server.DefaultConfig()
+			cfg.Recorder, cfg.RecordAll = rec, true
+			routes := fstest.MapFS{"s/r.yaml": {Data: []byte("match: {route: [/refuse, /json, /cut, /garbage]}\nsteps: [{text: x}]\n")}}
+			proxy := serverFor(t, cfg, scenarios.Source{FS: routes, Root: "s", Label: "s"})
+			resp, err := http.Post(proxy.URL+tt.path, "application/json", strings.NewReader(`{"threadId":"t","runId":"r","messages":[{"role":"user","content":"hi"}]}`))
+			if err != nil {
+				t.Fatal(err)
+			}
+			body, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode != tt.status || !strings.Contains(string(body), tt.code) {
+				t.Errorf("got %d %s", resp.StatusCode, body)
+			}
+			if files, _ := filepath.Glob(filepath.Join(out, "*.yaml")); len(files) != 0 {
+				t.Errorf("a failed recording was saved as a scenario: %v", files)
+			}
+			if tt.status == 200 {
+				kept, _ := filepath.Glob(filepath.Join(out, ".incomplete", "*.yaml"))
+				if len(kept) != 1 {
+					t.Fatalf("the incomplete recording was not kept apart: %v", kept)
+				}
+				data, _ := os.ReadFile(kept[0])
+				if !strings.Contains(string(data), "broken: 'incomplete recording:") && !strings.Contains(string(data), "broken: \"incomplete recording:") {
+					t.Errorf("the incomplete recording is not marked:\n%s", data)
+				}
+			}
+		})
+	}
+}
+
+func TestReadersNeverSeeAPartialFixture(t *testing.T) {
+	out := t.TempDir()
+	upstream := serverFor(t, server.DefaultConfig(), scenarios.Source{FS: fstest.MapFS{"s/u.yaml": {Data: []byte("match: {message: big}\nsteps:\n  - text: '" + strings.Repeat("word ", 4000) + "'\n    chunk: word\n")}}, Root: "s", Label: "s"})
+	u, _ := url.Parse(upstream.URL)
+	rec, _ := recorder.New(recorder.Config{Upstream: u, OutDir: out, Dedupe: true, Logger: quiet()})
+	cfg := server.DefaultConfig()
+	cfg.Recorder, cfg.RecordAll = rec, true
+	proxy := serverFor(t, cfg, scenarios.Builtin())
+
+	var stop atomic.Bool
+	var reads, partial atomic.Int64
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		for !stop.Load() {
+			files, _ := os.ReadDir(out)
+			for _, f := range files {
+				if f.IsDir() || !scenarios.IsScenarioFile(f.Name()) {
+					continue
+				}
+				data, err := os.ReadFile(filepath.Join(out, f.Name()))
+				if err != nil {
+					continue // renamed away between listing and reading
+				}
+				reads.Add(1)
+				var doc yaml.Node
+				if err := yaml.Unmarshal(data, &doc); err != nil || !strings.Contains(string(data), "RUN_FINISHED") {
+					partial.Add(1)
+				}
+			}
+		}
+	})
+	for i := range 15 {
+		req, _ := http.NewRequest("POST", proxy.URL+"/agui/chat", strings.NewReader(fmt.Sprintf(`{"threadId":"t%d","runId":"r","messages":[{"role":"user","content":"big"}]}`, i)))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set(server.SpeedHeader, "0")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, _ = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+	}
+	stop.Store(true)
+	wg.Wait()
+	if reads.Load() == 0 || partial.Load() != 0 {
+		t.Errorf("%d reads, %d saw a partial file", reads.Load(), partial.Load())
+	}
+}

@@ -1,0 +1,58 @@
+package scenarios
+
+import (
+	"errors"
+	"strings"
+	"testing"
+)
+
+const recordedSession = `
+match: {message: deploy}
+events:
+  - {type: RUN_STARTED, threadId: "{{ .threadId }}", runId: "{{ .runId }}"}
+  - {delay: 10ms, type: TOOL_CALL_START, toolCallId: "{{ id ` + "`c1`" + ` }}", toolCallName: deploy}
+  - {type: TOOL_CALL_END, toolCallId: "{{ id ` + "`c1`" + ` }}"}
+  - {type: RUN_FINISHED, threadId: "{{ .threadId }}", runId: "{{ .runId }}", outcome: {type: interrupt, interrupts: [{id: "{{ id ` + "`i1`" + ` }}", reason: tool_call, toolCallId: "{{ id ` + "`c1`" + ` }}"}]}}
+next:
+  - when: {resume: [{status: resolved}]}
+    events:
+      - {type: RUN_STARTED, threadId: "{{ .threadId }}", runId: "{{ .runId }}"}
+      - {type: TOOL_CALL_RESULT, messageId: "{{ id ` + "`r1`" + ` }}", toolCallId: "{{ id ` + "`c1`" + ` }}", content: deployed}
+      - {type: RUN_FINISHED, threadId: "{{ .threadId }}", runId: "{{ .runId }}"}
+  - when: {resume: [{status: cancelled, payload: {feedback: later}}]}
+    events:
+      - {type: RUN_STARTED, threadId: "{{ .threadId }}", runId: "{{ .runId }}"}
+      - {type: TOOL_CALL_RESULT, messageId: "{{ id ` + "`r2`" + ` }}", toolCallId: "{{ id ` + "`c1`" + ` }}", content: postponed}
+      - {type: RUN_FINISHED, threadId: "{{ .threadId }}", runId: "{{ .runId }}"}
+`
+
+func TestRecordedContinuationsAreChosenByTheAnswers(t *testing.T) {
+	set, err := loadOne(t, recordedSession)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct{ resume, want string }{
+		{`{"status":"resolved"}`, "result:deployed"},
+		{`{"status":"cancelled","payload":{"feedback":"later"}}`, "result:postponed"},
+	} {
+		c := &conversation{t: t, set: set}
+		c.run(`{"messages":[{"role":"user","content":"deploy"}]}`)
+		if c.cursor == nil || len(c.cursor.Interrupts) != 1 {
+			t.Fatalf("the recorded interrupt should pause the thread: %+v", c.cursor)
+		}
+		id := c.cursor.Interrupts[0].ID
+		got := texts(c.run(`{"messages":[],"resume":[` + strings.Replace(tt.resume, "{", `{"interruptId":"`+id+`",`, 1) + `]}`))
+		if strings.Join(got, "|") != tt.want {
+			t.Errorf("continuation %q, want %q", got, tt.want)
+		}
+	}
+	// an answer no recording covers
+	c := &conversation{t: t, set: set}
+	c.run(`{"messages":[{"role":"user","content":"deploy"}]}`)
+	req := request(t, "/", `{"messages":[],"resume":[{"interruptId":"`+c.cursor.Interrupts[0].ID+`","status":"cancelled"}]}`)
+	_, err = c.cursor.Scenario.Plan(req, Start{Resume: c.cursor}, PlanOptions{Timing: DefaultTiming()})
+	var nb *NoBranchError
+	if !errors.As(err, &nb) || nb.Branches != 2 {
+		t.Errorf("got %v, want a NoBranchError", err)
+	}
+}
