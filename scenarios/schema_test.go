@@ -366,6 +366,93 @@ steps:
 steps: []
 result: {done: true}
 `},
+		{"interrupts with every key", `
+match:
+  message: (?i)publish (?P<title>.+)
+steps:
+  - tool:
+      name: publish
+      args: {title: "{{ .captures.title }}"}
+    id: pub
+  - interrupt:
+      - id: "approve-{{ .runId }}"
+        toolCall: pub
+        reason: tool_call
+        message: Publish "{{ .captures.title }}" now
+        responseSchema:
+          type: object
+          properties:
+            note: {type: string, description: A note for the editor.}
+          additionalProperties: false
+        expiresIn: 10m
+        metadata: {severity: high, thread: "{{ .threadId }}"}
+        on:
+          resolved:
+            - toolResult: '{"published": true}'
+          cancelled:
+            - toolResult: {content: {published: false, note: "{{ .answer.payload.note }}"}, call: pub}
+            - text: Not published.
+      - message: 42
+        reason: confirmation
+        expiresAt: "2030-01-01T00:00:00Z"
+        on:
+          - status: resolved
+            payload: {choice: all, tags: [news]}
+            steps: [{text: "All of them ({{ len .resume }} answers)."}]
+          - status: cancelled
+            steps: []
+          - steps: [{text: Only some.}]
+      - expiresIn: 60000
+  - text: "Done with {{ .answer.interruptId }}."
+`},
+		{"short interrupt forms and nested interrupts", `
+steps:
+  - text: "You sent {{ len .parts }} parts."
+  - interrupt: {}
+  - interrupt:
+      message: Delete the draft
+      on:
+        resolved:
+          - interrupt:
+              message: Really delete it
+              on: {cancelled: [{text: "Kept it ({{ .answer.status }})."}]}
+        cancelled: []
+  - tool: {name: approve_me}
+    id: approval
+  - interrupt: {toolCall: approval, on: [{status: resolved, steps: [{toolResult: 200}]}]}
+  - interrupt: {toolCall: approval, on: {cancelled: [{toolResult: false}]}}
+  - text: "{{ range .resume }}{{ .interruptId }}={{ .status }} {{ end }}"
+`},
+		{"frontend tools with continuations", `
+steps:
+  - text: One question first.
+  - tool:
+      name: clarify
+      args:
+        question: Which format should the video be?
+        choices: [MP4, GIF]
+      on:
+        - content: (?i)\bgif\b
+          steps:
+            - text: A GIF has no sound, so I'll drop the audio.
+        - steps: []
+    id: ask
+  - tool: {name: pick_color, on: []}
+  - text: "You chose {{ .answer.content }} ({{ .answer.name }}, call {{ .answer.toolCallId }})."
+`},
+		{"messages snapshots with and without history", `
+steps:
+  - text: A first draft.
+    id: draft
+  - messages: {history: true}
+  - messages: {history: false, messages: [{id: m1, role: user, content: hi}]}
+  - messages:
+      history: true
+      messages:
+        - {id: "{{ id ` + "`draft`" + ` }}", role: assistant, content: The final answer.}
+  - messages: {}
+  - messages: []
+`},
 		{"explicit events with delays", `
 broken: tests a client against a stream that never finishes
 events:
@@ -395,10 +482,10 @@ events:
 
 // TestSchemaParserDifferences pins the documents the schema and the parser judge
 // differently, so that a change to either side shows up here. The schema is stricter
-// where the parser reads any scalar as text or number, or lets through what a client
-// would reject; it is more lenient where the parser reads YAML notations that decoding
-// resolves (merge keys, aliases, 0x10, 1.0) differently, and where a rule depends on
-// the order of steps.
+// where the parser reads any scalar as text or number, lets through what a client would
+// reject or what only fails when a run is planned, or ignores a key; it is more lenient
+// where the parser reads YAML notations that decoding resolves (merge keys, aliases,
+// 0x10, 1.0) differently, and where a rule depends on the order of steps.
 func TestSchemaParserDifferences(t *testing.T) {
 	sch := compileSchema(t)
 	tests := []struct {
@@ -425,6 +512,16 @@ func TestSchemaParserDifferences(t *testing.T) {
 		{"an alias for the text", "description: &d hello\nsteps: [{text: *d}]\n", true, false},
 		{"an alias for a JSON Patch", "steps:\n  - custom: {name: patch, value: &p [{op: add, path: /a, value: 1}]}\n  - stateDelta: *p\n", true, false},
 		{"a step after an error step", "steps: [{error: boom}, {text: never sent}]\n", true, false},
+		{"expiresIn next to expiresAt, which the parser ignores", "steps: [{interrupt: {expiresIn: 5m, expiresAt: \"2030-01-01T00:00:00Z\"}}]\n", false, true},
+		{"an expiresAt that is no RFC 3339 time, found only when planned", "steps: [{interrupt: {expiresAt: tomorrow}}]\n", false, true},
+		{"a boolean responseSchema, which clients reject", "steps: [{interrupt: {responseSchema: true}}]\n", false, true},
+		{"an empty interrupt reason, which clients reject", "steps: [{interrupt: {reason: \"\"}}]\n", false, true},
+		{"a number as interrupt id is sent as its decimal text", "steps: [{interrupt: {id: 010}}]\n", false, true},
+		{"an object as interrupt message is sent as JSON", "steps: [{interrupt: {message: {a: 1}}}]\n", false, true},
+		{"null toolResult is sent as the text null", "steps: [{toolResult: null}]\n", false, true},
+		{"history written as 1", "steps: [{messages: {history: 1}}]\n", false, true},
+		{"an alias for an interrupt's on mapping", "steps:\n  - custom: {name: branches, value: &b {resolved: [{text: ok}]}}\n  - interrupt: {on: *b}\n", true, false},
+		{"an alias for a list of interrupts", "steps:\n  - custom: {name: asks, value: &l [{message: Sure}]}\n  - interrupt: *l\n", true, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
