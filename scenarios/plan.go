@@ -49,6 +49,7 @@ type PlanOptions struct {
 	Seed   uint64    // with the request's ids, decides generated ids, fake data and jitter
 	Timing Timing    // the server's defaults; the scenario's own timing applies on top
 	Now    time.Time // when the run starts, for interrupt expiry
+	Speed  float64   // the run's speed factor, so expiry counts from when an interrupt is sent
 }
 
 // Start says where a run begins: a new conversation, with the captures of its match, or
@@ -79,6 +80,7 @@ func (s *Scenario) plan(req *Request, start Start, opts PlanOptions, trace bool)
 		timing:        s.Timing.Apply(opts.Timing),
 		rng:           rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)),
 		now:           opts.Now,
+		speed:         opts.Speed,
 		ids:           map[string]string{},
 		openCalls:     map[string]bool{},
 		activityTypes: map[string]string{},
@@ -188,6 +190,7 @@ type planner struct {
 	rng           *rand.Rand
 	r             *renderer
 	now           time.Time
+	speed         float64
 	at            time.Duration
 	events        []Timed
 	captures      map[string]string

@@ -366,6 +366,93 @@ steps:
 steps: []
 result: {done: true}
 `},
+		{"interrupts with every key", `
+match:
+  message: (?i)publish (?P<title>.+)
+steps:
+  - tool:
+      name: publish
+      args: {title: "{{ .captures.title }}"}
+    id: pub
+  - interrupt:
+      - id: "approve-{{ .runId }}"
+        toolCall: pub
+        reason: tool_call
+        message: Publish "{{ .captures.title }}" now
+        responseSchema:
+          type: object
+          properties:
+            note: {type: string, description: A note for the editor.}
+          additionalProperties: false
+        expiresIn: 10m
+        metadata: {severity: high, thread: "{{ .threadId }}"}
+        on:
+          resolved:
+            - toolResult: '{"published": true}'
+          cancelled:
+            - toolResult: {content: {published: false, note: "{{ .answer.payload.note }}"}, call: pub}
+            - text: Not published.
+      - message: 42
+        reason: confirmation
+        expiresAt: "2030-01-01T00:00:00Z"
+        on:
+          - status: resolved
+            payload: {choice: all, tags: [news]}
+            steps: [{text: "All of them ({{ len .resume }} answers)."}]
+          - status: cancelled
+            steps: []
+          - steps: [{text: Only some.}]
+      - expiresIn: 60000
+  - text: "Done with {{ .answer.interruptId }}."
+`},
+		{"short interrupt forms and nested interrupts", `
+steps:
+  - text: "You sent {{ len .parts }} parts."
+  - interrupt: {}
+  - interrupt:
+      message: Delete the draft
+      on:
+        resolved:
+          - interrupt:
+              message: Really delete it
+              on: {cancelled: [{text: "Kept it ({{ .answer.status }})."}]}
+        cancelled: []
+  - tool: {name: approve_me}
+    id: approval
+  - interrupt: {toolCall: approval, on: [{status: resolved, steps: [{toolResult: 200}]}]}
+  - interrupt: {toolCall: approval, on: {cancelled: [{toolResult: false}]}}
+  - text: "{{ range .resume }}{{ .interruptId }}={{ .status }} {{ end }}"
+`},
+		{"frontend tools with continuations", `
+steps:
+  - text: One question first.
+  - tool:
+      name: clarify
+      args:
+        question: Which format should the video be?
+        choices: [MP4, GIF]
+      on:
+        - content: (?i)\bgif\b
+          steps:
+            - text: A GIF has no sound, so I'll drop the audio.
+        - steps: []
+    id: ask
+  - tool: {name: pick_color, on: []}
+  - text: "You chose {{ .answer.content }} ({{ .answer.name }}, call {{ .answer.toolCallId }})."
+`},
+		{"messages snapshots with and without history", `
+steps:
+  - text: A first draft.
+    id: draft
+  - messages: {history: true}
+  - messages: {history: false, messages: [{id: m1, role: user, content: hi}]}
+  - messages:
+      history: true
+      messages:
+        - {id: "{{ id ` + "`draft`" + ` }}", role: assistant, content: The final answer.}
+  - messages: {}
+  - messages: []
+`},
 		{"explicit events with delays", `
 broken: tests a client against a stream that never finishes
 events:
@@ -393,13 +480,13 @@ events:
 	}
 }
 
-// TestSchemaParserDifferences pins the documents the schema and the parser judge
-// differently, so that a change to either side shows up here. The schema is stricter
-// where the parser reads any scalar as text or number, or lets through what a client
-// would reject; it is more lenient where the parser reads YAML notations that decoding
-// resolves (merge keys, aliases, 0x10, 1.0) differently, and where a rule depends on
-// the order of steps.
-func TestSchemaParserDifferences(t *testing.T) {
+// TestSchemaParserEdgeCases pins how the schema and the parser judge edge cases, so that
+// a change to either side shows up here. Where they still differ: the schema is stricter
+// where the parser reads any scalar as text (a number for an id, an object sent as JSON
+// text) or checks a value only by its use (JSON Pointers, message shapes), and more
+// lenient where a rule depends on the order of steps or on how YAML writes a number
+// (priority: 1.0).
+func TestSchemaParserEdgeCases(t *testing.T) {
 	sch := compileSchema(t)
 	tests := []struct {
 		name        string
@@ -411,20 +498,30 @@ func TestSchemaParserDifferences(t *testing.T) {
 		{"a quoted number for a number", "timing: {jitter: \"0.5\"}\nsteps: [{text: hi}]\n", false, true},
 		{"null text is sent as the text null", "steps: [{text: null}]\n", false, true},
 		{"an object as text content is sent as JSON", "steps: [{text: {content: {a: 1}}}]\n", false, true},
-		{"negative tokensPerSecond on a step", "steps: [{text: hi, tokensPerSecond: -5}]\n", false, true},
+		{"negative tokensPerSecond on a step", "steps: [{text: hi, tokensPerSecond: -5}]\n", false, false},
 		{"a JSON Patch path that is no JSON Pointer", "steps: [{stateDelta: [{op: remove, path: items}]}]\n", false, true},
 		{"messages that are not objects", "steps: [{messages: [1]}]\n", false, true},
 		{"a message role AG-UI does not define", "steps: [{messages: [{id: m, role: bot, content: hi}]}]\n", false, true},
 		{"an example route without a slash", "examples: [{route: chat}]\nsteps: [{text: hi}]\n", false, true},
-		{"an example's forwardedProps that is a list", "examples: [{forwardedProps: [1]}]\nsteps: [{text: hi}]\n", false, true},
-		{"NaN jitter", "timing: {jitter: NaN}\nsteps: [{text: hi}]\n", false, true},
-		{"an infinite pause", "steps: [{pause: inf}]\n", false, true},
+		{"an example's forwardedProps that is a list", "examples: [{forwardedProps: [1]}]\nsteps: [{text: hi}]\n", false, false},
+		{"NaN jitter", "timing: {jitter: NaN}\nsteps: [{text: hi}]\n", false, false},
+		{"an infinite pause", "steps: [{pause: inf}]\n", false, false},
 		{"priority written as a float", "priority: 1.0\nsteps: [{text: hi}]\n", true, false},
-		{"priority in hexadecimal", "priority: 0x10\nsteps: [{text: hi}]\n", true, false},
-		{"a merge key in a scenario", "<<: {description: merged}\nsteps: [{text: hi}]\n", true, false},
-		{"an alias for the text", "description: &d hello\nsteps: [{text: *d}]\n", true, false},
-		{"an alias for a JSON Patch", "steps:\n  - custom: {name: patch, value: &p [{op: add, path: /a, value: 1}]}\n  - stateDelta: *p\n", true, false},
+		{"priority in hexadecimal", "priority: 0x10\nsteps: [{text: hi}]\n", true, true},
+		{"a merge key in a scenario", "<<: {description: merged}\nsteps: [{text: hi}]\n", true, true},
+		{"an alias for the text", "description: &d hello\nsteps: [{text: *d}]\n", true, true},
+		{"an alias for a JSON Patch", "steps:\n  - custom: {name: patch, value: &p [{op: add, path: /a, value: 1}]}\n  - stateDelta: *p\n", true, true},
 		{"a step after an error step", "steps: [{error: boom}, {text: never sent}]\n", true, false},
+		{"expiresIn next to expiresAt", "steps: [{interrupt: {expiresIn: 5m, expiresAt: \"2030-01-01T00:00:00Z\"}}]\n", false, false},
+		{"an expiresAt that is no RFC 3339 time", "steps: [{interrupt: {expiresAt: tomorrow}}]\n", false, false},
+		{"a boolean responseSchema", "steps: [{interrupt: {responseSchema: true}}]\n", false, false},
+		{"an empty interrupt reason", "steps: [{interrupt: {reason: \"\"}}]\n", false, false},
+		{"a number as interrupt id is sent as its decimal text", "steps: [{interrupt: {id: 010}}]\n", false, true},
+		{"an object as interrupt message", "steps: [{interrupt: {message: {a: 1}}}]\n", false, false},
+		{"a null toolResult", "steps: [{toolResult: null}]\n", false, false},
+		{"history written as 1", "steps: [{messages: {history: 1}}]\n", false, false},
+		{"an alias for an interrupt's on mapping", "steps:\n  - custom: {name: branches, value: &b {resolved: [{text: ok}]}}\n  - interrupt: {on: *b}\n", true, true},
+		{"an alias for a list of interrupts", "steps:\n  - custom: {name: asks, value: &l [{message: Sure}]}\n  - interrupt: *l\n", true, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -24,7 +24,7 @@ type player struct {
 // play writes the plan's events on their timeline, measured from the start of the run
 // so that lateness never accumulates, and returns how the run ended: success,
 // interrupt, error (RUN_ERROR), cancelled (by the cancel endpoint or the client going
-// away) or shutdown.
+// away) or error when the server shuts down.
 func (p *player) play(ctx context.Context, plan *scenarios.Plan, speed float64) string {
 	if err := p.w.begin(); err != nil {
 		return "cancelled"

@@ -65,7 +65,7 @@ func (s *Server) run(c echo.Context, route string) error {
 		}
 	}()
 	sreq.History = func() []map[string]any { return run.History(in) }
-	plan, err := s.planRun(sreq, cursor)
+	plan, err := s.planRun(sreq, cursor, speed)
 	var he *httpError
 	if errors.As(err, &he) && he.body.Error == "no_scenario" && s.cfg.Recorder != nil {
 		run.Release()
@@ -96,9 +96,9 @@ func (s *Server) run(c echo.Context, route string) error {
 
 // planRun decides what a run plays: the continuation of the thread's paused scenario,
 // or the scenario its request matches.
-func (s *Server) planRun(sreq *scenarios.Request, cursor *scenarios.Cursor) (*scenarios.Plan, error) {
+func (s *Server) planRun(sreq *scenarios.Request, cursor *scenarios.Cursor, speed float64) (*scenarios.Plan, error) {
 	in := sreq.Input
-	opts := scenarios.PlanOptions{Seed: s.cfg.Seed, Timing: s.cfg.Timing, Now: time.Now()}
+	opts := scenarios.PlanOptions{Seed: s.cfg.Seed, Timing: s.cfg.Timing, Now: time.Now(), Speed: speed}
 	if cursor != nil && len(cursor.Interrupts) > 0 {
 		if len(in.Resume) == 0 {
 			return nil, &httpError{status: http.StatusConflict, body: errorBody{

@@ -88,10 +88,11 @@ func (e *BusyError) Error() string {
 
 // Run is a run in progress on a thread, holding the thread until Finish or Release.
 type Run struct {
-	store  *Store
-	thread *Thread
-	active *activeRun
-	record int
+	store   *Store
+	thread  *Thread
+	active  *activeRun
+	record  int
+	created bool // this run's request created the thread
 }
 
 // Begin claims a thread for a run and returns the cursor where its conversation paused
@@ -101,7 +102,8 @@ func (s *Store) Begin(threadID, runID string, cancel context.CancelCauseFunc) (*
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	t := s.threads[threadID]
-	if t == nil {
+	created := t == nil
+	if created {
 		s.evict()
 		t = &Thread{id: threadID}
 		t.elem = s.lru.PushFront(t)
@@ -112,7 +114,7 @@ func (s *Store) Begin(threadID, runID string, cancel context.CancelCauseFunc) (*
 	}
 	s.touch(t)
 	t.active = &activeRun{runID: runID, cancel: cancel, done: make(chan struct{})}
-	return &Run{store: s, thread: t, active: t.active, record: -1}, t.cursor, nil
+	return &Run{store: s, thread: t, active: t.active, record: -1, created: created}, t.cursor, nil
 }
 
 // Start records that the run plays a scenario.
@@ -128,11 +130,16 @@ func (r *Run) Start(scenario string) {
 	r.record = len(t.runs) - 1
 }
 
-// Release gives the thread back after a request that started no run.
+// Release gives the thread back after a request that started no run; a thread that
+// the request created is forgotten again, so refused requests leave nothing behind.
 func (r *Run) Release() {
 	r.store.mu.Lock()
 	defer r.store.mu.Unlock()
 	r.thread.active = nil
+	if r.created {
+		r.store.lru.Remove(r.thread.elem)
+		delete(r.store.threads, r.thread.id)
+	}
 	close(r.active.done)
 }
 

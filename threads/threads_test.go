@@ -81,6 +81,21 @@ func TestStoreNeverForgetsAStreamingThread(t *testing.T) {
 	run.Release()
 }
 
+func TestRefusedRequestsLeaveNoThreadBehind(t *testing.T) {
+	s := NewStore(DefaultLimits(), time.Now)
+	run, _, _ := s.Begin("new", "r1", noCancel)
+	run.Release()
+	if _, ok := s.History("new"); ok || s.Len() != 0 {
+		t.Error("a refused first request left a thread")
+	}
+	runOnce(t, s, "kept")
+	run, _, _ = s.Begin("kept", "r2", noCancel)
+	run.Release()
+	if _, ok := s.History("kept"); !ok {
+		t.Error("a refused request removed an existing thread")
+	}
+}
+
 func TestOneRunAtATimePerThread(t *testing.T) {
 	s := NewStore(DefaultLimits(), time.Now)
 	run, _, err := s.Begin("t", "r1", noCancel)

@@ -55,7 +55,8 @@ export function toolDefinitions(names = []) {
 
 /**
  * One HttpAgent of one client version, talking to one route. Each send() adds a user
- * message to the agent's conversation and runs the agent once.
+ * message to the agent's conversation and runs the agent once; continue() runs it once
+ * without adding one.
  */
 export class Conversation {
   /**
@@ -65,13 +66,15 @@ export class Conversation {
    * @param headers extra request headers
    * @param speed   the X-Agui-Mock-Speed header value; null sends none (real timing)
    * @param state   the agent's initial state
+   * @param threadId the agent's thread id, e.g. to pick up a thread another agent began
    */
-  constructor(client, { url, route = DEFAULT_ROUTE, headers = {}, speed = 0, state } = {}) {
+  constructor(client, { url, route = DEFAULT_ROUTE, headers = {}, speed = 0, state, threadId } = {}) {
     this.client = client;
     this.agent = new client.HttpAgent({
       url: url + route,
       headers: speed === null ? headers : { ...headers, [SPEED_HEADER]: String(speed) },
       initialState: state,
+      threadId,
     });
   }
 
@@ -86,11 +89,21 @@ export class Conversation {
    * onEvent(event, agent) is called for every event, e.g. to abort the run.
    */
   async send(message, options = {}) {
-    const { messageId = `user-${randomUUID()}`, runId = `run-${randomUUID()}` } = options;
-    const { forwardedProps, tools, onEvent } = options;
-    const { agent } = this;
+    const { messageId = `user-${randomUUID()}` } = options;
     const userMessage = { id: messageId, role: 'user', content: message };
-    agent.messages = [...agent.messages, userMessage];
+    this.agent.messages = [...this.agent.messages, userMessage];
+    return this.continue({ ...options, userMessage });
+  }
+
+  /**
+   * Runs the agent once more without adding a message, as an app does to answer
+   * interrupts (resume) or after it added the results of frontend tools itself. Resolves
+   * like send(); the result also has finished, what the onRunFinishedEvent subscriber
+   * was given ({outcome, interrupts, result, pendingToolCallIds}).
+   */
+  async continue(options = {}) {
+    const { runId = `run-${randomUUID()}`, forwardedProps, tools, resume, onEvent, userMessage } = options;
+    const { agent } = this;
     const run = { client: this.client, agent, runId, userMessage, events: [], arrivals: [], consoleCalls: [] };
     const subscriber = {
       onRunInitialized: ({ input }) => {
@@ -101,13 +114,17 @@ export class Conversation {
         run.arrivals.push(performance.now());
         onEvent?.(event, agent);
       },
+      onRunFinishedEvent: ({ outcome, interrupts, result, pendingToolCallIds }) => {
+        run.finished = { outcome, interrupts, result, pendingToolCallIds };
+      },
       onRunFailed: ({ error }) => {
         run.failure = error;
       },
     };
     const restoreConsole = captureConsole(run.consoleCalls);
     try {
-      const { result } = await agent.runAgent({ runId, forwardedProps, tools: toolDefinitions(tools) }, subscriber);
+      const input = { runId, forwardedProps, tools: toolDefinitions(tools), ...(resume && { resume }) };
+      const { result } = await agent.runAgent(input, subscriber);
       run.result = result;
     } catch (err) {
       run.rejection = err;

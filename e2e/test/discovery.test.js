@@ -10,17 +10,26 @@ import { REPO_ROOT, useServer } from './harness.js';
 
 const BUILTIN_IDS = [
   'catch-all',
+  'clarify',
   'explicit-events',
-  'frontend-tool',
+  'external-search',
+  'media-management',
   'messages-snapshot',
   'run-error',
   'showcase',
+  'video-mixcut-assets',
   'video-mixcut-search',
 ];
 
 // The built-in scenarios, the repository's examples, and one whose example has a route,
 // headers and state, so that every example field is exercised.
 const server = useServer(['--scenarios', tenantScenarioDir(), '--scenarios', path.join(REPO_ROOT, 'examples')]);
+
+/** The outcome a run's last event stands for: error, interrupt or success. */
+function outcomeOf(last) {
+  if (last.type === 'RUN_ERROR') return 'error';
+  return last.outcome?.type === 'interrupt' ? 'interrupt' : 'success';
+}
 
 async function listScenarios() {
   const res = await fetch(`${server.url}/_mock/scenarios`);
@@ -66,12 +75,13 @@ describe('discovery', () => {
             if (!scenario.broken) assertCleanRun(run);
 
             // The server's own account of the run: which scenario answered, how it named
-            // the client, and that the stream was played to the end.
+            // the client, and that the stream was played to the end, with the outcome
+            // its last event says.
             const log = await server.waitForLog((r) => r.msg === 'run' && r.run === run.runId);
             assert.equal(log.scenario, scenario.id);
             assert.equal(log.thread, conversation.agent.threadId);
             assert.equal(log.client, client.peer);
-            assert.equal(log.outcome, 'completed');
+            assert.equal(log.outcome, outcomeOf(run.events.at(-1)));
             assert.equal(log.events, run.events.length);
           });
         }

@@ -29,3 +29,33 @@ steps:
 export function tenantScenarioDir() {
   return writeTempFiles({ 'tenant-ping.yaml': TENANT_SCENARIO });
 }
+
+/**
+ * A confirmation interrupt that expires 50 ms after the start of the run that raises it:
+ * once expired it can be cancelled but no longer resolved.
+ */
+export const EXPIRING_SCENARIO = `\
+id: expiring-approval
+description: Asks for a confirmation that expires after 50 ms.
+match:
+  message: (?i)^publish now$
+examples:
+  - message: publish now
+steps:
+  - text: Publishing needs your go-ahead.
+  - interrupt:
+      id: publish-001
+      message: Publish the video?
+      expiresIn: 50ms
+      on:
+        resolved:
+          - text: Published.
+        cancelled:
+          - text: Not published.
+  - text: Done.
+`;
+
+/** Writes EXPIRING_SCENARIO into a new temporary directory and returns the directory. */
+export function expiringScenarioDir() {
+  return writeTempFiles({ 'expiring-approval.yaml': EXPIRING_SCENARIO });
+}

@@ -116,11 +116,11 @@ for (const client of CLIENTS) {
       );
     });
 
-    test('frontend-tool: a clarify call left for the frontend to answer', async () => {
-      const run = await cleanRun('ask me something', { tools: ['clarify'] });
+    test('clarify: a clarify call left for the frontend to answer', async () => {
+      const run = await cleanRun('make me a highlight video', { tools: ['clarify'] });
 
       const [assistant] = messagesOf(run, 'assistant');
-      assert.equal(assistant.content, 'I need one detail first.');
+      assert.equal(assistant.content, 'Happy to. One question first.');
       assert.equal(assistant.toolCalls.length, 1);
       const [call] = assistant.toolCalls;
       assert.equal(call.function.name, 'clarify');

@@ -85,6 +85,15 @@ function withoutTimestamps(events) {
   return events.map(({ timestamp, ...rest }) => rest);
 }
 
+// The first run of the seed's client loops, which pauses my-thread-001 with the two
+// interrupts the seed's resume request answers.
+const SEED_FIRST_RUN = {
+  threadId: 'my-thread-001',
+  runId: 'run-001',
+  messages: [{ role: 'user', content: 'Search for ocean wave videos and trim the first 10 seconds' }],
+  forwardedProps: { approval_mode: 'level:low', scenario_name: 'media_management' },
+};
+
 // The other run requests of the seed document: multimodal content with a vendor part,
 // resumes with cancelled and resolved interrupts, and a frontend tool's result.
 const OTHER_SEED_REQUESTS = {
@@ -158,7 +167,9 @@ describe('wire format over plain fetch', () => {
   });
 
   test('the same request under the same seed replays the same stream', async () => {
-    const [first, second] = await Promise.all([postRun(SEED_REQUEST), postRun(SEED_REQUEST)]);
+    // One after the other: a thread takes one run at a time.
+    const first = await postRun(SEED_REQUEST);
+    const second = await postRun(SEED_REQUEST);
     assert.deepEqual(withoutTimestamps(parseFrames(second.text)), withoutTimestamps(parseFrames(first.text)));
   });
 
@@ -176,6 +187,11 @@ describe('wire format over plain fetch', () => {
 
   for (const [what, body] of Object.entries(OTHER_SEED_REQUESTS)) {
     test(`the seed request with ${what} is answered with a complete run`, async () => {
+      if (body.resume) {
+        // A resume answers the interrupts of the thread's previous run.
+        const first = parseFrames((await postRun(SEED_FIRST_RUN)).text);
+        assert.equal(first.at(-1).outcome?.type, 'interrupt');
+      }
       const { res, text } = await postRun(body);
       assert.equal(res.status, 200, text);
       const events = parseFrames(text);

@@ -1,0 +1,211 @@
+// (j) POST /agui/history: after every kind of run, the server's record of the thread is
+// what the client holds (messages and state), with the runs and their outcomes; the
+// endpoint's refusals; CORS for a browser app on another origin; and Bearer auth.
+
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { describe, test } from 'node:test';
+import { assertCleanRun, CLIENTS, Conversation, DEFAULT_ROUTE, SPEED_HEADER } from './clients.js';
+import { useServer } from './harness.js';
+import {
+  assertHistoryMatchesClient,
+  CANCEL_PATH,
+  HISTORY_PATH,
+  postJSON,
+  postRun,
+  runOutcomes,
+  threadHistory,
+} from './threads.js';
+
+const server = useServer();
+const TOKEN = 'e2e-secret-token';
+const guarded = useServer(['--auth-token', TOKEN]);
+
+// The origin of a frontend dev server calling the mock from the browser.
+const BROWSER_ORIGIN = 'http://localhost:3000';
+
+for (const client of CLIENTS) {
+  describe(`history after each run with ${client.label}`, () => {
+    test('a conversation of several turns: messages, state and runs as the client holds them', async () => {
+      const conversation = new Conversation(client, { url: server.url, state: { draft: true } });
+      const { agent } = conversation;
+      const turns = [
+        ['Search for ocean wave videos', { forwardedProps: { scenario_name: 'video-mixcut' } }, 'success'],
+        ['showcase', {}, 'success'],
+        ['rewrite that', {}, 'success'],
+        ['fail please', {}, 'error'],
+        ['Hello there', {}, 'success'],
+      ];
+      const runs = [];
+      for (const [message, options, outcome] of turns) {
+        const run = await conversation.send(message, options);
+        assertCleanRun(run);
+        runs.push(run);
+        // After every turn, not only the last: the server follows the client all along.
+        const history = await threadHistory(server, agent.threadId);
+        assertHistoryMatchesClient(history, agent);
+        assert.deepEqual(history.state, agent.state, 'the state is what the client holds');
+        assert.equal(history.runs.at(-1).outcome, outcome, `the outcome of "${message}"`);
+      }
+      const history = await threadHistory(server, agent.threadId);
+      assert.equal(history.threadId, agent.threadId);
+      assert.deepEqual(
+        history.runs.map((r) => [r.runId, r.scenario]),
+        runs.map((run, i) => [run.runId, ['video-mixcut-search', 'showcase', 'messages-snapshot', 'run-error', 'catch-all'][i]]),
+      );
+      assert.deepEqual(runOutcomes(history), turns.map(([, , outcome]) => outcome));
+      assert.deepEqual([history.interrupts, history.pendingToolCallIds, history.running], [[], [], null]);
+      assert.ok(agent.messages.some((m) => m.role === 'activity'), 'activity messages are part of both');
+    });
+  });
+}
+
+describe('the history endpoint over plain fetch', () => {
+  test('an unknown thread is 404 unknown_thread', async () => {
+    const { status, body } = await postJSON(server, HISTORY_PATH, { threadId: `thread-${randomUUID()}` });
+    assert.equal(status, 404);
+    assert.equal(body.error, 'unknown_thread');
+    assert.ok(body.message.length > 0);
+  });
+
+  test('a body without threadId is 400 invalid_input naming the field', async () => {
+    const { status, body } = await postJSON(server, HISTORY_PATH, { forwardedProps: { scenario_name: 'video-mixcut' } });
+    assert.equal(status, 400);
+    assert.deepEqual([body.error, body.field], ['invalid_input', 'threadId']);
+  });
+
+  test('a seed request with messages without ids: the server gives them ids and keeps them', async () => {
+    const threadId = `thread-${randomUUID()}`;
+    const { status, events } = await postRun(server, {
+      threadId,
+      runId: 'run-001',
+      messages: [{ role: 'user', content: 'Search for ocean wave videos' }],
+      forwardedProps: { scenario_name: 'video-mixcut' },
+    });
+    assert.equal(status, 200);
+    const history = await threadHistory(server, threadId);
+    assert.deepEqual(
+      history.messages.map((m) => m.role),
+      ['user', 'reasoning', 'assistant', 'tool'],
+    );
+    assert.match(history.messages[0].id, /\S/);
+    assert.equal(history.messages[2].id, events.find((e) => e.type === 'TEXT_MESSAGE_START').messageId);
+    assert.deepEqual(
+      history.runs.map((r) => [r.runId, r.scenario, r.outcome]),
+      [['run-001', 'video-mixcut-search', 'success']],
+    );
+  });
+
+  test(
+    'a run the server refuses before it starts leaves no thread behind',
+    async () => {
+      const threadId = `thread-${randomUUID()}`;
+      const refused = await postRun(server, {
+        threadId,
+        runId: 'run-001',
+        messages: [{ role: 'user', content: '' }],
+        resume: [{ interruptId: 'interruptId-001', status: 'resolved' }],
+      });
+      assert.equal(refused.body.error, 'no_pending_interrupts');
+      const { status } = await postJSON(server, HISTORY_PATH, { threadId });
+      assert.equal(status, 404);
+    },
+  );
+});
+
+describe('CORS for a browser app on another origin', () => {
+  for (const path of [DEFAULT_ROUTE, HISTORY_PATH, CANCEL_PATH]) {
+    test(`a preflight for POST ${path} from ${BROWSER_ORIGIN} is allowed`, async () => {
+      const res = await fetch(server.url + path, {
+        method: 'OPTIONS',
+        headers: {
+          Origin: BROWSER_ORIGIN,
+          'Access-Control-Request-Method': 'POST',
+          'Access-Control-Request-Headers': 'content-type,authorization',
+        },
+      });
+      assert.ok([200, 204].includes(res.status), `status ${res.status}`);
+      assert.ok(['*', BROWSER_ORIGIN].includes(res.headers.get('access-control-allow-origin')));
+      assert.match(res.headers.get('access-control-allow-methods'), /\bPOST\b/);
+      const allowed = res.headers.get('access-control-allow-headers').toLowerCase().split(/\s*,\s*/);
+      for (const header of ['content-type', 'authorization']) assert.ok(allowed.includes(header), `${header} in ${allowed}`);
+    });
+  }
+
+  test('the run stream and the history answer carry Access-Control-Allow-Origin', async () => {
+    const threadId = `thread-${randomUUID()}`;
+    const headers = { 'Content-Type': 'application/json', Origin: BROWSER_ORIGIN, [SPEED_HEADER]: '0' };
+    const run = await fetch(server.url + DEFAULT_ROUTE, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ threadId, runId: 'run-001', messages: [{ id: 'm-1', role: 'user', content: 'Hello there' }] }),
+    });
+    assert.ok(['*', BROWSER_ORIGIN].includes(run.headers.get('access-control-allow-origin')));
+    await run.text();
+    const history = await postJSON(server, HISTORY_PATH, { threadId }, { Origin: BROWSER_ORIGIN });
+    assert.equal(history.status, 200);
+    assert.ok(['*', BROWSER_ORIGIN].includes(history.headers.get('access-control-allow-origin')));
+  });
+});
+
+describe('Bearer auth (--auth-token)', () => {
+  const bearer = { Authorization: `Bearer ${TOKEN}` };
+
+  /** Asserts a 401 answer as the production API gives it. */
+  function assertUnauthorized({ status, headers, body }) {
+    assert.equal(status, 401);
+    assert.match(headers.get('www-authenticate'), /^Bearer\b/);
+    assert.equal(body.error, 'unauthorized');
+    assert.ok(body.message.length > 0);
+  }
+
+  for (const client of CLIENTS) {
+    test(`${client.label}: a run with the token works, one without fails with 401 through onRunFailed`, async () => {
+      const conversation = new Conversation(client, { url: guarded.url, headers: bearer });
+      const run = await conversation.send('Hello there');
+      assertCleanRun(run);
+      const history = await threadHistory(guarded, conversation.agent.threadId, bearer);
+      assertHistoryMatchesClient(history, conversation.agent);
+
+      const anonymous = await new Conversation(client, { url: guarded.url }).send('Hello there');
+      assert.ok(anonymous.failure, 'onRunFailed was called');
+      assert.equal(anonymous.rejection, anonymous.failure);
+      assert.equal(anonymous.failure.status, 401);
+      assert.equal(anonymous.failure.payload.error, 'unauthorized');
+      assert.deepEqual(anonymous.events, []);
+    });
+  }
+
+  test('the run, history and cancel endpoints refuse a missing or wrong token', async () => {
+    const threadId = `thread-${randomUUID()}`;
+    const input = { threadId, runId: 'run-001', messages: [{ id: 'm-1', role: 'user', content: 'Hello there' }] };
+    for (const headers of [{}, { Authorization: 'Bearer not-the-token' }, { Authorization: TOKEN }]) {
+      for (const path of [DEFAULT_ROUTE, HISTORY_PATH, CANCEL_PATH]) {
+        assertUnauthorized(await postJSON(guarded, path, path === DEFAULT_ROUTE ? input : { threadId }, headers));
+      }
+    }
+    const ok = await postRun(guarded, input, bearer);
+    assert.equal(ok.status, 200);
+    assert.deepEqual(runOutcomes(await threadHistory(guarded, threadId, bearer)), ['success']);
+    const cancel = await postJSON(guarded, CANCEL_PATH, { threadId }, bearer);
+    assert.deepEqual([cancel.status, cancel.body.cancelled], [200, false]);
+  });
+
+  test('a preflight needs no token, and a 401 to a browser carries Access-Control-Allow-Origin', async () => {
+    const preflight = await fetch(guarded.url + DEFAULT_ROUTE, {
+      method: 'OPTIONS',
+      headers: { Origin: BROWSER_ORIGIN, 'Access-Control-Request-Method': 'POST', 'Access-Control-Request-Headers': 'authorization' },
+    });
+    assert.ok([200, 204].includes(preflight.status), `status ${preflight.status}`);
+    assert.ok(['*', BROWSER_ORIGIN].includes(preflight.headers.get('access-control-allow-origin')));
+
+    const refused = await postJSON(guarded, HISTORY_PATH, { threadId: 't-1' }, { Origin: BROWSER_ORIGIN });
+    assertUnauthorized(refused);
+    assert.ok(['*', BROWSER_ORIGIN].includes(refused.headers.get('access-control-allow-origin')), 'the app can read the 401');
+  });
+
+  test('the mock admin endpoints stay open', async () => {
+    const res = await fetch(`${guarded.url}/_mock/healthz`);
+    assert.equal(res.status, 200);
+  });
+});
