@@ -90,8 +90,10 @@ func saveAtomically(t testing.TB, path, content string) {
 }
 
 type loadStatus struct {
-	Failed bool
-	Errors []struct {
+	Scenarios int
+	Reloads   int
+	Failed    bool
+	Errors    []struct {
 		File         string
 		Line, Column int
 		Message      string

@@ -133,6 +133,15 @@ func serve(ctx context.Context, o options, stdout, stderr io.Writer) error {
 		return fmt.Errorf("-poll-interval must be positive")
 	}
 	load := func() (*scenarios.Set, error) { return scenarios.Load(sources...) }
+	var watch *watcher.Watcher
+	if len(o.dirs) > 0 && o.watch != watcher.ModeOff {
+		// started before the load, so no change between the two goes unnoticed
+		wcfg := watcher.Config{Roots: o.dirs, Mode: o.watch, Debounce: 100 * time.Millisecond, PollInterval: o.pollEvery, Include: scenarios.IsScenarioFile, Logger: logger}
+		if watch, err = watcher.New(wcfg); err != nil {
+			return err
+		}
+		defer watch.Close() // if serving never starts
+	}
 	set, err := load()
 	if err != nil {
 		return err
@@ -173,12 +182,8 @@ func serve(ctx context.Context, o options, stdout, stderr io.Writer) error {
 	watching := make(chan struct{})
 	go func() {
 		defer close(watching)
-		if len(o.dirs) == 0 || o.watch == watcher.ModeOff {
-			return
-		}
-		wcfg := watcher.Config{Roots: o.dirs, Mode: o.watch, Debounce: 100 * time.Millisecond, PollInterval: o.pollEvery, Include: scenarios.IsScenarioFile, Logger: logger}
-		if err := watcher.Watch(watchCtx, wcfg, func() { _ = srv.Reload(load) }); err != nil {
-			logger.Error("watching scenario directories failed; changes will not be picked up", "err", err)
+		if watch != nil {
+			watch.Run(watchCtx, func() { _ = srv.Reload(load) })
 		}
 	}()
 	defer func() {

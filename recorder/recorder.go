@@ -156,7 +156,7 @@ func (r *Recorder) Record(w http.ResponseWriter, req *http.Request, route string
 		return &ErrorAnswer{Status: http.StatusBadGateway, Code: "upstream_protocol_error",
 			Message: fmt.Sprintf("the upstream agent answered with %q instead of an SSE event stream", ct)}
 	}
-	events, problem := r.relay(w, resp.Body, in.ThreadID, started)
+	events, problem := r.relay(w, resp.Body, started)
 	if req.Context().Err() != nil && problem == "" {
 		problem = "the client went away before the run ended"
 	}
@@ -177,7 +177,7 @@ func (r *Recorder) Record(w http.ResponseWriter, req *http.Request, route string
 // relay copies upstream events to the client, flushing each, and checks them against
 // the protocol. It returns the events with their timing, and what went wrong, if
 // anything.
-func (r *Recorder) relay(w http.ResponseWriter, upstream io.Reader, threadID string, started time.Time) ([]capturedEvent, string) {
+func (r *Recorder) relay(w http.ResponseWriter, upstream io.Reader, started time.Time) ([]capturedEvent, string) {
 	h := w.Header()
 	h.Set("Content-Type", "text/event-stream; charset=utf-8")
 	h.Set("Cache-Control", "no-cache")
@@ -191,7 +191,9 @@ func (r *Recorder) relay(w http.ResponseWriter, upstream io.Reader, threadID str
 		_ = rc.Flush()
 	}
 	var events []capturedEvent
-	verify := protocol.Verifier{ThreadID: threadID}
+	// Agents that mint their own thread and run ids (instead of echoing the request's)
+	// are still recorded: the fixture echoes whatever request replays it.
+	var verify protocol.Verifier
 	frames := protocol.NewFrameReader(upstream, r.cfg.MaxFrame)
 	last := started
 	for {
@@ -244,7 +246,11 @@ func (r *Recorder) save(route string, in *protocol.RunAgentInput, events []captu
 		}
 		s.file = filepath.Join(r.cfg.OutDir, name+".yaml")
 	}
-	nodes := s.templated(redactStreams(events, r.cfg.Redact), in.ThreadID, in.RunID, r.cfg.Redact)
+	threadID, runID := in.ThreadID, in.RunID
+	if len(events) > 0 && events[0].event.Type == protocol.RunStarted {
+		threadID, runID = events[0].event.Str("threadId"), events[0].event.Str("runId")
+	}
+	nodes := s.templated(redactStreams(events, r.cfg.Redact), threadID, runID, r.cfg.Redact)
 	if problem != "" {
 		// kept apart, in a hidden directory no server loads, and marked as what it is
 		file := filepath.Join(r.cfg.OutDir, ".incomplete", strings.TrimSuffix(filepath.Base(s.file), ".yaml")+fmt.Sprintf("-run%d.yaml", s.runs+1))

@@ -21,8 +21,8 @@ type Scenario struct {
 	Timing   TimingOverride
 	Examples []Example
 
-	steps     []step      // the steps form
-	run       *eventsRun  // the explicit form
+	steps     []step     // the steps form
+	run       *eventsRun // the explicit form
 	result    *value
 	templates *template.Template
 	order     int // position in load order, the last tie-breaker

@@ -42,42 +42,68 @@ type Config struct {
 	Logger       *slog.Logger
 }
 
-// Watch calls onChange, one call at a time, whenever the watched files change, until
-// ctx is done. It returns an error only if watching cannot start.
-func Watch(ctx context.Context, cfg Config, onChange func()) error {
+// Watcher watches a set of directories.
+type Watcher struct {
+	cfg    Config
+	last   string
+	events *fsnotify.Watcher // nil when polling
+}
+
+// New starts watching at once and fingerprints the tree, so that whatever changes after
+// New returns — even before Run — is reported. Load the files after calling New.
+func New(cfg Config) (*Watcher, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
-	last := Fingerprint(cfg.Roots, cfg.Include)
+	w := &Watcher{cfg: cfg}
+	switch cfg.Mode {
+	case ModeOff, ModePoll:
+	case ModeAuto:
+		fw, err := fsnotify.NewWatcher()
+		if err != nil {
+			return nil, fmt.Errorf("watching %s: %w", strings.Join(cfg.Roots, ", "), err)
+		}
+		addTrees(fw, cfg.Roots, cfg.Logger)
+		w.events = fw
+	default:
+		return nil, fmt.Errorf("unknown watch mode %q (auto, poll or off)", cfg.Mode)
+	}
+	w.last = Fingerprint(cfg.Roots, cfg.Include)
+	return w, nil
+}
+
+// Close stops watching; Run does it when it returns.
+func (w *Watcher) Close() {
+	if w.events != nil {
+		_ = w.events.Close()
+	}
+}
+
+// Run calls onChange, one call at a time, whenever the watched files change, until ctx
+// is done.
+func (w *Watcher) Run(ctx context.Context, onChange func()) {
 	rescan := func() {
-		if fp := Fingerprint(cfg.Roots, cfg.Include); fp != last {
-			last = fp
+		fp := Fingerprint(w.cfg.Roots, w.cfg.Include)
+		if fp != w.last {
+			w.last = fp
 			onChange()
 		}
 	}
-	switch cfg.Mode {
-	case ModeOff:
+	switch {
+	case w.cfg.Mode == ModeOff:
 		<-ctx.Done()
-		return nil
-	case ModePoll:
-		return loop(ctx, nil, nil, cfg, rescan)
-	case ModeAuto:
+	case w.events == nil:
+		loop(ctx, nil, nil, w.cfg, rescan)
 	default:
-		return fmt.Errorf("unknown watch mode %q (auto, poll or off)", cfg.Mode)
+		defer w.Close()
+		hints := make(chan struct{}, 1)
+		errs := make(chan error)
+		go forward(ctx, w.events, hints, errs, w.cfg.Logger)
+		loop(ctx, hints, errs, w.cfg, func() {
+			addTrees(w.events, w.cfg.Roots, w.cfg.Logger) // directories created meanwhile, a recreated root
+			rescan()
+		})
 	}
-	w, err := fsnotify.NewWatcher()
-	if err != nil {
-		return fmt.Errorf("watching %s: %w", strings.Join(cfg.Roots, ", "), err)
-	}
-	defer w.Close()
-	addTrees(w, cfg.Roots, cfg.Logger)
-	hints := make(chan struct{}, 1)
-	errs := make(chan error)
-	go forward(ctx, w, hints, errs, cfg.Logger)
-	return loop(ctx, hints, errs, cfg, func() {
-		addTrees(w, cfg.Roots, cfg.Logger) // directories created meanwhile, a recreated root
-		rescan()
-	})
 }
 
 // forward turns fsnotify events into hints, adding watches for new directories at once
@@ -116,32 +142,51 @@ func forward(ctx context.Context, w *fsnotify.Watcher, hints chan<- struct{}, er
 	}
 }
 
-// loop debounces hints: a rescan runs once no hint has come for the debounce time, and
-// at least every poll interval.
-func loop(ctx context.Context, hints <-chan struct{}, errs <-chan error, cfg Config, rescan func()) error {
+// maxSettle bounds how long a burst of hints can put a rescan off, in debounce periods:
+// a file rewritten without pause must still be picked up.
+const maxSettle = 5
+
+// loop debounces hints: a rescan runs once no hint has come for the debounce time (or,
+// during an endless burst, every maxSettle debounce periods), and at least every poll
+// interval.
+func loop(ctx context.Context, hints <-chan struct{}, errs <-chan error, cfg Config, rescan func()) {
 	debounce, poll := cfg.Debounce, cfg.PollInterval
 	settle := time.NewTimer(debounce)
 	settle.Stop()
 	defer settle.Stop()
+	var deadline <-chan time.Time // set while hints are pending
 	var tick <-chan time.Time
 	if poll > 0 {
 		t := time.NewTicker(poll)
 		defer t.Stop()
 		tick = t.C
 	}
+	hint := func() {
+		settle.Reset(debounce)
+		if deadline == nil {
+			deadline = time.After(maxSettle * debounce)
+		}
+	}
+	run := func() {
+		settle.Stop()
+		deadline = nil
+		rescan()
+	}
 	for {
 		select {
 		case <-ctx.Done():
-			return nil
+			return
 		case <-hints:
-			settle.Reset(debounce)
+			hint()
 		case err := <-errs:
 			cfg.Logger.Warn("file watching", "err", err) // e.g. an overflowing queue: events were lost
-			settle.Reset(debounce)
+			hint()
 		case <-settle.C:
-			rescan()
+			run()
+		case <-deadline:
+			run()
 		case <-tick:
-			rescan()
+			run()
 		}
 	}
 }

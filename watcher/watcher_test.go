@@ -26,7 +26,7 @@ func TestBurstsOfHintsRescanOnceAfterTheyQuietDown(t *testing.T) {
 		done := make(chan struct{})
 		go func() {
 			defer close(done)
-			_ = loop(ctx, hints, nil, Config{Debounce: 100 * time.Millisecond, Logger: quiet()}, func() {
+			loop(ctx, hints, nil, Config{Debounce: 100 * time.Millisecond, Logger: quiet()}, func() {
 				rescans = append(rescans, time.Since(start))
 			})
 		}()
@@ -46,12 +46,34 @@ func TestBurstsOfHintsRescanOnceAfterTheyQuietDown(t *testing.T) {
 	})
 }
 
+func TestAnEndlessBurstStillRescans(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		hints := make(chan struct{}, 1)
+		rescans := 0
+		ctx, cancel := context.WithCancel(t.Context())
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			loop(ctx, hints, nil, Config{Debounce: 100 * time.Millisecond, Logger: quiet()}, func() { rescans++ })
+		}()
+		for range 100 { // a file rewritten every 30 ms for 3 s
+			hints <- struct{}{}
+			time.Sleep(30 * time.Millisecond)
+		}
+		cancel()
+		<-done
+		if rescans != 5 { // 500 ms (5 debounce periods) after the first hint of each round
+			t.Errorf("%d rescans during a 3 s burst", rescans)
+		}
+	})
+}
+
 func TestPollingRescansPeriodically(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		n := 0
 		ctx, cancel := context.WithTimeout(t.Context(), 3500*time.Millisecond)
 		defer cancel()
-		_ = loop(ctx, nil, nil, Config{Debounce: 100 * time.Millisecond, PollInterval: time.Second, Logger: quiet()}, func() { n++ })
+		loop(ctx, nil, nil, Config{Debounce: 100 * time.Millisecond, PollInterval: time.Second, Logger: quiet()}, func() { n++ })
 		if n != 3 {
 			t.Errorf("%d rescans in 3.5 s at 1 s intervals", n)
 		}
