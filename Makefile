@@ -1,7 +1,12 @@
 # `make test` runs every test from a fresh clone: it installs the Go modules and the
 # end-to-end suite's npm packages (from the lockfile), then runs the Go tests with the
 # race detector and the end-to-end suite against the real binary.
-.PHONY: test go-test e2e-test lint
+.PHONY: test go-test e2e-test lint static
+
+# static builds the binary exactly as the Dockerfile does: static, stripped, reproducible.
+OUT ?= agui-mock
+static:
+	CGO_ENABLED=0 go build -trimpath -buildvcs=false -ldflags="-s -w" -o $(OUT) .
 
 test: lint go-test e2e-test
 

@@ -26,6 +26,7 @@ const usage = `Usage:
   agui-mock [serve] [flags]            serve AG-UI run endpoints from YAML scenarios
   agui-mock record -upstream URL       proxy to a real agent and record its sessions as scenarios
   agui-mock validate [flags] PATH...   check scenario files and AG-UI event streams
+  agui-mock healthcheck [-addr A]      exit 0 if the server at A is alive (for containers)
 
 Run 'agui-mock serve -h' or 'agui-mock validate -h' for the flags. Every flag can also
 be set through the environment variable AGUI_MOCK_<NAME> (e.g. AGUI_MOCK_SPEED=0).
@@ -44,6 +45,8 @@ func run(ctx context.Context, args []string, lookupEnv func(string) (string, boo
 		return runServe(ctx, args, lookupEnv, stdout, stderr, true)
 	case "validate":
 		return runValidate(args, lookupEnv, stdout, stderr)
+	case "healthcheck":
+		return runHealthcheck(ctx, args, lookupEnv, stdout, stderr)
 	case "help":
 		fmt.Fprint(stdout, usage)
 		return 0

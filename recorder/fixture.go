@@ -32,6 +32,52 @@ type session struct {
 	ids    map[string]string // upstream ids → local names, shared by the thread's runs
 	counts map[string]int    // per prefix, names handed out so far
 	runs   int
+	// awaiting lists, in the order the last run raised them, the upstream ids of its
+	// interrupts or of its tool calls left without a result: the order replays match
+	// answers in.
+	awaiting []string
+}
+
+// noteAwaiting records what the session's latest run waits for.
+func (s *session) noteAwaiting(events []capturedEvent) {
+	s.awaiting = nil
+	var calls []string
+	answered := map[string]bool{}
+	for _, ce := range events {
+		switch ce.event.Type {
+		case protocol.ToolCallStart:
+			calls = append(calls, ce.event.Str("toolCallId"))
+		case protocol.ToolCallResult:
+			answered[ce.event.Str("toolCallId")] = true
+		case protocol.RunFinished:
+			outcome, _ := ce.event.Get("outcome")
+			o, _ := outcome.(map[string]any)
+			list, _ := o["interrupts"].([]any)
+			for _, item := range list {
+				in, _ := item.(map[string]any)
+				if id, ok := in["id"].(string); ok {
+					s.awaiting = append(s.awaiting, id)
+				}
+			}
+		}
+	}
+	if len(s.awaiting) == 0 {
+		for _, id := range calls {
+			if !answered[id] {
+				s.awaiting = append(s.awaiting, id)
+			}
+		}
+	}
+}
+
+// rank orders answers as the session's last run raised what they answer.
+func (s *session) rank(id string) int {
+	for i, a := range s.awaiting {
+		if a == id {
+			return i
+		}
+	}
+	return len(s.awaiting)
 }
 
 // localName returns the template for an upstream id, naming it on first sight.

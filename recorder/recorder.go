@@ -15,6 +15,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -260,7 +261,7 @@ func (r *Recorder) save(route string, in *protocol.RunAgentInput, events []captu
 	}
 	var path []any
 	if continuing {
-		path = append(append(path, s.pathValues()...), whenFor(in, events))
+		path = append(append(path, s.pathValues()...), s.whenFor(in))
 	}
 	var doc *yaml.Node
 	if continuing {
@@ -286,6 +287,7 @@ func (r *Recorder) save(route string, in *protocol.RunAgentInput, events []captu
 	if err := r.write(s.file, doc); err != nil {
 		return "", err
 	}
+	s.noteAwaiting(events)
 	s.runs++
 	if continuing {
 		s.path = append(s.path, whenKey(path[len(path)-1]))
@@ -298,12 +300,15 @@ func hasToolResult(in *protocol.RunAgentInput) bool {
 	return len(in.Messages) > 0 && in.Messages[len(in.Messages)-1].Role == "tool"
 }
 
-// whenFor describes the answers a continuation run brought: its resume entries, or the
-// frontend tool results at the end of its messages.
-func whenFor(in *protocol.RunAgentInput, _ []capturedEvent) map[string]any {
+// whenFor describes the answers a continuation run brought — its resume entries, or the
+// frontend tool results at the end of its messages — in the order the previous run
+// raised what they answer, which is the order a replay matches them in.
+func (s *session) whenFor(in *protocol.RunAgentInput) map[string]any {
 	if len(in.Resume) > 0 {
-		resume := make([]any, len(in.Resume))
-		for i, e := range in.Resume {
+		entries := slices.Clone(in.Resume)
+		slices.SortStableFunc(entries, func(a, b protocol.ResumeEntry) int { return s.rank(a.InterruptID) - s.rank(b.InterruptID) })
+		resume := make([]any, len(entries))
+		for i, e := range entries {
 			c := map[string]any{"status": e.Status}
 			if e.Payload != nil {
 				c["payload"] = e.Payload
@@ -312,9 +317,15 @@ func whenFor(in *protocol.RunAgentInput, _ []capturedEvent) map[string]any {
 		}
 		return map[string]any{"resume": resume}
 	}
-	var results []any
+	var tools []protocol.Message
 	for i := len(in.Messages) - 1; i >= 0 && in.Messages[i].Role == "tool"; i-- {
-		results = append([]any{"^" + regexp.QuoteMeta(in.Messages[i].Text()) + "$"}, results...)
+		tools = append(tools, in.Messages[i])
+	}
+	slices.Reverse(tools) // as sent
+	slices.SortStableFunc(tools, func(a, b protocol.Message) int { return s.rank(a.ToolCallID) - s.rank(b.ToolCallID) })
+	results := make([]any, len(tools))
+	for i, m := range tools {
+		results[i] = "^" + regexp.QuoteMeta(m.Text()) + "$"
 	}
 	return map[string]any{"toolResults": results}
 }

@@ -275,6 +275,18 @@ func (p *planner) playExplicit(root *eventsRun, in *protocol.RunAgentInput, star
 		for i, pi := range c.Interrupts {
 			answers[i] = byID[pi.ID]
 		}
+		resume := make([]any, len(answers))
+		for i, a := range answers {
+			resume[i] = answerMap(a, c.Interrupts[i].ToolCallID)
+		}
+		p.r.data["resume"] = resume
+		switch {
+		case len(resume) > 0:
+			p.r.data["answer"] = resume[len(resume)-1]
+		case len(contents) > 0:
+			last := c.ToolCalls[len(c.ToolCalls)-1]
+			p.r.data["answer"] = map[string]any{"toolCallId": last.ID, "name": last.Name, "content": contents[len(contents)-1]}
+		}
 		run = nil
 		for i := range c.node.next {
 			b := &c.node.next[i]

@@ -460,6 +460,62 @@ events:
   - {type: TEXT_MESSAGE_CHUNK, delta: hi, delay: 1.5}
   - {type: CUSTOM, name: x, value: 1, delay: 2s}
 `},
+		{"recorded interrupts with nested continuations", `
+description: Recorded from http://localhost:9000
+match: {message: ^Publish the draft$}
+examples: [{message: Publish the draft}]
+events:
+  - {delay: 12, type: RUN_STARTED, threadId: "{{ .threadId }}", runId: "{{ .runId }}"}
+  - delay: 40ms
+    type: RUN_FINISHED
+    threadId: "{{ .threadId }}"
+    runId: "{{ .runId }}"
+    outcome:
+      type: interrupt
+      interrupts:
+        - {id: "{{ id ` + "`i1`" + ` }}", reason: confirmation, message: Publish now}
+        - {id: "{{ id ` + "`i2`" + ` }}", reason: confirmation, message: Notify the subscribers}
+next:
+  - when: {resume: [{status: resolved}, {status: cancelled, payload: {feedback: no thanks, tags: [news]}}]}
+    events:
+      - {type: RUN_STARTED, threadId: "{{ .threadId }}", runId: "{{ .runId }}"}
+      - {delay: 1.5s, type: RUN_FINISHED, threadId: "{{ .threadId }}", runId: "{{ .runId }}", outcome: {type: interrupt, interrupts: [{id: "{{ id ` + "`i3`" + ` }}", reason: confirmation}]}}
+    next:
+      - when: {resume: [{}]}
+        events:
+          - {type: RUN_STARTED, threadId: "{{ .threadId }}", runId: "{{ .runId }}"}
+          - {type: RUN_FINISHED, threadId: "{{ .threadId }}", runId: "{{ .runId }}"}
+  - when: {resume: [{payload: 42}]}
+    events:
+      - {type: RUN_STARTED, threadId: "{{ .threadId }}", runId: "{{ .runId }}"}
+      - {type: RUN_FINISHED, threadId: "{{ .threadId }}", runId: "{{ .runId }}"}
+    next: []
+  - events:
+      - {type: RUN_STARTED, threadId: "{{ .threadId }}", runId: "{{ .runId }}"}
+      - {type: RUN_ERROR, message: Not recorded.}
+`},
+		{"recorded frontend tool results", `
+events:
+  - {type: RUN_STARTED, threadId: "{{ .threadId }}", runId: "{{ .runId }}"}
+  - {type: TOOL_CALL_START, toolCallId: "{{ id ` + "`c1`" + ` }}", toolCallName: pick_format}
+  - {type: TOOL_CALL_ARGS, toolCallId: "{{ id ` + "`c1`" + ` }}", delta: "{\"choices\": [\"MP4\", \"GIF\"]}"}
+  - {type: TOOL_CALL_END, toolCallId: "{{ id ` + "`c1`" + ` }}"}
+  - {type: TOOL_CALL_START, toolCallId: "{{ id ` + "`c2`" + ` }}", toolCallName: pick_color}
+  - {type: TOOL_CALL_END, toolCallId: "{{ id ` + "`c2`" + ` }}"}
+  - {type: RUN_FINISHED, threadId: "{{ .threadId }}", runId: "{{ .runId }}"}
+next:
+  - when: {toolResults: [^MP4$, '(?i)\bblue\b']}
+    events: &done
+      - {type: RUN_STARTED, threadId: "{{ .threadId }}", runId: "{{ .runId }}"}
+      - {type: TEXT_MESSAGE_CHUNK, messageId: "{{ id ` + "`m1`" + ` }}", role: assistant, delta: Rendering.}
+      - {type: RUN_FINISHED, threadId: "{{ .threadId }}", runId: "{{ .runId }}"}
+  - when: {toolResults: ["(?i)gif", ""], resume: []}
+    events: *done
+  - when: {}
+    events:
+      - {type: RUN_STARTED, threadId: "{{ .threadId }}", runId: "{{ .runId }}"}
+      - {type: RUN_ERROR, message: No recording for these results., code: no_recorded_branch}
+`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -484,8 +540,8 @@ events:
 // a change to either side shows up here. Where they still differ: the schema is stricter
 // where the parser reads any scalar as text (a number for an id, an object sent as JSON
 // text) or checks a value only by its use (JSON Pointers, message shapes), and more
-// lenient where a rule depends on the order of steps or on how YAML writes a number
-// (priority: 1.0).
+// lenient where a rule depends on the order of steps, on what a run waits for (a when
+// with both resume and toolResults) or on how YAML writes a number (priority: 1.0).
 func TestSchemaParserEdgeCases(t *testing.T) {
 	sch := compileSchema(t)
 	tests := []struct {
@@ -522,6 +578,18 @@ func TestSchemaParserEdgeCases(t *testing.T) {
 		{"history written as 1", "steps: [{messages: {history: 1}}]\n", false, false},
 		{"an alias for an interrupt's on mapping", "steps:\n  - custom: {name: branches, value: &b {resolved: [{text: ok}]}}\n  - interrupt: {on: *b}\n", true, true},
 		{"an alias for a list of interrupts", "steps:\n  - custom: {name: asks, value: &l [{message: Sure}]}\n  - interrupt: *l\n", true, true},
+		{"next without events", "steps: [{text: hi}]\nnext: [{events: []}]\n", false, false},
+		{"next with neither steps nor events", "next: [{events: []}]\n", false, false},
+		{"next next to steps and events", "steps: []\nevents: []\nnext: []\n", false, false},
+		{"an empty next", "events: []\nnext: []\n", true, true},
+		{"a null when", "events: []\nnext: [{when: null, events: []}]\n", false, false},
+		{"a null resume condition", "events: []\nnext: [{when: {resume: [null]}, events: []}]\n", false, false},
+		{"a null payload condition takes any payload", "events: []\nnext: [{when: {resume: [{payload: null}]}, events: []}]\n", true, true},
+		{"a null toolResults pattern is the pattern null", "events: []\nnext: [{when: {toolResults: [null]}, events: []}]\n", false, true},
+		{"a number as toolResults pattern", "events: []\nnext: [{when: {toolResults: [200]}, events: []}]\n", false, true},
+		{"a when with both resume and toolResults", "events: []\nnext: [{when: {resume: [{status: resolved}], toolResults: [ok]}, events: []}]\n", true, true},
+		{"a continuation without a list of events", "events: []\nnext: [{events: {type: RUN_STARTED}}]\n", false, false},
+		{"an alias for a list of continuations", "events: []\nnext:\n  - events: []\n    next: &n [{when: {resume: [{status: cancelled}]}, events: []}]\n  - {events: [], next: *n}\n", true, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -669,6 +737,12 @@ func TestSchemaMatchesParserVocabulary(t *testing.T) {
 		{"text roles", textRoles(get(defs, "step", "properties", "text", "oneOf")), sorted([]string{"assistant", "developer", "system", "user"})},
 		{"JSON Patch ops", strs(get(defs, "jsonPatchOperation", "properties", "op", "enum")), sorted([]string{"add", "remove", "replace", "move", "copy", "test"})},
 		{"event types", strs(get(defs, "eventType", "examples")), protocol.KnownEventTypes()},
+		{"keys only the explicit form takes", keys(get(doc["oneOf"].([]any)[0], "properties")), sorted([]string{"events", "next"})},
+		{"keys only the steps form takes", keys(get(doc["oneOf"].([]any)[1], "properties")), sorted([]string{"steps", "result"})},
+		{"continuation keys", keys(get(defs, "continuation", "properties")), sorted([]string{"when", "events", "next"})},
+		{"when keys", keys(get(defs, "continuation", "properties", "when", "properties")), sorted([]string{"resume", "toolResults"})},
+		{"resume condition keys", keys(get(defs, "resumeCondition", "properties")), sorted([]string{"status", "payload"})},
+		{"resume statuses", strs(get(defs, "resumeCondition", "properties", "status", "enum")), sorted([]string{protocol.ResumeResolved, protocol.ResumeCancelled})},
 	}
 	for _, tt := range tests {
 		if !slices.Equal(tt.got, tt.want) {

@@ -191,6 +191,11 @@ func (sc *Scenario) explore(req *Request, start Start, depth int, budget *int) [
 	}
 	diags := sc.verify(plan, origins, req.Input.ThreadID)
 	next := plan.Next
+	if next != nil && next.node != nil && len(next.Interrupts) == 0 && len(next.ToolCalls) == 0 {
+		at := next.node.next[0].at
+		return append(diags, Diagnostic{File: at.file, Line: at.line, Column: at.col,
+			Message: "this run waits for no answer (no interrupt outcome, no tool call left without a result), so what follows in next never plays"})
+	}
 	if next == nil || depth >= maxCheckDepth {
 		return diags
 	}
