@@ -33,6 +33,8 @@ type Request struct {
 type Timed struct {
 	At    time.Duration
 	Event protocol.Event
+	Step  string // the id of the step that wrote it, if the step has one (for breakpoints)
+	Fault *Fault // instead of an event: the stream breaks here
 }
 
 // Plan is the timed event stream of one run.
@@ -202,9 +204,10 @@ type planner struct {
 	interrupts    []PendingInterrupt // raised by this run
 	pendingTools  []PendingToolCall  // frontend tool calls this run left unanswered
 	next          *Cursor
-	trace         bool  // record origins
-	current       pos   // the step being planned
-	origins       []pos // per event, the step that wrote it
+	stepName      string // the id of the step being planned, or of the step it is inside
+	trace         bool   // record origins
+	current       pos    // the step being planned
+	origins       []pos  // per event, the step that wrote it
 	// state follows snapshots and deltas so that a delta that cannot apply is caught.
 	state      any
 	stateKnown bool
@@ -518,8 +521,12 @@ func (p *planner) runStep(s step, gap time.Duration) error {
 		gap = *d
 	}
 	p.wait(gap)
-	outer := p.current
+	outer, outerName := p.current, p.stepName
 	p.current = s.common().at
+	if s.common().localID != "" {
+		p.stepName = s.common().localID
+	}
+	defer func() { p.stepName = outerName }()
 	if err := s.emit(p); err != nil {
 		var inner *stepError
 		if errors.As(err, &inner) {
@@ -542,7 +549,7 @@ func (p *planner) history() []map[string]any {
 }
 
 func (p *planner) emit(ev protocol.Event) {
-	p.events = append(p.events, Timed{At: p.at, Event: ev})
+	p.events = append(p.events, Timed{At: p.at, Event: ev, Step: p.stepName})
 	if p.trace {
 		p.origins = append(p.origins, p.current)
 	}

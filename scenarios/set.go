@@ -40,10 +40,17 @@ func (s *Set) IsRunRoute(route string) bool { return s.routes[route] }
 // already defines is left out, so directories given first override the built-in set. It
 // fails with a *LoadError listing every problem if any file or scenario is invalid, so a
 // set is either whole or not at all.
-func Load(sources ...Source) (*Set, error) {
-	var all []*Scenario
+func Load(sources ...Source) (*Set, error) { return LoadWith(nil, sources...) }
+
+// LoadWith is Load with scenarios added at run time, which come first: they override
+// the sources' scenarios of the same id.
+func LoadWith(extra []*Scenario, sources ...Source) (*Set, error) {
+	all := slices.Clone(extra)
 	var diags []Diagnostic
 	defined := map[string]bool{}
+	for _, sc := range extra {
+		defined[sc.ID] = true
+	}
 	for _, src := range sources {
 		list, d := ReadFiles(src)
 		diags = append(diags, d...)
@@ -265,9 +272,12 @@ func (sc *Scenario) verify(plan *Plan, origins []pos, threadID string) []Diagnos
 	if sc.Broken != "" {
 		return nil
 	}
-	events := make([]protocol.Event, len(plan.Events))
-	for i, t := range plan.Events {
-		events[i] = t.Event
+	events := make([]protocol.Event, 0, len(plan.Events))
+	for _, t := range plan.Events {
+		if t.Fault != nil {
+			return []Diagnostic{sc.diagnostic("the scenario breaks its stream with a "+t.Fault.Kind+" fault", "faults are deliberate: add broken: <reason>")}
+		}
+		events = append(events, t.Event)
 	}
 	v, err := protocol.VerifyStream(events, threadID)
 	var diags []Diagnostic
@@ -335,6 +345,18 @@ func (s *Set) Select(req *Request) (*Selection, []Candidate) {
 	}
 	sort.SliceStable(misses, func(i, j int) bool { return len(misses[i].Reasons) < len(misses[j].Reasons) })
 	return nil, misses[:min(3, len(misses))]
+}
+
+// Force selects the scenario with the given id for a request, whatever it matches; its
+// captures are those of its message pattern when that matches.
+func (s *Set) Force(id string, req *Request) *Selection {
+	for _, sc := range s.scenarios {
+		if sc.ID == id {
+			captures, _ := sc.Match.test(req)
+			return &Selection{Scenario: sc, Captures: captures}
+		}
+	}
+	return nil
 }
 
 // test checks every criterion and returns the captures, or the reasons it fails.

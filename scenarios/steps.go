@@ -30,7 +30,7 @@ type stepCommon struct {
 func (c *stepCommon) common() *stepCommon { return c }
 
 var stepKinds = []string{"text", "reasoning", "tool", "state", "stateDelta", "messages", "activity",
-	"activityDelta", "step", "custom", "raw", "error", "pause", "event", "interrupt", "toolResult"}
+	"activityDelta", "step", "custom", "raw", "error", "pause", "event", "interrupt", "toolResult", "fault"}
 
 var commonKeys = []string{"id", "delay", "tokensPerSecond", "chunk"}
 
@@ -144,6 +144,8 @@ func (l *fileLoader) step(n *yaml.Node) step {
 		return l.interruptStep(c, body)
 	case "toolResult":
 		return l.toolResultStep(c, body)
+	case "fault":
+		return l.faultStep(c, body)
 	}
 	return nil
 }

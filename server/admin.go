@@ -1,12 +1,65 @@
 package server
 
 import (
+	"context"
+	"errors"
+	"fmt"
 	"net/http"
+	"time"
 
 	"github.com/labstack/echo/v4"
 
 	"github.com/agui-mock/agui-mock/scenarios"
 )
+
+// The admin API lives under AdminPrefix. Calls that change per-test state (reset,
+// journal, force, breakpoints) act on the test named by the X-Test-Id header, or on the
+// requests without one.
+
+func (s *Server) adminRoutes(e *echo.Echo) {
+	p := AdminPrefix
+	e.GET(p+"/healthz", func(c echo.Context) error { return c.JSON(http.StatusOK, map[string]string{"status": "ok"}) })
+	e.GET(p+"/readyz", s.readyz)
+	e.GET(p+"/status", func(c echo.Context) error { return c.JSON(http.StatusOK, s.Status()) })
+	e.GET(p+"/schema", func(c echo.Context) error {
+		return c.Blob(http.StatusOK, "application/schema+json", scenarios.Schema())
+	})
+	e.GET(p+"/scenarios", s.listScenarios)
+	e.POST(p+"/scenarios", s.addScenarios)
+	e.DELETE(p+"/scenarios/:id", s.removeScenario)
+	e.POST(p+"/reload", s.reloadNow)
+	e.POST(p+"/reset", s.reset)
+	e.GET(p+"/journal", s.listJournal)
+	e.DELETE(p+"/journal", func(c echo.Context) error {
+		s.journal.clear(c.Request().Header.Get(TestIDHeader))
+		return c.NoContent(http.StatusNoContent)
+	})
+	e.POST(p+"/force", s.force)
+	e.DELETE(p+"/force", func(c echo.Context) error {
+		s.forcing.clear(c.Request().Header.Get(TestIDHeader), false)
+		return c.NoContent(http.StatusNoContent)
+	})
+	e.POST(p+"/breakpoints", s.addBreakpoint)
+	e.GET(p+"/breakpoints/:id", s.getBreakpoint)
+	e.POST(p+"/breakpoints/:id/release", s.releaseBreakpoint)
+	e.DELETE(p+"/breakpoints/:id", s.deleteBreakpoint)
+	e.POST(p+"/faults", s.addFault)
+	e.DELETE(p+"/faults", func(c echo.Context) error {
+		s.faults.clear(c.Request().Header.Get(TestIDHeader), false)
+		return c.NoContent(http.StatusNoContent)
+	})
+	if s.cfg.Metrics {
+		e.GET("/metrics", s.metrics.serve)
+	}
+}
+
+func (s *Server) readyz(c echo.Context) error {
+	n := len(s.set.Load().Scenarios())
+	if n == 0 {
+		return c.JSON(http.StatusServiceUnavailable, map[string]any{"status": "not ready", "scenarios": 0})
+	}
+	return c.JSON(http.StatusOK, map[string]any{"status": "ready", "scenarios": n})
+}
 
 // scenarioInfo describes a loaded scenario for the admin API.
 type scenarioInfo struct {
@@ -15,15 +68,240 @@ type scenarioInfo struct {
 	Source      string              `json:"source"`
 	Priority    int                 `json:"priority"`
 	Broken      string              `json:"broken,omitempty"`
+	Runtime     bool                `json:"runtime,omitempty"`
 	Examples    []scenarios.Example `json:"examples,omitempty"`
 }
 
 func (s *Server) listScenarios(c echo.Context) error {
 	set := s.set.Load()
+	runtime := s.runtimeIDs()
 	list := make([]scenarioInfo, 0, len(set.Scenarios()))
 	for _, sc := range set.Scenarios() {
-		list = append(list, scenarioInfo{ID: sc.ID, Description: sc.Description, Source: sc.Source, Priority: sc.Priority, Broken: sc.Broken, Examples: sc.Examples})
+		list = append(list, scenarioInfo{ID: sc.ID, Description: sc.Description, Source: sc.Source, Priority: sc.Priority,
+			Broken: sc.Broken, Runtime: runtime[sc.ID], Examples: sc.Examples})
 	}
-	status := s.Status()
-	return c.JSON(http.StatusOK, map[string]any{"scenarios": list, "routes": set.Routes(), "errors": status.Errors})
+	return c.JSON(http.StatusOK, map[string]any{"scenarios": list, "routes": set.Routes(), "errors": s.Status().Errors})
+}
+
+func (s *Server) runtimeIDs() map[string]bool {
+	s.load.mu.Lock()
+	defer s.load.mu.Unlock()
+	ids := map[string]bool{}
+	for _, sc := range s.load.runtime {
+		ids[sc.ID] = true
+	}
+	return ids
+}
+
+// addScenarios adds the scenarios of a YAML (or JSON) body, checked exactly as files
+// are; a scenario with the id of an earlier runtime one replaces it.
+func (s *Server) addScenarios(c echo.Context) error {
+	body, err := s.readBody(c)
+	if err != nil {
+		return err
+	}
+	s.load.mu.Lock()
+	defer s.load.mu.Unlock()
+	s.load.added++
+	name := fmt.Sprintf("runtime-%d.yaml", s.load.added)
+	added, diags := scenarios.Parse(name, body)
+	if len(diags) == 0 && len(added) == 0 {
+		diags = []scenarios.Diagnostic{{File: name, Message: "the body holds no scenario"}}
+	}
+	if len(diags) > 0 {
+		return invalidScenario(diags)
+	}
+	runtime := append([]*scenarios.Scenario(nil), added...)
+	ids := make([]string, len(added))
+	for i, sc := range added {
+		ids[i] = sc.ID
+	}
+	for _, old := range s.load.runtime {
+		if !contains(ids, old.ID) {
+			runtime = append(runtime, old)
+		}
+	}
+	if err := s.reloadLocked(runtime); err != nil {
+		var le *scenarios.LoadError
+		if errors.As(err, &le) {
+			return invalidScenario(le.Diagnostics)
+		}
+		return err
+	}
+	return c.JSON(http.StatusCreated, map[string]any{"added": ids})
+}
+
+func invalidScenario(diags []scenarios.Diagnostic) error {
+	return &httpError{status: http.StatusUnprocessableEntity, body: errorBody{Error: "invalid_scenario",
+		Message: fmt.Sprintf("the scenario was not added: %d problem(s); the first: %s", len(diags), diags[0].Error()),
+		Details: map[string]any{"problems": diags}}}
+}
+
+func (s *Server) removeScenario(c echo.Context) error {
+	id := c.Param("id")
+	s.load.mu.Lock()
+	defer s.load.mu.Unlock()
+	var kept []*scenarios.Scenario
+	for _, sc := range s.load.runtime {
+		if sc.ID != id {
+			kept = append(kept, sc)
+		}
+	}
+	if len(kept) == len(s.load.runtime) {
+		for _, sc := range s.set.Load().Scenarios() {
+			if sc.ID == id {
+				return apiError(http.StatusConflict, "not_runtime", "scenario "+id+" comes from "+sc.Source+"; only scenarios added through the admin API can be removed")
+			}
+		}
+		return apiError(http.StatusNotFound, "unknown_scenario", "no scenario "+id)
+	}
+	if err := s.reloadLocked(kept); err != nil {
+		return err
+	}
+	return c.NoContent(http.StatusNoContent)
+}
+
+func (s *Server) reloadNow(c echo.Context) error {
+	if err := s.Reload(); err != nil {
+		var le *scenarios.LoadError
+		if errors.As(err, &le) {
+			return &httpError{status: http.StatusUnprocessableEntity, body: errorBody{Error: "reload_rejected",
+				Message: "the scenarios have problems; the previous set is still served", Details: map[string]any{"problems": le.Diagnostics}}}
+		}
+		return err
+	}
+	return c.JSON(http.StatusOK, s.Status())
+}
+
+// reset forgets a test's threads, journal entries, forced scenarios, faults and
+// breakpoints; without X-Test-Id, everybody's.
+func (s *Server) reset(c echo.Context) error {
+	testID := c.Request().Header.Get(TestIDHeader)
+	all := testID == ""
+	s.threads.Reset(threadPrefix(testID), all)
+	s.journal.clear(testID)
+	s.forcing.clear(testID, all)
+	s.faults.clear(testID, all)
+	s.breaks.remove(testID, all)
+	return c.NoContent(http.StatusNoContent)
+}
+
+func (s *Server) listJournal(c echo.Context) error {
+	q := c.QueryParams()
+	f := JournalFilter{TestID: q.Get("testId"), Path: q.Get("route"), ThreadID: q.Get("thread"), Scenario: q.Get("scenario")}
+	if f.TestID == "" {
+		f.TestID = c.Request().Header.Get(TestIDHeader)
+	}
+	return c.JSON(http.StatusOK, map[string]any{"entries": s.journal.list(f)})
+}
+
+// force makes the next runs play a scenario whatever they match: {"scenario": id,
+// "times": n}, n runs (default 1), or every run while n is 0.
+func (s *Server) force(c echo.Context) error {
+	var body struct {
+		Scenario string `json:"scenario"`
+		Times    *int   `json:"times"`
+	}
+	if err := decodeAdminBody(c, &body); err != nil {
+		return err
+	}
+	if !s.hasScenario(body.Scenario) {
+		return apiError(http.StatusNotFound, "unknown_scenario", fmt.Sprintf("no scenario %q to force", body.Scenario))
+	}
+	fc := forced{Scenario: body.Scenario, Times: 1}
+	if body.Times != nil {
+		if *body.Times < 0 {
+			return &httpError{status: http.StatusBadRequest, body: errorBody{Error: "invalid_input", Message: "times must be 0 (every run) or more", Field: "times"}}
+		}
+		fc.Times = *body.Times
+	}
+	s.forcing.set(c.Request().Header.Get(TestIDHeader), fc)
+	return c.JSON(http.StatusOK, fc)
+}
+
+func (s *Server) hasScenario(id string) bool {
+	for _, sc := range s.set.Load().Scenarios() {
+		if sc.ID == id {
+			return true
+		}
+	}
+	return false
+}
+
+func (s *Server) addBreakpoint(c echo.Context) error {
+	var bp Breakpoint
+	if err := decodeAdminBody(c, &bp); err != nil {
+		return err
+	}
+	if (bp.Step == "") == (bp.Event == nil) {
+		return &httpError{status: http.StatusBadRequest, body: errorBody{Error: "invalid_input", Message: "a breakpoint needs either step (a step id) or event (an event index)"}}
+	}
+	if bp.Scenario != "" && !s.hasScenario(bp.Scenario) {
+		return apiError(http.StatusNotFound, "unknown_scenario", fmt.Sprintf("no scenario %q", bp.Scenario))
+	}
+	bp.TestID = c.Request().Header.Get(TestIDHeader)
+	return c.JSON(http.StatusCreated, s.breaks.add(bp))
+}
+
+// getBreakpoint answers a breakpoint's state; with ?wait=DURATION it first waits, up to
+// that long, for a stream to reach it, answering 408 if none does.
+func (s *Server) getBreakpoint(c echo.Context) error {
+	bp, ok := s.breaks.get(c.Param("id"))
+	if !ok {
+		return apiError(http.StatusNotFound, "unknown_breakpoint", "no breakpoint "+c.Param("id"))
+	}
+	if w := c.QueryParam("wait"); w != "" {
+		d, err := time.ParseDuration(w)
+		if err != nil || d < 0 || d > 5*time.Minute {
+			return &httpError{status: http.StatusBadRequest, body: errorBody{Error: "invalid_input", Message: "wait is a duration up to 5m, e.g. 10s", Field: "wait"}}
+		}
+		ctx, cancel := context.WithTimeout(c.Request().Context(), d)
+		defer cancel()
+		if !bp.wait(ctx) {
+			return &httpError{status: http.StatusRequestTimeout, body: errorBody{Error: "not_reached", Message: "no stream reached the breakpoint within " + w}}
+		}
+	}
+	return c.JSON(http.StatusOK, s.breaks.snapshot(bp))
+}
+
+func (s *Server) releaseBreakpoint(c echo.Context) error {
+	bp, ok := s.breaks.get(c.Param("id"))
+	if !ok {
+		return apiError(http.StatusNotFound, "unknown_breakpoint", "no breakpoint "+c.Param("id"))
+	}
+	s.breaks.release(bp)
+	return c.JSON(http.StatusOK, s.breaks.snapshot(bp))
+}
+
+func (s *Server) deleteBreakpoint(c echo.Context) error {
+	bp, ok := s.breaks.get(c.Param("id"))
+	if !ok {
+		return apiError(http.StatusNotFound, "unknown_breakpoint", "no breakpoint "+c.Param("id"))
+	}
+	s.breaks.release(bp)
+	s.breaks.mu.Lock()
+	delete(s.breaks.all, bp.ID)
+	s.breaks.mu.Unlock()
+	return c.NoContent(http.StatusNoContent)
+}
+
+// decodeAdminBody reads an admin call's JSON body into v, rejecting unknown members.
+func decodeAdminBody(c echo.Context, v any) error {
+	if err := checkJSONContentType(c.Request()); err != nil {
+		return err
+	}
+	dec := jsonDecoder(c.Request().Body)
+	if err := dec.Decode(v); err != nil {
+		return &httpError{status: http.StatusBadRequest, body: errorBody{Error: "invalid_input", Message: "invalid admin request: " + err.Error()}}
+	}
+	return nil
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
 }

@@ -36,6 +36,7 @@ func (s *Server) decodeThreadRequest(c echo.Context) (threadRequest, error) {
 	if !ok || id == "" {
 		return threadRequest{}, &httpError{status: http.StatusBadRequest, body: errorBody{Error: "invalid_input", Message: "threadId is required and must be a non-empty string", Field: "threadId"}}
 	}
+	note(c, func(e *JournalEntry) { e.ThreadID = id })
 	return threadRequest{ThreadID: id, body: body}, nil
 }
 
@@ -52,10 +53,11 @@ func (s *Server) history(c echo.Context) error {
 	if s.recording(tr.ThreadID) {
 		return recorderError(s.cfg.Recorder.Proxy(c.Response(), c.Request(), tr.body))
 	}
-	h, ok := s.threads.History(tr.ThreadID)
+	h, ok := s.threads.History(threadKey(c.Request().Header.Get(TestIDHeader), tr.ThreadID))
 	if !ok {
 		return unknownThread(tr.ThreadID)
 	}
+	h.ThreadID = tr.ThreadID
 	return c.JSON(http.StatusOK, h)
 }
 
@@ -77,7 +79,7 @@ func (s *Server) cancel(c echo.Context) error {
 	if s.recording(tr.ThreadID) {
 		return recorderError(s.cfg.Recorder.Proxy(c.Response(), c.Request(), tr.body))
 	}
-	res := s.threads.Cancel(tr.ThreadID, s.cfg.CancelWait)
+	res := s.threads.Cancel(threadKey(c.Request().Header.Get(TestIDHeader), tr.ThreadID), s.cfg.CancelWait)
 	if !res.Known {
 		return unknownThread(tr.ThreadID)
 	}

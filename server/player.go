@@ -12,13 +12,16 @@ import (
 
 // player streams one run's plan to its client and records it in the thread.
 type player struct {
-	server *Server
-	w      *eventWriter
-	peer   protocol.Peer
-	run    *threads.Run
-	input  *protocol.RunAgentInput
-	open   protocol.Verifier // tracks what is open, to close it if the run is cut short
-	sent   int
+	server     *Server
+	w          *eventWriter
+	peer       protocol.Peer
+	run        *threads.Run
+	input      *protocol.RunAgentInput
+	testID     string
+	fault      *scenarios.Fault  // asked for by the request
+	open       protocol.Verifier // tracks what is open, to close it if the run is cut short
+	sent       int
+	disconnect bool // the run ends by dropping the connection
 }
 
 // play writes the plan's events on their timeline, measured from the start of the run
@@ -26,14 +29,32 @@ type player struct {
 // interrupt, error (RUN_ERROR), cancelled (by the cancel endpoint or the client going
 // away) or error when the server shuts down.
 func (p *player) play(ctx context.Context, plan *scenarios.Plan, speed float64) string {
+	if f := p.fault; f != nil && f.Kind == scenarios.FaultSlowStart {
+		if err := p.server.sleep(ctx, f.Delay); err != nil {
+			return p.stop(err)
+		}
+	}
 	if err := p.w.begin(); err != nil {
 		return "cancelled"
 	}
 	start := time.Now()
-	for _, t := range plan.Events {
+	for i, t := range plan.Events {
+		if f := p.fault; f != nil && f.After == i && f.Kind != scenarios.FaultSlowStart && f.Kind != scenarios.FaultSplit {
+			return p.strike(ctx, *f)
+		}
 		due := start.Add(time.Duration(float64(t.At) * speed))
 		if err := p.server.waitUntil(ctx, p.w, due); err != nil {
 			return p.stop(err)
+		}
+		if bp := p.server.breaks.hit(p.testID, plan.Scenario.ID, t.Step, i, p.input.ThreadID, p.input.RunID); bp != nil {
+			paused := time.Now()
+			if err := await(ctx, p.server.stopping, bp.released); err != nil {
+				return p.stop(err)
+			}
+			start = start.Add(time.Since(paused)) // the rest keeps its rhythm
+		}
+		if t.Fault != nil {
+			return p.strike(ctx, *t.Fault)
 		}
 		if err := p.send(t.Event); err != nil {
 			return "cancelled"
@@ -80,6 +101,60 @@ func (p *player) stop(cause error) string {
 		return "error"
 	}
 	return "cancelled"
+}
+
+// strike breaks the stream on purpose.
+func (p *player) strike(ctx context.Context, f scenarios.Fault) string {
+	switch f.Kind {
+	case scenarios.FaultRunError:
+		msg, code := f.Message, f.Code
+		if msg == "" {
+			msg = "an injected error"
+		}
+		if code == "" {
+			code = "injected_fault"
+		}
+		_ = p.send(protocol.NewEvent(protocol.RunError, "message", msg, "code", code))
+		return "error"
+	case scenarios.FaultDisconnect:
+		p.disconnect = true
+	case scenarios.FaultMalformed:
+		_ = p.w.write([]byte("data: {\"type\":\"TEXT_MESSAGE_CONTENT\",\"delta\":\n\n"))
+	case scenarios.FaultStall:
+		for {
+			interval := time.Hour
+			if f.KeepAlive {
+				interval = p.server.cfg.KeepAlive
+			}
+			if err := p.server.sleep(ctx, interval); err != nil {
+				return p.stop(err)
+			}
+			if err := p.w.comment(); err != nil {
+				return "cancelled"
+			}
+		}
+	}
+	return "fault" // truncate: the stream just ends
+}
+
+// sleep waits for d, or until the run must stop.
+func (s *Server) sleep(ctx context.Context, d time.Duration) error {
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	return await(ctx, s.stopping, timer.C)
+}
+
+// await waits for ready, or until the run must stop (the client went away, the run was
+// cancelled, the server is stopping): it returns the cause.
+func await[T any](ctx context.Context, stopping <-chan struct{}, ready <-chan T) error {
+	select {
+	case <-ctx.Done():
+		return context.Cause(ctx)
+	case <-stopping:
+		return errShutdown
+	case <-ready:
+		return nil
+	}
 }
 
 // waitUntil sleeps until due, writing keep-alive comments during long waits. It returns

@@ -18,19 +18,28 @@ type LoadStatus struct {
 	Errors    []scenarios.Diagnostic `json:"errors"`
 }
 
-// loadState guards the load status.
+// loadState is what loading produced; its lock also serializes loads.
 type loadState struct {
-	mu     sync.Mutex
-	status LoadStatus
+	mu      sync.Mutex
+	status  LoadStatus
+	runtime []*scenarios.Scenario // added through the admin API, newest first
+	added   int                   // how many were ever added, to name them
 }
 
-// Reload loads a new scenario set and swaps it in if it is valid. If it is not, the
-// server keeps serving the last good set and reports every problem in the log and in
-// the status. Runs already streaming finish with the set they started with.
-func (s *Server) Reload(load func() (*scenarios.Set, error)) error {
-	set, err := load()
+// Reload loads the scenario sources again, with the scenarios added at run time, and
+// swaps the set in if it is valid. If it is not, the server keeps serving the last good
+// set and reports every problem in the log and in the status. Runs already streaming
+// finish with the set they started with.
+func (s *Server) Reload() error {
 	s.load.mu.Lock()
 	defer s.load.mu.Unlock()
+	return s.reloadLocked(s.load.runtime)
+}
+
+// reloadLocked builds and swaps in the set with the given runtime scenarios; the caller
+// holds s.load.mu. On failure nothing changes.
+func (s *Server) reloadLocked(runtime []*scenarios.Scenario) error {
+	set, err := scenarios.LoadWith(runtime, s.cfg.Sources...)
 	if err != nil {
 		var le *scenarios.LoadError
 		diags := []scenarios.Diagnostic{{Message: err.Error()}}
@@ -41,10 +50,13 @@ func (s *Server) Reload(load func() (*scenarios.Set, error)) error {
 		for _, d := range diags {
 			s.cfg.Logger.Error("scenario reload rejected; still serving the previous set", "problem", d.Error())
 		}
+		s.metrics.reloaded(false)
 		return err
 	}
 	s.set.Store(set)
+	s.load.runtime = runtime
 	s.load.status = LoadStatus{Scenarios: len(set.Scenarios()), LoadedAt: time.Now(), Reloads: s.load.status.Reloads + 1, Errors: []scenarios.Diagnostic{}}
+	s.metrics.reloaded(true)
 	s.cfg.Logger.Info("scenarios reloaded", "scenarios", len(set.Scenarios()))
 	return nil
 }

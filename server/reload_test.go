@@ -6,12 +6,17 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"testing"
+	"testing/fstest"
 
 	"github.com/agui-mock/agui-mock/scenarios"
 )
 
 func TestReloadKeepsTheLastGoodSetAndReportsProblems(t *testing.T) {
-	s := newServer(t, "id: first\nsteps: [{text: hi}]\n", nil)
+	files := fstest.MapFS{"d/test.yaml": {Data: []byte("id: first\nsteps: [{text: hi}]\n")}}
+	s := newServer(t, "", func(c *Config) { c.Sources = []scenarios.Source{{FS: files, Root: "d", Label: "d"}} })
+	if err := s.Reload(); err != nil {
+		t.Fatal(err)
+	}
 	getStatus := func() LoadStatus {
 		rec := httptest.NewRecorder()
 		s.Handler().ServeHTTP(rec, httptest.NewRequest("GET", AdminPrefix+"/status", nil))
@@ -21,8 +26,9 @@ func TestReloadKeepsTheLastGoodSetAndReportsProblems(t *testing.T) {
 		}
 		return st
 	}
-	bad := &scenarios.LoadError{Diagnostics: []scenarios.Diagnostic{{File: "a.yaml", Line: 3, Column: 5, Message: "unknown key"}}}
-	if err := s.Reload(func() (*scenarios.Set, error) { return nil, bad }); !errors.Is(err, bad) {
+	files["d/test.yaml"] = &fstest.MapFile{Data: []byte("id: first\nsteps:\n  - txt: hi\n")}
+	var le *scenarios.LoadError
+	if err := s.Reload(); !errors.As(err, &le) {
 		t.Fatalf("Reload returned %v", err)
 	}
 	st := getStatus()
@@ -32,10 +38,12 @@ func TestReloadKeepsTheLastGoodSetAndReportsProblems(t *testing.T) {
 	if s.Scenarios().Scenarios()[0].ID != "first" {
 		t.Error("a bad reload replaced the set")
 	}
-	if err := s.Reload(func() (*scenarios.Set, error) { return scenarios.Load(scenarios.Builtin()) }); err != nil {
+	files["d/more.yaml"] = &fstest.MapFile{Data: []byte("steps: [{text: more}]\n")}
+	files["d/test.yaml"] = &fstest.MapFile{Data: []byte("id: first\nsteps: [{text: hi}]\n")}
+	if err := s.Reload(); err != nil {
 		t.Fatal(err)
 	}
-	if st := getStatus(); st.Failed || len(st.Errors) != 0 || st.Reloads != 1 || st.Scenarios < 10 {
+	if st := getStatus(); st.Failed || len(st.Errors) != 0 || st.Reloads != 2 || st.Scenarios != 2 {
 		t.Errorf("status after a good reload %+v", st)
 	}
 }

@@ -8,8 +8,6 @@ import (
 
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
-
-	"github.com/agui-mock/agui-mock/scenarios"
 )
 
 // AdminPrefix is the reserved path prefix of the server's own endpoints.
@@ -26,27 +24,21 @@ func (s *Server) routes() *echo.Echo {
 	e.HideBanner, e.HidePort = true, true
 	e.HTTPErrorHandler = s.errorHandler
 	e.Use(middleware.Recover())
+	e.Use(middleware.RequestID())
 	if len(s.cfg.CORSOrigins) > 0 {
 		e.Use(middleware.CORSWithConfig(middleware.CORSConfig{
 			AllowOrigins:  s.cfg.CORSOrigins,
 			AllowMethods:  []string{http.MethodGet, http.MethodPost, http.MethodOptions},
-			AllowHeaders:  []string{"Content-Type", "Accept", "Authorization", SpeedHeader, "X-Request-Id"},
+			AllowHeaders:  []string{"Content-Type", "Accept", "Authorization", SpeedHeader, TestIDHeader, FaultHeader, ScenarioHeader, "X-Request-Id"},
 			ExposeHeaders: []string{"X-Request-Id"},
 			MaxAge:        600,
 		}))
 	}
-	e.GET(AdminPrefix+"/healthz", func(c echo.Context) error {
-		return c.JSON(http.StatusOK, map[string]string{"status": "ok"})
-	})
-	e.GET(AdminPrefix+"/scenarios", s.listScenarios)
-	e.GET(AdminPrefix+"/status", func(c echo.Context) error { return c.JSON(http.StatusOK, s.Status()) })
-	e.GET(AdminPrefix+"/schema", func(c echo.Context) error {
-		return c.Blob(http.StatusOK, "application/schema+json", scenarios.Schema())
-	})
+	s.adminRoutes(e)
 	// Not an echo Group: Group.Use registers catch-all routes of its own.
-	e.POST(HistoryPath, s.history, s.authenticate)
-	e.POST(CancelPath, s.cancel, s.authenticate)
-	e.Any("/*", s.dispatch, s.authenticate)
+	e.POST(HistoryPath, s.history, s.authenticate, s.journaled)
+	e.POST(CancelPath, s.cancel, s.authenticate, s.journaled)
+	e.Any("/*", s.dispatch, s.authenticate, s.journaled)
 	return e
 }
 

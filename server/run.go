@@ -35,6 +35,10 @@ func (s *Server) run(c echo.Context, route string) error {
 	if err != nil {
 		return err
 	}
+	fault, err := s.requestFault(c)
+	if err != nil {
+		return err
+	}
 	body, err := s.readBody(c)
 	if err != nil {
 		return err
@@ -43,14 +47,19 @@ func (s *Server) run(c echo.Context, route string) error {
 	if err != nil {
 		return inputError("RunAgentInput", err)
 	}
+	note(c, func(e *JournalEntry) { e.ThreadID, e.RunID = in.ThreadID, in.RunID })
+	if fault != nil && fault.Kind == scenarios.FaultStatus {
+		return statusFault(c, *fault)
+	}
 	if s.recording(in.ThreadID) {
 		return s.record(c, route, in, body)
 	}
 	sreq := &scenarios.Request{Route: route, Input: in, Header: req.Header}
+	testID := req.Header.Get(TestIDHeader)
 
 	ctx, cancel := context.WithCancelCause(req.Context())
 	defer cancel(nil)
-	run, cursor, err := s.threads.Begin(in.ThreadID, in.RunID, cancel)
+	run, cursor, err := s.threads.Begin(threadKey(testID, in.ThreadID), in.RunID, cancel)
 	if err != nil {
 		var busy *threads.BusyError
 		if errors.As(err, &busy) {
@@ -65,7 +74,7 @@ func (s *Server) run(c echo.Context, route string) error {
 		}
 	}()
 	sreq.History = func() []map[string]any { return run.History(in) }
-	plan, err := s.planRun(sreq, cursor, speed)
+	plan, err := s.planRun(sreq, cursor, speed, s.forcedScenario(req, testID))
 	var he *httpError
 	if errors.As(err, &he) && he.body.Error == "no_scenario" && s.cfg.Recorder != nil {
 		run.Release()
@@ -79,10 +88,12 @@ func (s *Server) run(c echo.Context, route string) error {
 	run.AddInput(in)
 
 	peer := protocol.PeerFor(in.ProtocolVersion)
-	log := s.cfg.Logger.With("route", route, "scenario", plan.Scenario.ID, "thread", in.ThreadID, "run", in.RunID, "client", peer.String())
+	log := s.cfg.Logger.With("route", route, "scenario", plan.Scenario.ID, "thread", in.ThreadID, "run", in.RunID, "client", peer.String(),
+		"request_id", c.Response().Header().Get(echo.HeaderXRequestID), "test", testID)
 	started := time.Now()
-	w := newEventWriter(c.Response(), s.cfg.EventIDs, s.cfg.WriteTimeout)
-	p := &player{server: s, w: w, peer: peer, run: run, input: in}
+	s.metrics.runStarted()
+	w := newEventWriter(c.Response(), s.cfg.EventIDs, s.cfg.WriteTimeout, fault != nil && fault.Kind == scenarios.FaultSplit)
+	p := &player{server: s, w: w, peer: peer, run: run, input: in, testID: testID, fault: fault}
 	outcome := p.play(ctx, plan, speed)
 	next := plan.Next
 	if outcome != "interrupt" && outcome != "success" {
@@ -90,13 +101,40 @@ func (s *Server) run(c echo.Context, route string) error {
 	}
 	run.Finish(outcome, next)
 	finished = true
+	s.metrics.runEnded(plan.Scenario.ID, outcome, p.sent)
+	note(c, func(e *JournalEntry) { e.Scenario, e.Outcome, e.Events = plan.Scenario.ID, outcome, p.sent })
 	log.Info("run", "events", p.sent, "outcome", outcome, "duration", time.Since(started).Round(time.Millisecond))
+	if p.disconnect {
+		panic(http.ErrAbortHandler) // drop the connection without ending the response
+	}
 	return nil
+}
+
+// forcedScenario is the scenario a request must play whatever it matches: its
+// X-Agui-Mock-Scenario header's, or the one forced for its test through the admin API.
+func (s *Server) forcedScenario(req *http.Request, testID string) func() string {
+	return func() string {
+		if id := req.Header.Get(ScenarioHeader); id != "" {
+			return id
+		}
+		return s.forcing.take(testID)
+	}
+}
+
+// statusFault answers an injected HTTP error instead of a stream.
+func statusFault(c echo.Context, f scenarios.Fault) error {
+	if f.RetryAfter > 0 {
+		c.Response().Header().Set("Retry-After", strconv.Itoa(f.RetryAfter))
+	}
+	if f.Body != "" {
+		return c.Blob(f.Status, "application/json", []byte(f.Body))
+	}
+	return apiError(f.Status, "injected_fault", fmt.Sprintf("an injected %d answer (%s)", f.Status, FaultHeader))
 }
 
 // planRun decides what a run plays: the continuation of the thread's paused scenario,
 // or the scenario its request matches.
-func (s *Server) planRun(sreq *scenarios.Request, cursor *scenarios.Cursor, speed float64) (*scenarios.Plan, error) {
+func (s *Server) planRun(sreq *scenarios.Request, cursor *scenarios.Cursor, speed float64, forced func() string) (*scenarios.Plan, error) {
 	in := sreq.Input
 	opts := scenarios.PlanOptions{Seed: s.cfg.Seed, Timing: s.cfg.Timing, Now: time.Now(), Speed: speed}
 	if cursor != nil && len(cursor.Interrupts) > 0 {
@@ -125,7 +163,15 @@ func (s *Server) planRun(sreq *scenarios.Request, cursor *scenarios.Cursor, spee
 		}
 		// the client moved on without the tool results: start afresh
 	}
-	sel, candidates := s.set.Load().Select(sreq)
+	set := s.set.Load()
+	if id := forced(); id != "" {
+		sel := set.Force(id, sreq)
+		if sel == nil {
+			return nil, apiError(http.StatusNotFound, "unknown_scenario", "the forced scenario "+strconv.Quote(id)+" does not exist")
+		}
+		return s.plan(sel.Scenario, sreq, scenarios.Start{Captures: sel.Captures}, opts)
+	}
+	sel, candidates := set.Select(sreq)
 	if sel == nil {
 		return nil, &httpError{status: http.StatusNotFound, body: errorBody{
 			Error:   "no_scenario",

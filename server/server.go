@@ -35,11 +35,17 @@ type Config struct {
 	AuthToken    string   // when set, the AG-UI endpoints require Authorization: Bearer <token>
 	CORSOrigins  []string // origins browsers may call from; "*" allows any
 	CancelWait   time.Duration
+	// Sources are where Reload reads scenarios from.
+	Sources []scenarios.Source
 	// Recorder, when set, proxies to a real agent what no scenario answers (or, with
 	// RecordAll, every request) and records it.
 	Recorder  *recorder.Recorder
 	RecordAll bool
-	Logger    *slog.Logger
+	// Metrics serves Prometheus metrics at /metrics.
+	Metrics bool
+	// JournalSize is how many requests the journal keeps.
+	JournalSize int
+	Logger      *slog.Logger
 }
 
 // DefaultConfig returns the configuration the command starts with.
@@ -54,6 +60,7 @@ func DefaultConfig() Config {
 		Threads:      threads.DefaultLimits(),
 		CORSOrigins:  []string{"*"},
 		CancelWait:   5 * time.Second,
+		JournalSize:  1000,
 		Logger:       slog.Default(),
 	}
 }
@@ -64,6 +71,11 @@ type Server struct {
 	set      atomic.Pointer[scenarios.Set]
 	load     loadState
 	threads  *threads.Store
+	journal  journal
+	forcing  forcing
+	faults   faultQueue
+	breaks   breakpoints
+	metrics  metricSet
 	echo     *echo.Echo
 	stopping chan struct{}
 	stopOnce sync.Once
@@ -81,6 +93,7 @@ func New(cfg Config, set *scenarios.Set) *Server {
 		cfg:      cfg,
 		stopping: make(chan struct{}),
 		threads:  threads.NewStore(cfg.Threads, time.Now),
+		journal:  journal{limit: max(cfg.JournalSize, 1)},
 		idRNG:    rand.New(rand.NewPCG(cfg.Seed, cfg.Seed^0x5851f42d4c957f2d)),
 	}
 	s.set.Store(set)

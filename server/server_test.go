@@ -33,6 +33,7 @@ func newServer(t testing.TB, yaml string, configure func(*Config)) *Server {
 	}
 	cfg := DefaultConfig()
 	cfg.Seed = 1
+	cfg.Sources = []scenarios.Source{src}
 	cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	if configure != nil {
 		configure(&cfg)

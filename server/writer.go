@@ -15,11 +15,12 @@ type eventWriter struct {
 	rc           *http.ResponseController
 	withIDs      bool
 	writeTimeout time.Duration
+	split        bool // the split fault: every write goes out in pieces of a few bytes
 	buf          []byte
 }
 
-func newEventWriter(w http.ResponseWriter, withIDs bool, writeTimeout time.Duration) *eventWriter {
-	return &eventWriter{w: w, rc: http.NewResponseController(w), withIDs: withIDs, writeTimeout: writeTimeout}
+func newEventWriter(w http.ResponseWriter, withIDs bool, writeTimeout time.Duration, split bool) *eventWriter {
+	return &eventWriter{w: w, rc: http.NewResponseController(w), withIDs: withIDs, writeTimeout: writeTimeout, split: split}
 }
 
 // begin sends the stream's headers.
@@ -46,6 +47,23 @@ func (e *eventWriter) event(ev protocol.Event) error {
 func (e *eventWriter) comment() error { return e.write([]byte(protocol.KeepAlive)) }
 
 func (e *eventWriter) write(b []byte) error {
+	if e.split {
+		// pieces of 1, 2, 3 and 5 bytes in turn cut multi-byte characters, JSON escapes
+		// and the data: prefix at every position
+		splitSizes := [...]int{1, 2, 3, 5}
+		for i := 0; len(b) > 0; i++ {
+			n := min(splitSizes[i%len(splitSizes)], len(b))
+			if err := e.writeOnce(b[:n]); err != nil {
+				return err
+			}
+			b = b[n:]
+		}
+		return nil
+	}
+	return e.writeOnce(b)
+}
+
+func (e *eventWriter) writeOnce(b []byte) error {
 	if e.writeTimeout > 0 {
 		if err := e.rc.SetWriteDeadline(time.Now().Add(e.writeTimeout)); err != nil && !errors.Is(err, http.ErrNotSupported) {
 			return err

@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -266,6 +267,22 @@ func (s *Store) Cancel(threadID string, wait time.Duration) Cancellation {
 	case <-time.After(wait):
 	}
 	return Cancellation{Known: true, RunID: a.runID, Scenario: a.scenario}
+}
+
+// Reset forgets the threads whose key starts with prefix (every thread with all),
+// cancelling their streaming runs.
+func (s *Store) Reset(prefix string, all bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for id, t := range s.threads {
+		if all || strings.HasPrefix(id, prefix) {
+			if t.active != nil {
+				t.active.cancel(ErrCancelled)
+			}
+			s.lru.Remove(t.elem)
+			delete(s.threads, id)
+		}
+	}
 }
 
 // Len returns how many threads the store holds.

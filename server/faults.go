@@ -1,0 +1,116 @@
+package server
+
+import (
+	"net/http"
+	"sync"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/agui-mock/agui-mock/scenarios"
+)
+
+// FaultHeader makes one request misbehave, e.g. "status; status=429; retryAfter=3",
+// "disconnect; after=5" or "split". See scenarios.Fault for the kinds.
+const FaultHeader = "X-Agui-Mock-Fault"
+
+// faultQueue holds the faults set through the admin API, per test id.
+type faultQueue struct {
+	mu     sync.Mutex
+	byTest map[string][]*queuedFault
+}
+
+type queuedFault struct {
+	fault scenarios.Fault
+	times int // requests left; 0 is every request
+}
+
+// take returns the fault for a test's next run request, if one is set.
+func (q *faultQueue) take(testID string) *scenarios.Fault {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	list := q.byTest[testID]
+	if len(list) == 0 {
+		return nil
+	}
+	f := list[0].fault
+	if list[0].times > 0 {
+		if list[0].times--; list[0].times == 0 {
+			q.byTest[testID] = list[1:]
+		}
+	}
+	return &f
+}
+
+func (q *faultQueue) add(testID string, f scenarios.Fault, times int) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.byTest == nil {
+		q.byTest = map[string][]*queuedFault{}
+	}
+	q.byTest[testID] = append(q.byTest[testID], &queuedFault{fault: f, times: times})
+}
+
+func (q *faultQueue) clear(testID string, all bool) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if all {
+		q.byTest = nil
+		return
+	}
+	delete(q.byTest, testID)
+}
+
+// addFault queues a fault for the next run requests of the caller's test id: the
+// fault's fields, plus "times" (requests it applies to; default 1, 0 for every one) and
+// "delay" (slowStart, a duration such as "2s").
+func (s *Server) addFault(c echo.Context) error {
+	var body struct {
+		scenarios.Fault
+		Delay string `json:"delay"`
+		Times *int   `json:"times"`
+	}
+	if err := decodeAdminBody(c, &body); err != nil {
+		return err
+	}
+	f := body.Fault
+	if body.Delay != "" {
+		var err error
+		if f, err = withDelay(f, body.Delay); err != nil {
+			return err
+		}
+	}
+	if err := f.Check(false); err != nil {
+		return &httpError{status: http.StatusBadRequest, body: errorBody{Error: "invalid_input", Message: err.Error()}}
+	}
+	times := 1
+	if body.Times != nil {
+		times = *body.Times
+	}
+	if times < 0 {
+		return &httpError{status: http.StatusBadRequest, body: errorBody{Error: "invalid_input", Message: "times must be 0 (every request) or more", Field: "times"}}
+	}
+	s.faults.add(c.Request().Header.Get(TestIDHeader), f, times)
+	return c.JSON(http.StatusCreated, map[string]any{"fault": f, "times": times})
+}
+
+func withDelay(f scenarios.Fault, delay string) (scenarios.Fault, error) {
+	parsed, err := scenarios.ParseFault(f.Kind + "; delay=" + delay)
+	if err != nil {
+		return f, &httpError{status: http.StatusBadRequest, body: errorBody{Error: "invalid_input", Message: err.Error(), Field: "delay"}}
+	}
+	f.Delay = parsed.Delay
+	return f, nil
+}
+
+// requestFault is the fault a run request asks for: its header's, or the test's queued
+// one.
+func (s *Server) requestFault(c echo.Context) (*scenarios.Fault, error) {
+	if h := c.Request().Header.Get(FaultHeader); h != "" {
+		f, err := scenarios.ParseFault(h)
+		if err != nil {
+			return nil, apiError(http.StatusBadRequest, "invalid_header", FaultHeader+": "+err.Error())
+		}
+		return &f, nil
+	}
+	return s.faults.take(c.Request().Header.Get(TestIDHeader)), nil
+}

@@ -1,0 +1,163 @@
+package server
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"sync"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/agui-mock/agui-mock/protocol"
+)
+
+// TestIDHeader scopes a request to one test: its threads, journal entries, forced
+// scenarios, faults and breakpoints are its own.
+const TestIDHeader = "X-Test-Id"
+
+// threadKey is a thread's key in the store: thread ids of different tests never meet.
+func threadKey(testID, threadID string) string {
+	if testID == "" {
+		return threadID
+	}
+	return threadPrefix(testID) + threadID
+}
+
+// threadPrefix starts the keys of a test's threads.
+func threadPrefix(testID string) string { return testID + "\x1f" }
+
+// jsonDecoder decodes admin bodies strictly: an unknown member is a typo to report.
+func jsonDecoder(r io.Reader) *json.Decoder {
+	dec := json.NewDecoder(r)
+	dec.DisallowUnknownFields()
+	return dec
+}
+
+// JournalEntry is one request the server answered, for tests to assert what their
+// frontend sent.
+type JournalEntry struct {
+	Seq        int64     `json:"seq"`
+	Time       time.Time `json:"time"`
+	TestID     string    `json:"testId,omitempty"`
+	Method     string    `json:"method"`
+	Path       string    `json:"path"`
+	ThreadID   string    `json:"threadId,omitempty"`
+	RunID      string    `json:"runId,omitempty"`
+	Scenario   string    `json:"scenario,omitempty"`
+	Status     int       `json:"status"`
+	Outcome    string    `json:"outcome,omitempty"`
+	Events     int       `json:"events,omitempty"`
+	DurationMs int64     `json:"durationMs"`
+	Request    any       `json:"request,omitempty"` // the body as JSON, or as text when it is not
+}
+
+// journal keeps the latest requests, up to a limit.
+type journal struct {
+	mu      sync.Mutex
+	limit   int
+	seq     int64
+	entries []JournalEntry
+}
+
+func (j *journal) add(e JournalEntry) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	j.seq++
+	e.Seq = j.seq
+	j.entries = append(j.entries, e)
+	if over := len(j.entries) - j.limit; over > 0 {
+		j.entries = append(j.entries[:0:0], j.entries[over:]...)
+	}
+}
+
+// JournalFilter selects journal entries; empty fields match anything.
+type JournalFilter struct {
+	TestID, Path, ThreadID, Scenario string
+}
+
+func (j *journal) list(f JournalFilter) []JournalEntry {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	out := []JournalEntry{}
+	for _, e := range j.entries {
+		if (f.TestID == "" || e.TestID == f.TestID) && (f.Path == "" || e.Path == f.Path) &&
+			(f.ThreadID == "" || e.ThreadID == f.ThreadID) && (f.Scenario == "" || e.Scenario == f.Scenario) {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// clear forgets a test's entries, or all of them.
+func (j *journal) clear(testID string) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	kept := j.entries[:0]
+	for _, e := range j.entries {
+		if testID != "" && e.TestID != testID {
+			kept = append(kept, e)
+		}
+	}
+	j.entries = kept
+}
+
+// maxJournaledBody bounds the request body a journal entry keeps.
+const maxJournaledBody = 64 << 10
+
+type journalKey struct{}
+
+// journaled records every request to the AG-UI endpoints in the journal. Handlers add
+// what they learn (thread, scenario, outcome) through note.
+func (s *Server) journaled(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		req := c.Request()
+		body := &limitedBuffer{max: maxJournaledBody}
+		req.Body = struct {
+			io.Reader
+			io.Closer
+		}{io.TeeReader(req.Body, body), req.Body}
+		entry := &JournalEntry{Time: time.Now(), TestID: req.Header.Get(TestIDHeader), Method: req.Method, Path: req.URL.Path}
+		c.Set("journal", entry)
+		defer func() {
+			r := recover() // a deliberate disconnect still gets its entry
+			entry.Status = c.Response().Status
+			entry.DurationMs = time.Since(entry.Time).Milliseconds()
+			if body.Len() > 0 {
+				if v, err := protocol.DecodeJSON(body.Bytes()); err == nil {
+					entry.Request = v
+				} else {
+					entry.Request = body.String()
+				}
+			}
+			s.journal.add(*entry)
+			if r != nil {
+				panic(r)
+			}
+		}()
+		if err := next(c); err != nil {
+			c.Error(err) // answer now, so the status is known
+		}
+		return nil
+	}
+}
+
+// note adds to the request's journal entry.
+func note(c echo.Context, update func(e *JournalEntry)) {
+	if e, ok := c.Get("journal").(*JournalEntry); ok {
+		update(e)
+	}
+}
+
+// limitedBuffer keeps the first max bytes written to it and ignores the rest.
+type limitedBuffer struct {
+	bytes.Buffer
+	max int
+}
+
+func (b *limitedBuffer) Write(p []byte) (int, error) {
+	if room := b.max - b.Len(); room > 0 {
+		b.Buffer.Write(p[:min(len(p), room)])
+	}
+	return len(p), nil
+}
