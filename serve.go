@@ -46,6 +46,8 @@ type options struct {
 	recordDir  string
 	redact     listFlag
 	dedupe     bool
+	metrics    bool
+	journal    int
 }
 
 // runServe is the serve command and, with recordAll, the record command.
@@ -78,6 +80,8 @@ func runServe(ctx context.Context, args []string, lookupEnv func(string) (string
 	fs.StringVar(&o.recordDir, "record-dir", "recorded", "where recordings are written")
 	fs.BoolVar(&o.recMissing, "record-missing", false, "serve: proxy to -upstream and record what no scenario answers")
 	fs.Var(&o.redact, "redact", "a regular expression scrubbed from recordings (repeatable; bearer tokens and API keys always are)")
+	fs.BoolVar(&o.metrics, "metrics", false, "serve Prometheus metrics at /metrics")
+	fs.IntVar(&o.journal, "journal-size", 1000, "requests the admin journal keeps")
 	fs.BoolVar(&o.dedupe, "dedupe", true, "a repeated first request updates its recording instead of adding a file")
 	fs.Usage = func() {
 		if recordAll {
@@ -164,6 +168,8 @@ func serve(ctx context.Context, o options, stdout, stderr io.Writer) error {
 		return err
 	}
 	cfg.RecordAll = o.recordAll
+	cfg.Metrics, cfg.JournalSize = o.metrics, o.journal
+	cfg.Sources = sources
 	srv := server.New(cfg, set)
 
 	ln, err := net.Listen("tcp", o.addr)
@@ -183,7 +189,7 @@ func serve(ctx context.Context, o options, stdout, stderr io.Writer) error {
 	go func() {
 		defer close(watching)
 		if watch != nil {
-			watch.Run(watchCtx, func() { _ = srv.Reload(load) })
+			watch.Run(watchCtx, func() { _ = srv.Reload() })
 		}
 	}()
 	defer func() {

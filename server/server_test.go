@@ -23,10 +23,7 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 // newServer serves the given scenario file (or the built-in set when yaml is empty).
 func newServer(t testing.TB, yaml string, configure func(*Config)) *Server {
 	t.Helper()
-	src := scenarios.Builtin()
-	if yaml != "" {
-		src = scenarios.Source{FS: fstest.MapFS{"d/test.yaml": {Data: []byte(yaml)}}, Root: "d", Label: "d"}
-	}
+	src := source(yaml)
 	set, err := scenarios.Load(src)
 	if err != nil {
 		t.Fatal(err)
@@ -40,6 +37,16 @@ func newServer(t testing.TB, yaml string, configure func(*Config)) *Server {
 	}
 	return New(cfg, set)
 }
+
+func source(yaml string) scenarios.Source {
+	if yaml == "" {
+		return scenarios.Builtin()
+	}
+	return scenarios.Source{FS: fstest.MapFS{"d/test.yaml": {Data: []byte(yaml)}}, Root: "d", Label: "d"}
+}
+
+// newServerErr reports why a scenario file does not load.
+func newServerErr(yaml string) (*scenarios.Set, error) { return scenarios.Load(source(yaml)) }
 
 // write is one Write call on a recorded stream and when it happened.
 type write struct {

@@ -1,0 +1,276 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/agui-mock/agui-mock/protocol"
+)
+
+// call sends an admin or API request to the handler and returns the status and body.
+func call(t *testing.T, s *Server, method, path, body string, header map[string]string) (int, string) {
+	t.Helper()
+	req := httptest.NewRequest(method, path, strings.NewReader(body))
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	for k, v := range header {
+		req.Header.Set(k, v)
+	}
+	rec := httptest.NewRecorder()
+	s.Handler().ServeHTTP(rec, req)
+	return rec.Code, rec.Body.String()
+}
+
+func TestRuntimeScenarios(t *testing.T) {
+	s := newServer(t, "id: file-one\nmatch: {message: one}\nsteps: [{text: from the file}]\n", func(c *Config) { c.Speed = 0 })
+	status, body := call(t, s, "POST", AdminPrefix+"/scenarios", "id: added\nmatch: {message: two}\nsteps: [{text: added at run time}]\n", map[string]string{"Content-Type": "application/yaml"})
+	if status != 201 || !strings.Contains(body, `"added":["added"]`) {
+		t.Fatalf("add: %d %s", status, body)
+	}
+	if rec := post(t.Context(), s, "/", `{"messages":[{"role":"user","content":"two"}]}`, nil); !strings.Contains(rec.body(), `"delta":"added "`) {
+		t.Errorf("the added scenario is not served:\n%s", rec.body())
+	}
+	status, body = call(t, s, "POST", AdminPrefix+"/scenarios", `{"id":"bad","steps":[{"txt":"x"}]}`, nil)
+	if status != 422 || !strings.Contains(body, `"error":"invalid_scenario"`) || !strings.Contains(body, `"line":1`) || !strings.Contains(body, `unknown key \"txt\"`) {
+		t.Errorf("a bad scenario: %d %s", status, body)
+	}
+	if status, body = call(t, s, "DELETE", AdminPrefix+"/scenarios/file-one", "", nil); status != 409 || !strings.Contains(body, "not_runtime") {
+		t.Errorf("removing a file's scenario: %d %s", status, body)
+	}
+	if status, _ = call(t, s, "DELETE", AdminPrefix+"/scenarios/added", "", nil); status != 204 {
+		t.Errorf("removing: %d", status)
+	}
+	if status, _ = call(t, s, "DELETE", AdminPrefix+"/scenarios/added", "", nil); status != 404 {
+		t.Errorf("removing twice: %d", status)
+	}
+	if status, body = call(t, s, "GET", AdminPrefix+"/readyz", "", nil); status != 200 || !strings.Contains(body, `"scenarios":1`) {
+		t.Errorf("readyz: %d %s", status, body)
+	}
+}
+
+func TestForcingAScenario(t *testing.T) {
+	s := newServer(t, "", func(c *Config) { c.Speed = 0 })
+	ask := func(header map[string]string) string {
+		rec := post(t.Context(), s, "/agui/chat", `{"messages":[{"role":"user","content":"hello"}]}`, header)
+		var text strings.Builder
+		for _, ev := range rec.events(t) {
+			text.WriteString(ev.Str("delta"))
+		}
+		return text.String()
+	}
+	if got := ask(map[string]string{ScenarioHeader: "run-error"}); !strings.HasPrefix(got, "Let me look into that") {
+		t.Errorf("forced by header: %q", got)
+	}
+	if status, body := call(t, s, "POST", AdminPrefix+"/force", `{"scenario":"run-error","times":2}`, map[string]string{TestIDHeader: "t1"}); status != 200 {
+		t.Fatalf("force: %d %s", status, body)
+	}
+	other := ask(map[string]string{TestIDHeader: "t2"})
+	first, second, third := ask(map[string]string{TestIDHeader: "t1"}), ask(map[string]string{TestIDHeader: "t1"}), ask(map[string]string{TestIDHeader: "t1"})
+	if strings.HasPrefix(other, "Let me") || !strings.HasPrefix(first, "Let me") || !strings.HasPrefix(second, "Let me") || strings.HasPrefix(third, "Let me") {
+		t.Errorf("forced twice for t1 only: t2 %q, t1 %q %q %q", other, first, second, third)
+	}
+	if status, _ := call(t, s, "POST", AdminPrefix+"/force", `{"scenario":"nope"}`, nil); status != 404 {
+		t.Errorf("forcing an unknown scenario: %d", status)
+	}
+	if status, _ := call(t, s, "POST", AdminPrefix+"/force", `{"scenario":"run-error","tims":1}`, nil); status != 400 {
+		t.Errorf("a typo in an admin body: %d", status)
+	}
+}
+
+func TestTestIDsIsolateThreadsAndTheJournal(t *testing.T) {
+	s := newServer(t, "", func(c *Config) { c.Speed = 0 })
+	body := `{"threadId":"shared","runId":"r1","messages":[{"role":"user","content":"Search for ocean wave videos and trim the first 10 seconds"}],"forwardedProps":{"scenario_name":"media_management"}}`
+	for _, test := range []string{"a", "b"} {
+		if rec := post(t.Context(), s, "/agui/chat", body, map[string]string{TestIDHeader: test}); rec.status != 200 {
+			t.Fatalf("test %s: %d %s", test, rec.status, rec.body())
+		}
+	}
+	// each test's thread waits for its own answers; a third test has no such thread
+	if status, _ := call(t, s, "POST", HistoryPath, `{"threadId":"shared"}`, map[string]string{TestIDHeader: "c"}); status != 404 {
+		t.Errorf("another test's thread is visible: %d", status)
+	}
+	status, body := call(t, s, "GET", AdminPrefix+"/journal?route=/agui/chat", "", map[string]string{TestIDHeader: "a"})
+	var j struct{ Entries []JournalEntry }
+	if err := json.Unmarshal([]byte(body), &j); err != nil || status != 200 {
+		t.Fatal(status, body, err)
+	}
+	if len(j.Entries) != 1 || j.Entries[0].TestID != "a" || j.Entries[0].ThreadID != "shared" || j.Entries[0].Scenario != "media-management" ||
+		j.Entries[0].Outcome != "interrupt" || j.Entries[0].Status != 200 || j.Entries[0].Request.(map[string]any)["runId"] != "r1" {
+		t.Errorf("journal of test a: %+v", j.Entries)
+	}
+	if status, _ := call(t, s, "POST", AdminPrefix+"/reset", "", map[string]string{TestIDHeader: "a"}); status != 204 {
+		t.Fatal(status)
+	}
+	if status, _ := call(t, s, "POST", HistoryPath, `{"threadId":"shared"}`, map[string]string{TestIDHeader: "a"}); status != 404 {
+		t.Errorf("reset left test a's thread: %d", status)
+	}
+	if status, _ := call(t, s, "POST", HistoryPath, `{"threadId":"shared"}`, map[string]string{TestIDHeader: "b"}); status != 200 {
+		t.Errorf("resetting test a removed test b's thread: %d", status)
+	}
+}
+
+func TestRequestFaults(t *testing.T) {
+	s := newServer(t, "", func(c *Config) { c.Speed = 0; c.KeepAlive = 50 * time.Millisecond })
+	ts := startHTTP(t, s)
+	run := func(fault string) (*http.Response, string, error) {
+		req, _ := http.NewRequest("POST", ts.URL+"/agui/chat", strings.NewReader(`{"messages":[{"role":"user","content":"showcase"}]}`))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set(FaultHeader, fault)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			return nil, "", err
+		}
+		defer resp.Body.Close()
+		body, err := io.ReadAll(resp.Body)
+		return resp, string(body), err
+	}
+	tests := []struct {
+		fault, want string
+		status      int
+		check       func(t *testing.T, resp *http.Response, body string, err error)
+	}{
+		{"status; status=429; retryAfter=3", `"error":"injected_fault"`, 429, func(t *testing.T, resp *http.Response, _ string, _ error) {
+			if resp.Header.Get("Retry-After") != "3" {
+				t.Errorf("Retry-After %q", resp.Header.Get("Retry-After"))
+			}
+		}},
+		{`status; status=500; body={"detail":"boom"}`, `{"detail":"boom"}`, 500, nil},
+		{"runError; after=3; code=overloaded", `"code":"overloaded"`, 200, func(t *testing.T, _ *http.Response, body string, _ error) {
+			events, _ := protocol.ReadEvents(strings.NewReader(body), 1<<20)
+			if len(events) != 4 || events[3].Type != protocol.RunError {
+				t.Errorf("events %v", types(events))
+			}
+		}},
+		{"truncate; after=2", "", 200, func(t *testing.T, _ *http.Response, body string, _ error) {
+			if events, _ := protocol.ReadEvents(strings.NewReader(body), 1<<20); len(events) != 2 {
+				t.Errorf("%d events", len(events))
+			}
+		}},
+		{"malformed; after=1", `"delta":` + "\n\n", 200, nil},
+		{"disconnect; after=2", "", 200, func(t *testing.T, _ *http.Response, _ string, err error) {
+			if err == nil {
+				t.Error("the body ended cleanly; a disconnect must break it")
+			}
+		}},
+		{"split", `"type":"RUN_FINISHED"`, 200, func(t *testing.T, _ *http.Response, body string, _ error) {
+			events, err := protocol.ReadEvents(strings.NewReader(body), 1<<20)
+			if err != nil || len(events) < 30 {
+				t.Errorf("split frames do not reassemble: %v, %d events", err, len(events))
+			}
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.fault, func(t *testing.T) {
+			resp, body, err := run(tt.fault)
+			if resp == nil {
+				t.Fatal(err)
+			}
+			if resp.StatusCode != tt.status || !strings.Contains(body, tt.want) {
+				t.Errorf("got %d %q", resp.StatusCode, body)
+			}
+			if tt.check != nil {
+				tt.check(t, resp, body, err)
+			}
+		})
+	}
+	if status, body := call(t, s, "POST", "/agui/chat", `{"messages":[]}`, map[string]string{FaultHeader: "explode"}); status != 400 || !strings.Contains(body, `unknown fault \"explode\"`) {
+		t.Errorf("an unknown fault: %d %s", status, body)
+	}
+	status, body := call(t, s, "GET", AdminPrefix+"/journal", "", nil)
+	if status != 200 || !strings.Contains(body, `"outcome":"fault"`) {
+		t.Errorf("the journal lacks the faulted runs: %s", body)
+	}
+}
+
+func TestStallsAndSlowStarts(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := newServer(t, timedScenario, func(c *Config) { c.KeepAlive = 5 * time.Second })
+		// queued through the admin API for the next request of test t1
+		if status, body := call(t, s, "POST", AdminPrefix+"/faults", `{"kind":"slowStart","delay":"3s"}`, map[string]string{TestIDHeader: "t1"}); status != 201 {
+			t.Fatal(status, body)
+		}
+		rec := post(t.Context(), s, "/", `{"messages":[]}`, map[string]string{TestIDHeader: "t1"})
+		if rec.writes[0].at != 3100*time.Millisecond { // the delay, then the scenario's own 100 ms
+			t.Errorf("first event at %v, want 3.1s", rec.writes[0].at)
+		}
+		ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
+		defer cancel()
+		rec = post(ctx, s, "/", `{"messages":[]}`, map[string]string{FaultHeader: "stall; after=2; keepAlive"})
+		comments := 0
+		for _, w := range rec.writes {
+			if strings.HasPrefix(w.data, ": keep-alive") {
+				comments++
+			}
+		}
+		if events := rec.events(t); len(events) != 2 || comments != 3 {
+			t.Errorf("a stall with keep-alives: %d events, %d keep-alives in 20 s", len(events), comments)
+		}
+	})
+}
+
+func TestBreakpointsPauseAStreamUntilReleased(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		yaml := "timing: {firstEvent: 0, firstToken: 0, stepGap: 100ms, tokensPerSecond: 10, jitter: 0}\nsteps:\n  - text: before\n  - text: after the breakpoint\n    id: answer\n"
+		s := newServer(t, yaml, nil)
+		status, body := call(t, s, "POST", AdminPrefix+"/breakpoints", `{"step":"answer"}`, map[string]string{TestIDHeader: "t1"})
+		var bp Breakpoint
+		if err := json.Unmarshal([]byte(body), &bp); err != nil || status != 201 {
+			t.Fatal(status, body)
+		}
+		done := make(chan *streamRecorder)
+		go func() {
+			done <- post(t.Context(), s, "/", `{"threadId":"th","messages":[]}`, map[string]string{TestIDHeader: "t1"})
+		}()
+		status, body = call(t, s, "GET", AdminPrefix+"/breakpoints/"+bp.ID+"?wait=10s", "", nil)
+		if status != 200 || !strings.Contains(body, `"reached":true`) || !strings.Contains(body, `"threadId":"th"`) {
+			t.Fatalf("wait: %d %s", status, body)
+		}
+		time.Sleep(time.Minute) // the stream stays paused as long as the test looks
+		call(t, s, "POST", AdminPrefix+"/breakpoints/"+bp.ID+"/release", "", nil)
+		rec := <-done
+		got := eventTimes(rec)
+		// paused at 100 ms, before the answer's first event, for the minute the test looked
+		if got[3] != "0s TEXT_MESSAGE_END" || got[4] != "1m0.1s TEXT_MESSAGE_START" || got[len(got)-1] != "1m0.4s RUN_FINISHED" {
+			t.Errorf("timeline %q", got)
+		}
+		// a breakpoint of another test does not stop this one
+		call(t, s, "POST", AdminPrefix+"/breakpoints", `{"event":0}`, map[string]string{TestIDHeader: "t2"})
+		if rec := post(t.Context(), s, "/", `{"messages":[]}`, map[string]string{TestIDHeader: "t3"}); len(rec.events(t)) != len(got) {
+			t.Error("another test's breakpoint paused the stream")
+		}
+		if status, _ := call(t, s, "GET", AdminPrefix+"/breakpoints/nope", "", nil); status != 404 {
+			t.Errorf("unknown breakpoint: %d", status)
+		}
+	})
+}
+
+func TestMetrics(t *testing.T) {
+	s := newServer(t, "", func(c *Config) { c.Speed = 0; c.Metrics = true })
+	post(t.Context(), s, "/agui/chat", `{"messages":[{"role":"user","content":"fail please"}]}`, nil)
+	status, body := call(t, s, "GET", "/metrics", "", nil)
+	for _, want := range []string{`agui_mock_runs_total{scenario="run-error",outcome="error"} 1`, "agui_mock_active_streams 0", "agui_mock_events_total ", `agui_mock_reloads_total{result="ok"} 0`} {
+		if status != 200 || !strings.Contains(body, want) {
+			t.Errorf("metrics lack %q:\n%s", want, body)
+		}
+	}
+}
+
+func TestScenarioFaultSteps(t *testing.T) {
+	s := newServer(t, "broken: tests the frontend's handling of a stalled stream\nsteps:\n  - text: partial\n  - fault: truncate\n", func(c *Config) { c.Speed = 0 })
+	rec := post(t.Context(), s, "/", `{"messages":[]}`, nil)
+	events := rec.events(t)
+	if last := events[len(events)-1]; last.Type != protocol.TextMessageEnd {
+		t.Errorf("the stream should end right after the text, without a terminal event: %v", types(events))
+	}
+	if _, err := newServerErr("steps:\n  - fault: disconnect\n"); err == nil || !strings.Contains(err.Error(), "faults are deliberate: add broken") {
+		t.Errorf("a fault without broken: %v", err)
+	}
+}
