@@ -1,14 +1,14 @@
 # `make test` runs every test from a fresh clone: it installs the Go modules and the
 # end-to-end suite's npm packages (from the lockfile), then runs the Go tests with the
 # race detector and the end-to-end suite against the real binary.
-.PHONY: test go-test e2e-test lint static
+.PHONY: test go-test e2e-test lint static fuzz
 
 # static builds the binary exactly as the Dockerfile does: static, stripped, reproducible.
 OUT ?= agui-mock
 static:
 	CGO_ENABLED=0 go build -trimpath -buildvcs=false -ldflags="-s -w" -o $(OUT) .
 
-test: lint go-test e2e-test
+test: lint go-test fuzz e2e-test
 
 lint:
 	go mod download
@@ -17,6 +17,14 @@ lint:
 
 go-test:
 	go test -race -count=1 ./...
+
+# fuzz runs every fuzz target briefly (FUZZTIME=10m for a long run).
+FUZZTIME ?= 5s
+fuzz:
+	go test -run XXX -fuzz '^FuzzDecodeRunAgentInput$$' -fuzztime $(FUZZTIME) ./protocol
+	go test -run XXX -fuzz '^FuzzFrameReader$$' -fuzztime $(FUZZTIME) ./protocol
+	go test -run XXX -fuzz '^FuzzLoad$$' -fuzztime $(FUZZTIME) ./scenarios
+	go test -run XXX -fuzz '^FuzzTemplates$$' -fuzztime $(FUZZTIME) ./scenarios
 
 e2e-test:
 	cd e2e && npm ci --no-audit --no-fund && npm test

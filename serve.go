@@ -48,6 +48,8 @@ type options struct {
 	dedupe     bool
 	metrics    bool
 	journal    int
+	maxMsgs    int
+	maxStreams int
 }
 
 // runServe is the serve command and, with recordAll, the record command.
@@ -82,6 +84,8 @@ func runServe(ctx context.Context, args []string, lookupEnv func(string) (string
 	fs.Var(&o.redact, "redact", "a regular expression scrubbed from recordings (repeatable; bearer tokens and API keys always are)")
 	fs.BoolVar(&o.metrics, "metrics", false, "serve Prometheus metrics at /metrics")
 	fs.IntVar(&o.journal, "journal-size", 1000, "requests the admin journal keeps")
+	fs.IntVar(&o.maxMsgs, "max-messages", 10000, "most messages a run input may carry (0: no limit)")
+	fs.IntVar(&o.maxStreams, "max-streams", 20000, "most streams open at once; more get 503 with Retry-After (0: no limit)")
 	fs.BoolVar(&o.dedupe, "dedupe", true, "a repeated first request updates its recording instead of adding a file")
 	fs.Usage = func() {
 		if recordAll {
@@ -169,6 +173,7 @@ func serve(ctx context.Context, o options, stdout, stderr io.Writer) error {
 	}
 	cfg.RecordAll = o.recordAll
 	cfg.Metrics, cfg.JournalSize = o.metrics, o.journal
+	cfg.MaxMessages, cfg.MaxStreams = o.maxMsgs, o.maxStreams
 	cfg.Sources = sources
 	srv := server.New(cfg, set)
 

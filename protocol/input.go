@@ -121,6 +121,8 @@ type DecodeOptions struct {
 	Strict bool
 	// NewID mints ids for a missing threadId, runId or message id in lenient mode.
 	NewID func(kind string) string
+	// MaxMessages rejects inputs with more messages; 0 means no limit.
+	MaxMessages int
 }
 
 // DecodeJSON decodes one JSON value, keeping numbers exact, and rejects trailing data.
@@ -279,6 +281,10 @@ var messageRoles = []string{"developer", "system", "assistant", "user", "tool", 
 
 func (d *inputDecoder) messages(obj map[string]any) []Message {
 	items := d.list(obj, "messages", true)
+	if d.opts.MaxMessages > 0 && len(items) > d.opts.MaxMessages {
+		d.fail("messages", "%d messages exceed the limit of %d", len(items), d.opts.MaxMessages)
+		return nil
+	}
 	msgs := make([]Message, 0, len(items))
 	for i, m := range items {
 		path := fmt.Sprintf("messages[%d]", i)

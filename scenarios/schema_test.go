@@ -494,6 +494,29 @@ next:
       - {type: RUN_STARTED, threadId: "{{ .threadId }}", runId: "{{ .runId }}"}
       - {type: RUN_ERROR, message: Not recorded.}
 `},
+		{"fault steps in every place and form", `
+description: Breaks the stream in the way the user picks
+broken: tests how the client copes with streams that break
+steps:
+  - text: Which failure should I show?
+  - interrupt:
+      message: Pick one
+      on:
+        - payload: {kind: error}
+          steps:
+            - fault: {kind: runError, message: Upstream model unavailable, code: 503}
+        - payload: {kind: stall}
+          steps: [{fault: {kind: stall, keepAlive: true}}]
+        - status: cancelled
+          steps:
+            - step: {name: partial, steps: [{text: Half an ans, chunk: none}, {fault: truncate}]}
+        - steps:
+            - tool:
+                name: pick_fault
+                on:
+                  - {content: ^drop$, steps: [{fault: disconnect, delay: 2s, id: drop}]}
+                  - {steps: [{fault: malformed}]}
+`},
 		{"recorded frontend tool results", `
 events:
   - {type: RUN_STARTED, threadId: "{{ .threadId }}", runId: "{{ .runId }}"}
@@ -541,7 +564,9 @@ next:
 // where the parser reads any scalar as text (a number for an id, an object sent as JSON
 // text) or checks a value only by its use (JSON Pointers, message shapes), and more
 // lenient where a rule depends on the order of steps, on what a run waits for (a when
-// with both resume and toolResults) or on how YAML writes a number (priority: 1.0).
+// with both resume and toolResults) or on how YAML writes a number (priority: 1.0). The
+// schema also asks for broken next to a fault step, which Parse leaves to the load-time
+// check.
 func TestSchemaParserEdgeCases(t *testing.T) {
 	sch := compileSchema(t)
 	tests := []struct {
@@ -589,6 +614,11 @@ func TestSchemaParserEdgeCases(t *testing.T) {
 		{"a number as toolResults pattern", "events: []\nnext: [{when: {toolResults: [200]}, events: []}]\n", false, true},
 		{"a when with both resume and toolResults", "events: []\nnext: [{when: {resume: [{status: resolved}], toolResults: [ok]}, events: []}]\n", true, true},
 		{"a continuation without a list of events", "events: []\nnext: [{events: {type: RUN_STARTED}}]\n", false, false},
+		{"a fault step without broken", "steps: [{text: hi}, {fault: truncate}]\n", false, true},
+		{"a fault step deep in a branch without broken", "steps:\n  - interrupt: [{}, {on: {cancelled: [{step: {name: s, steps: [{fault: stall}]}}]}}]\n", false, true},
+		{"the word fault as text and custom name needs no broken", "steps: [{text: fault}, {custom: {name: fault, value: {fault: x}}}]\n", true, true},
+		{"a null fault", "broken: x\nsteps: [{fault: null}]\n", false, false},
+		{"keepAlive written as yes", "broken: x\nsteps: [{fault: {kind: stall, keepAlive: yes}}]\n", false, false},
 		{"an alias for a list of continuations", "events: []\nnext:\n  - events: []\n    next: &n [{when: {resume: [{status: cancelled}]}, events: []}]\n  - {events: [], next: *n}\n", true, true},
 	}
 	for _, tt := range tests {
@@ -723,6 +753,15 @@ func TestSchemaMatchesParserVocabulary(t *testing.T) {
 		return v
 	}
 
+	// scenarioFaults are the fault kinds a scenario step may use.
+	var scenarioFaults []string
+	for _, k := range FaultKinds() {
+		if (Fault{Kind: k}).Check(true) == nil {
+			scenarioFaults = append(scenarioFaults, k)
+		}
+	}
+	slices.Sort(scenarioFaults)
+
 	tests := []struct {
 		name      string
 		got, want []string
@@ -734,6 +773,8 @@ func TestSchemaMatchesParserVocabulary(t *testing.T) {
 		{"step keys", keys(get(defs, "step", "properties")), sorted(append(slices.Clone(stepKinds), commonKeys...))},
 		{"step kinds", stepKindsOf(get(defs, "step", "oneOf")), sorted(stepKinds)},
 		{"chunk modes", strs(get(defs, "step", "properties", "chunk", "enum")), sorted([]string{"word", "sentence", "none"})},
+		{"fault kinds", strs(get(defs, "faultKind", "enum")), scenarioFaults},
+		{"fault keys", keys(get(get(defs, "step", "properties", "fault", "oneOf").([]any)[1], "properties")), sorted([]string{"kind", "keepAlive", "message", "code"})},
 		{"text roles", textRoles(get(defs, "step", "properties", "text", "oneOf")), sorted([]string{"assistant", "developer", "system", "user"})},
 		{"JSON Patch ops", strs(get(defs, "jsonPatchOperation", "properties", "op", "enum")), sorted([]string{"add", "remove", "replace", "move", "copy", "test"})},
 		{"event types", strs(get(defs, "eventType", "examples")), protocol.KnownEventTypes()},

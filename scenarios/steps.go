@@ -45,9 +45,12 @@ func (l *fileLoader) steps(n *yaml.Node) []step {
 			list = append(list, s)
 		}
 	}
-	for i, s := range list {
-		if _, isErr := s.(*errorStep); isErr && i < len(list)-1 {
+	for i, s := range list[:max(len(list)-1, 0)] {
+		switch s.(type) {
+		case *errorStep:
 			l.diag.add(list[i+1].common().at, "RUN_ERROR ends the run", "no step may follow an error step")
+		case *faultStep:
+			l.diag.add(list[i+1].common().at, "the fault ends the stream", "no step may follow a fault step")
 		}
 	}
 	return list

@@ -123,7 +123,7 @@ func (p *player) strike(ctx context.Context, f scenarios.Fault) string {
 	case scenarios.FaultStall:
 		for {
 			interval := time.Hour
-			if f.KeepAlive {
+			if f.KeepAlive && p.server.cfg.KeepAlive > 0 {
 				interval = p.server.cfg.KeepAlive
 			}
 			if err := p.server.sleep(ctx, interval); err != nil {

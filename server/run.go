@@ -43,7 +43,7 @@ func (s *Server) run(c echo.Context, route string) error {
 	if err != nil {
 		return err
 	}
-	in, err := protocol.DecodeRunAgentInput(body, protocol.DecodeOptions{Strict: s.cfg.Strict, NewID: s.newID})
+	in, err := protocol.DecodeRunAgentInput(body, protocol.DecodeOptions{Strict: s.cfg.Strict, NewID: s.newID, MaxMessages: s.cfg.MaxMessages})
 	if err != nil {
 		return inputError("RunAgentInput", err)
 	}
@@ -56,6 +56,12 @@ func (s *Server) run(c echo.Context, route string) error {
 	}
 	sreq := &scenarios.Request{Route: route, Input: in, Header: req.Header}
 	testID := req.Header.Get(TestIDHeader)
+	if open := s.streams.Add(1); s.cfg.MaxStreams > 0 && open > int64(s.cfg.MaxStreams) {
+		s.streams.Add(-1)
+		c.Response().Header().Set("Retry-After", "1")
+		return apiError(http.StatusServiceUnavailable, "too_many_streams", fmt.Sprintf("%d streams are open, the limit (-max-streams); retry in a moment", s.cfg.MaxStreams))
+	}
+	defer s.streams.Add(-1)
 
 	ctx, cancel := context.WithCancelCause(req.Context())
 	defer cancel(nil)

@@ -45,6 +45,10 @@ type Config struct {
 	Metrics bool
 	// JournalSize is how many requests the journal keeps.
 	JournalSize int
+	// MaxMessages is the most messages a run input may carry; MaxStreams the most
+	// streams open at once (more are refused with 503 and Retry-After). 0: no limit.
+	MaxMessages int
+	MaxStreams  int
 	Logger      *slog.Logger
 }
 
@@ -61,6 +65,8 @@ func DefaultConfig() Config {
 		CORSOrigins:  []string{"*"},
 		CancelWait:   5 * time.Second,
 		JournalSize:  1000,
+		MaxMessages:  10000,
+		MaxStreams:   20000,
 		Logger:       slog.Default(),
 	}
 }
@@ -76,6 +82,7 @@ type Server struct {
 	faults   faultQueue
 	breaks   breakpoints
 	metrics  metricSet
+	streams  atomic.Int64 // open now
 	echo     *echo.Echo
 	stopping chan struct{}
 	stopOnce sync.Once

@@ -1,0 +1,75 @@
+package protocol
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"strings"
+	"testing"
+)
+
+// FuzzDecodeRunAgentInput: any body is either decoded or rejected with an InputError
+// naming the problem — never a panic — and a decoded input is usable.
+func FuzzDecodeRunAgentInput(f *testing.F) {
+	for _, seed := range []string{
+		`{"threadId":"t","runId":"r","messages":[{"role":"user","content":"hi"}]}`,
+		`{"messages":[{"role":"user","content":[{"type":"text","text":"a"},{"type":"image","source":{"type":"url","value":"u"}},{"type":"mixcut_assets"}]}]}`,
+		`{"messages":[{"role":"assistant","toolCalls":[{"id":"c","type":"function","function":{"name":"f","arguments":"{}"}}]},{"role":"tool","toolCallId":"c","content":"x"}],"resume":[{"interruptId":"i","status":"cancelled","payload":{"a":1}}]}`,
+		`{"threadId":5}`, `[]`, `{"messages":{}}`, `{"state":null,"forwardedProps":null}`, `{"protocolVersion":"1.1","tools":[{"name":"n","parameters":{}}],"context":[{"description":"d","value":"v"}]}`,
+		`{"messages":[{"role":"user","content":"\xff\xfe"}]}`, `{"a":` + strings.Repeat("[", 100),
+	} {
+		f.Add([]byte(seed), false)
+		f.Add([]byte(seed), true)
+	}
+	f.Fuzz(func(t *testing.T, body []byte, strict bool) {
+		in, err := DecodeRunAgentInput(body, DecodeOptions{Strict: strict, NewID: func(k string) string { return k + "-1" }})
+		if err != nil {
+			var ie *InputError
+			if !errors.As(err, &ie) || ie.Error() == "" {
+				t.Fatalf("error %v is not an InputError", err)
+			}
+			return
+		}
+		for _, m := range in.Messages {
+			_ = m.Text()
+		}
+		in.LastUserMessage()
+		in.ToolNames()
+		var c Conversation
+		c.AddInput(in)
+	})
+}
+
+// FuzzFrameReader: any byte stream yields frames or an error, never a panic, and the
+// frames' data never exceeds the limit.
+func FuzzFrameReader(f *testing.F) {
+	for _, seed := range []string{
+		"data: {\"type\":\"RUN_STARTED\"}\n\n",
+		"id: A_1\ndata: a\ndata: b\n\n: keep-alive\n\nevent: x\r\ndata: c\r\n\r\n",
+		"data:no-space\rdata: cr\r\r", "data: " + strings.Repeat("x", 300), "\n\n\n", ":\n", "data",
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, stream []byte) {
+		fr := NewFrameReader(bytes.NewReader(stream), 256)
+		for range 1000 {
+			frame, err := fr.Next()
+			if err != nil {
+				if !errors.Is(err, io.EOF) && !errors.Is(err, ErrFrameTooLarge) {
+					t.Fatalf("unexpected error %v", err)
+				}
+				return
+			}
+			if len(frame.Data) > 256 {
+				t.Fatalf("a frame of %d bytes passed a 256-byte limit", len(frame.Data))
+			}
+			if ev, err := DecodeEvent([]byte(frame.Data)); err == nil {
+				var v Verifier
+				_ = v.Check(ev)
+				if _, err := ev.MarshalJSON(); err != nil {
+					t.Fatalf("a decoded event does not encode: %v", err)
+				}
+			}
+		}
+	})
+}
