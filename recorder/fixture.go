@@ -137,15 +137,22 @@ func (s *session) templated(events []capturedEvent, threadID, runID string, reda
 		return escapeTemplate(v)
 	}
 	nodes := make([]*yaml.Node, 0, len(events))
+	// Delays are whole milliseconds between offsets rounded from the start, so rounding
+	// never adds up along the run.
+	var offset time.Duration
+	var written int64
 	for _, ce := range events {
+		offset += ce.gap
 		m := &yaml.Node{Kind: yaml.MappingNode, Style: yaml.FlowStyle}
-		if ms := ce.gap.Milliseconds(); ms > 0 {
+		at := offset.Round(time.Millisecond).Milliseconds()
+		if ms := at - written; ms > 0 {
 			m.Content = append(m.Content, scalar("delay"), &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!int", Value: strconv.FormatInt(ms, 10)})
 		}
+		written = at
 		m.Content = append(m.Content, scalar("type"), scalar(ce.event.Type))
 		for _, f := range ce.event.Fields {
-			if f.Name == "timestamp" {
-				continue // replays stamp their own time
+			if f.Name == "timestamp" || (ce.event.Type == protocol.RunStarted && f.Name == "protocolVersion") {
+				continue // replays stamp their own time, and declare the version their client speaks
 			}
 			m.Content = append(m.Content, scalar(f.Name), toNode(f.Value, convert))
 		}

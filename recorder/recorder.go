@@ -82,6 +82,10 @@ func (r *Recorder) Has(threadID string) bool {
 // plain text to relay event by event.
 var hopHeaders = []string{"Connection", "Keep-Alive", "Proxy-Connection", "Te", "Trailer", "Transfer-Encoding", "Upgrade", "Host", "Content-Length", "Accept-Encoding"}
 
+// isControl reports the mock's own control headers (speed, faults, forced scenarios),
+// which are for the mock, not the agent.
+func isControl(h string) bool { return strings.HasPrefix(strings.ToLower(h), "x-agui-mock-") }
+
 // forward sends the request body to the same path upstream with the client's headers,
 // credentials included.
 func (r *Recorder) forward(ctx context.Context, req *http.Request, body []byte) (*http.Response, error) {
@@ -95,6 +99,11 @@ func (r *Recorder) forward(ctx context.Context, req *http.Request, body []byte) 
 	out.Header = req.Header.Clone()
 	for _, h := range hopHeaders {
 		out.Header.Del(h)
+	}
+	for h := range out.Header {
+		if isControl(h) {
+			out.Header.Del(h)
+		}
 	}
 	return r.cfg.Client.Do(out)
 }
@@ -241,7 +250,11 @@ func (r *Recorder) save(route string, in *protocol.RunAgentInput, events []captu
 	if !continuing {
 		s = &session{ids: map[string]string{}, counts: map[string]int{}}
 		msg, _ := in.LastUserMessage()
-		name := slug(msg.Text()) + "-" + fixtureKey(route, msg.Text(), in.ForwardedProps)
+		text := msg.Text()
+		for _, re := range r.cfg.Redact {
+			text = re.ReplaceAllString(text, redacted)
+		}
+		name := slug(text) + "-" + fixtureKey(route, msg.Text(), in.ForwardedProps)
 		if !r.cfg.Dedupe {
 			name += "-" + time.Now().UTC().Format("20060102T150405.000")
 		}
@@ -254,7 +267,8 @@ func (r *Recorder) save(route string, in *protocol.RunAgentInput, events []captu
 	nodes := s.templated(redactStreams(events, r.cfg.Redact), threadID, runID, r.cfg.Redact)
 	if problem != "" {
 		// kept apart, in a hidden directory no server loads, and marked as what it is
-		file := filepath.Join(r.cfg.OutDir, ".incomplete", strings.TrimSuffix(filepath.Base(s.file), ".yaml")+fmt.Sprintf("-run%d.yaml", s.runs+1))
+		file := filepath.Join(r.cfg.OutDir, ".incomplete", strings.TrimSuffix(filepath.Base(s.file), ".yaml")+
+			fmt.Sprintf("-run%d-%s.yaml", s.runs+1, time.Now().UTC().Format("20060102T150405.000")))
 		doc := r.newDocument(route, in, "incomplete recording: "+problem)
 		setMember(doc, "events", &yaml.Node{Kind: yaml.SequenceNode, Content: nodes})
 		return file, r.write(file, doc)

@@ -325,7 +325,9 @@ func TestUpstreamFailuresReachTheClient(t *testing.T) {
 
 func TestReadersNeverSeeAPartialFixture(t *testing.T) {
 	out := t.TempDir()
-	upstream := serverFor(t, server.DefaultConfig(), scenarios.Source{FS: fstest.MapFS{"s/u.yaml": {Data: []byte("match: {message: big}\nsteps:\n  - text: '" + strings.Repeat("word ", 4000) + "'\n    chunk: word\n")}}, Root: "s", Label: "s"})
+	fast := server.DefaultConfig()
+	fast.Speed = 0 // the mock's own control headers are not forwarded, so the upstream sets its speed
+	upstream := serverFor(t, fast, scenarios.Source{FS: fstest.MapFS{"s/u.yaml": {Data: []byte("match: {message: big}\nsteps:\n  - text: '" + strings.Repeat("word ", 1000) + "'\n    chunk: word\n")}}, Root: "s", Label: "s"})
 	u, _ := url.Parse(upstream.URL)
 	rec, _ := recorder.New(recorder.Config{Upstream: u, OutDir: out, Dedupe: true, Logger: quiet()})
 	cfg := server.DefaultConfig()
@@ -357,7 +359,6 @@ func TestReadersNeverSeeAPartialFixture(t *testing.T) {
 	for i := range 15 {
 		req, _ := http.NewRequest("POST", proxy.URL+"/agui/chat", strings.NewReader(fmt.Sprintf(`{"threadId":"t%d","runId":"r","messages":[{"role":"user","content":"big"}]}`, i)))
 		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set(server.SpeedHeader, "0")
 		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
 			t.Fatal(err)

@@ -69,7 +69,8 @@ func (s *Server) authenticate(next echo.HandlerFunc) echo.HandlerFunc {
 // the loaded scenarios, so it is looked up per request.
 func (s *Server) dispatch(c echo.Context) error {
 	route := routeOf(c.Request().URL.Path)
-	if !s.set.Load().IsRunRoute(route) {
+	// recording everything, any path may be the agent's run endpoint
+	if !s.set.Load().IsRunRoute(route) && !(s.cfg.RecordAll && c.Request().Method == http.MethodPost) {
 		return apiError(http.StatusNotFound, "not_found", "no endpoint at "+c.Request().URL.Path)
 	}
 	if c.Request().Method != http.MethodPost {

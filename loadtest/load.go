@@ -1,0 +1,244 @@
+package loadtest
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/agui-mock/agui-mock/protocol"
+)
+
+// Config is one load run.
+type Config struct {
+	URL         string
+	Body        []byte        // the RunAgentInput posted; "{{n}}" is replaced by the run's number
+	Concurrency int           // runs in flight at once
+	Runs        int           // runs in all
+	Hold        bool          // open Concurrency streams, wait until all are open, then end them
+	ExpectGap   time.Duration // the script's gap between events, to measure timing error
+	Header      http.Header
+	PID         int           // the server's process, to read its memory
+	Timeout     time.Duration // longest a run may take
+}
+
+// Result is what a load run measured.
+type Result struct {
+	Runs          int           `json:"runs"`
+	Failed        int           `json:"failed"`
+	Events        int           `json:"events"`
+	Wall          time.Duration `json:"wall"`
+	RunsPerSec    float64       `json:"runsPerSec"`
+	EventsPerSec  float64       `json:"eventsPerSec"`
+	FirstEvent    Summary       `json:"firstEvent"`
+	GapError      Summary       `json:"gapError"` // |arrival gap − expected gap|
+	Drift         Summary       `json:"drift"`    // |last arrival − first − (n−1)·gap|
+	RSSBefore     int64         `json:"rssBefore,omitempty"`
+	RSSHeld       int64         `json:"rssHeld,omitempty"` // with every stream open (Hold)
+	BytesPerOpen  int64         `json:"bytesPerOpenStream,omitempty"`
+	FirstFailures []string      `json:"firstFailures,omitempty"`
+}
+
+// runResult is one run's measurements.
+type runResult struct {
+	events     int
+	firstEvent time.Duration
+	gaps       []time.Duration
+	drift      time.Duration
+	err        error
+}
+
+// Run drives the load and measures it.
+func Run(ctx context.Context, cfg Config) (Result, error) {
+	if cfg.Concurrency < 1 || cfg.Runs < 1 {
+		return Result{}, fmt.Errorf("concurrency and runs must be at least 1")
+	}
+	if cfg.Hold {
+		cfg.Runs = cfg.Concurrency
+	}
+	transport := &http.Transport{
+		MaxIdleConnsPerHost: cfg.Concurrency,
+		MaxConnsPerHost:     0,
+		DialContext:         (&net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
+		DisableCompression:  true,
+	}
+	defer transport.CloseIdleConnections()
+	client := &http.Client{Transport: transport}
+	var res Result
+	res.RSSBefore = rss(cfg.PID)
+
+	results := make([]runResult, cfg.Runs)
+	jobs := make(chan int)
+	var wg sync.WaitGroup
+	holdCtx, release := context.WithCancel(ctx)
+	defer release()
+	var opened sync.WaitGroup
+	opened.Add(cfg.Runs)
+	start := time.Now()
+	for range cfg.Concurrency {
+		wg.Go(func() {
+			for i := range jobs {
+				results[i] = runOnce(ctx, holdCtx, client, cfg, i, &opened)
+			}
+		})
+	}
+	go func() {
+		defer close(jobs)
+		for i := range cfg.Runs {
+			select {
+			case jobs <- i:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	if cfg.Hold {
+		waitAll(ctx, &opened)
+		res.RSSHeld = rss(cfg.PID)
+		release()
+	}
+	wg.Wait()
+	res.Wall = time.Since(start)
+
+	var firsts, gaps, drifts []time.Duration
+	for _, r := range results {
+		res.Runs++
+		if r.err != nil {
+			res.Failed++
+			if len(res.FirstFailures) < 5 {
+				res.FirstFailures = append(res.FirstFailures, r.err.Error())
+			}
+			continue
+		}
+		res.Events += r.events
+		firsts = append(firsts, r.firstEvent)
+		gaps = append(gaps, r.gaps...)
+		if cfg.ExpectGap > 0 {
+			drifts = append(drifts, r.drift)
+		}
+	}
+	res.RunsPerSec = float64(res.Runs-res.Failed) / res.Wall.Seconds()
+	res.EventsPerSec = float64(res.Events) / res.Wall.Seconds()
+	res.FirstEvent, res.GapError, res.Drift = Summarize(firsts), Summarize(gaps), Summarize(drifts)
+	if cfg.Hold && res.RSSHeld > 0 && cfg.Concurrency > 0 {
+		res.BytesPerOpen = (res.RSSHeld - res.RSSBefore) / int64(cfg.Concurrency)
+	}
+	return res, ctx.Err()
+}
+
+func waitAll(ctx context.Context, wg *sync.WaitGroup) {
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-ctx.Done():
+	}
+}
+
+// runOnce plays one run. When holding, it keeps the stream open after its first event
+// until hold ends.
+func runOnce(ctx, hold context.Context, client *http.Client, cfg Config, n int, opened *sync.WaitGroup) (r runResult) {
+	signalled := false
+	signal := func() {
+		if !signalled {
+			signalled = true
+			opened.Done()
+		}
+	}
+	defer signal()
+	if cfg.Timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, cfg.Timeout)
+		defer cancel()
+	}
+	body := bytes.ReplaceAll(cfg.Body, []byte("{{n}}"), []byte(strconv.Itoa(n)))
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, cfg.URL, bytes.NewReader(body))
+	if err != nil {
+		r.err = err
+		return r
+	}
+	req.Header = cfg.Header.Clone()
+	if req.Header == nil {
+		req.Header = http.Header{}
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "text/event-stream")
+	start := time.Now()
+	resp, err := client.Do(req)
+	if err != nil {
+		r.err = err
+		return r
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		detail, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
+		r.err = fmt.Errorf("HTTP %d: %s", resp.StatusCode, strings.TrimSpace(string(detail)))
+		return r
+	}
+	frames := protocol.NewFrameReader(resp.Body, 16<<20)
+	var first, last time.Time
+	terminal := false
+	for {
+		f, err := frames.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			r.err = err
+			return r
+		}
+		now := time.Now()
+		ev, err := protocol.DecodeEvent([]byte(f.Data))
+		if err != nil {
+			r.err = err
+			return r
+		}
+		if r.events == 0 {
+			first = now
+			r.firstEvent = now.Sub(start)
+			if cfg.Hold {
+				signal()
+				<-hold.Done()
+				return r
+			}
+		} else if cfg.ExpectGap > 0 {
+			r.gaps = append(r.gaps, abs(now.Sub(last)-cfg.ExpectGap))
+		}
+		last = now
+		r.events++
+		terminal = ev.Type == protocol.RunFinished || ev.Type == protocol.RunError
+	}
+	if !terminal {
+		r.err = fmt.Errorf("the stream ended without a terminal event after %d events", r.events)
+	}
+	if cfg.ExpectGap > 0 && r.events > 1 {
+		r.drift = abs(last.Sub(first) - time.Duration(r.events-1)*cfg.ExpectGap)
+	}
+	return r
+}
+
+// rss reads a process's resident memory in bytes from /proc, or 0.
+func rss(pid int) int64 {
+	if pid <= 0 {
+		return 0
+	}
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if rest, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+			kb, _ := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB")), 10, 64)
+			return kb * 1024
+		}
+	}
+	return 0
+}
