@@ -81,10 +81,11 @@ export class Conversation {
   /**
    * Sends a user message and resolves when the run is over, never rejecting. The result
    * records the run: runId, userMessage, events (as the client's subscribers saw them),
-   * arrivals (performance.now() of each event), input (the RunAgentInput the client
-   * built), result (runAgent's result), failure (the error passed to onRunFailed),
-   * rejection (what runAgent rejected with) and consoleCalls (what the client wrote to
-   * console.warn and console.error meanwhile; a clean run writes nothing).
+   * startedAt (performance.now() when runAgent was called), arrivals (performance.now()
+   * of each event), input (the RunAgentInput the client built), result (runAgent's
+   * result), failure (the error passed to onRunFailed), rejection (what runAgent
+   * rejected with) and consoleCalls (what the client wrote to console.warn and
+   * console.error meanwhile; a clean run writes nothing).
    *
    * onEvent(event, agent) is called for every event, e.g. to abort the run.
    */
@@ -124,6 +125,7 @@ export class Conversation {
     const restoreConsole = captureConsole(run.consoleCalls);
     try {
       const input = { runId, forwardedProps, tools: toolDefinitions(tools), ...(resume && { resume }) };
+      run.startedAt = performance.now();
       const { result } = await agent.runAgent(input, subscriber);
       run.result = result;
     } catch (err) {

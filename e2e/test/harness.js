@@ -93,15 +93,19 @@ function serverEnv() {
 
 /**
  * Starts a server with `--addr 127.0.0.1:0 --seed 42 --log-format json` plus args and
- * resolves once it prints its address. The result has:
+ * resolves once it prints its address. command, when given, is the subcommand written
+ * before the flags (e.g. 'record'). The result has:
  *   url      the base URL, e.g. http://127.0.0.1:41234
  *   logs     the JSON log records written so far (the array grows while it runs)
+ *   output   the lines written to stdout after the address line (the array grows)
  *   waitForLog(predicate, timeoutMs)  resolves with the first record that matches
+ *   waitForOutput(predicate, timeoutMs)  likewise for a stdout line
  *   stop()   sends SIGTERM and resolves with {code, signal} once the process has exited
  */
-export async function startServer(args = []) {
+export async function startServer(args = [], { command } = {}) {
   const bin = await serverBinary();
-  const child = spawn(bin, ['--addr', '127.0.0.1:0', '--seed', '42', '--log-format', 'json', ...args], {
+  const argv = [...(command ? [command] : []), '--addr', '127.0.0.1:0', '--seed', '42', '--log-format', 'json', ...args];
+  const child = spawn(bin, argv, {
     cwd: REPO_ROOT,
     env: serverEnv(),
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -119,6 +123,8 @@ export async function startServer(args = []) {
 
   const logs = [];
   const logWaiters = new Set();
+  const output = [];
+  const outputWaiters = new Set();
   const stderrText = [];
   createInterface({ input: child.stderr }).on('line', (line) => {
     stderrText.push(line);
@@ -146,31 +152,38 @@ export async function startServer(args = []) {
     exited.then(({ code, signal }) => settle(`exited during startup (code ${code}, signal ${signal})`));
     createInterface({ input: child.stdout }).on('line', (line) => {
       const m = LISTENING.exec(line);
-      if (m) settle('', m[1]);
+      if (m && starting) return settle('', m[1]);
+      output.push(line);
+      for (const waiter of outputWaiters) waiter(line);
     });
   });
+
+  /** Resolves with the first entry of list that matches, waiting up to timeoutMs for it. */
+  const waitFor = (list, waiters, what) => (predicate, timeoutMs = 5_000) => {
+    const found = list.find(predicate);
+    if (found) return Promise.resolve(found);
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        waiters.delete(waiter);
+        reject(new Error(`no matching ${what} within ${timeoutMs} ms`));
+      }, timeoutMs);
+      const waiter = (entry) => {
+        if (predicate(entry)) {
+          clearTimeout(timer);
+          waiters.delete(waiter);
+          resolve(entry);
+        }
+      };
+      waiters.add(waiter);
+    });
+  };
 
   return {
     url,
     logs,
-    waitForLog(predicate, timeoutMs = 5_000) {
-      const found = logs.find(predicate);
-      if (found) return Promise.resolve(found);
-      return new Promise((resolve, reject) => {
-        const timer = setTimeout(() => {
-          logWaiters.delete(waiter);
-          reject(new Error(`no matching server log record within ${timeoutMs} ms`));
-        }, timeoutMs);
-        const waiter = (record) => {
-          if (predicate(record)) {
-            clearTimeout(timer);
-            logWaiters.delete(waiter);
-            resolve(record);
-          }
-        };
-        logWaiters.add(waiter);
-      });
-    },
+    output,
+    waitForLog: waitFor(logs, logWaiters, 'server log record'),
+    waitForOutput: waitFor(output, outputWaiters, 'stdout line'),
     async stop() {
       if (liveServers.has(child)) {
         child.kill('SIGTERM');
@@ -187,9 +200,9 @@ export async function startServer(args = []) {
  * Starts a server before the tests of the enclosing suite (or file) and stops it after
  * them. Returns an object that holds the server's properties once `before` has run.
  */
-export function useServer(args = []) {
+export function useServer(args = [], options = {}) {
   const server = {};
-  before(async () => Object.assign(server, await startServer(args)));
+  before(async () => Object.assign(server, await startServer(args, options)));
   after(() => server.stop?.());
   return server;
 }
