@@ -27,6 +27,8 @@ const usage = `Usage:
   agui-mock record -upstream URL       proxy to a real agent and record its sessions as scenarios
   agui-mock validate [flags] PATH...   check scenario files and AG-UI event streams
   agui-mock healthcheck [-addr A]      exit 0 if the server at A is alive (for containers)
+  agui-mock load [flags]               drive concurrent runs against an AG-UI endpoint and measure
+  agui-mock load-floor [flags]         the minimal SSE server that load is compared against
 
 Run 'agui-mock serve -h' or 'agui-mock validate -h' for the flags. Every flag can also
 be set through the environment variable AGUI_MOCK_<NAME> (e.g. AGUI_MOCK_SPEED=0).
@@ -47,6 +49,10 @@ func run(ctx context.Context, args []string, lookupEnv func(string) (string, boo
 		return runValidate(args, lookupEnv, stdout, stderr)
 	case "healthcheck":
 		return runHealthcheck(ctx, args, lookupEnv, stdout, stderr)
+	case "load":
+		return runLoad(ctx, args, lookupEnv, stdout, stderr)
+	case "load-floor":
+		return runFloor(ctx, args, lookupEnv, stdout, stderr)
 	case "help":
 		fmt.Fprint(stdout, usage)
 		return 0

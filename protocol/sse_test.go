@@ -2,7 +2,9 @@ package protocol
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 func TestAppendFrame(t *testing.T) {
@@ -81,4 +83,25 @@ func TestParseVersion(t *testing.T) {
 			t.Errorf("ParseVersion(%q) accepted", bad)
 		}
 	}
+}
+
+// FuzzAppendString: every string encodes to JSON that decodes back to it (invalid UTF-8
+// to U+FFFD), with no HTML escaping.
+func FuzzAppendString(f *testing.F) {
+	for _, seed := range []string{"", "plain", "quote \" backslash \\ slash /", "<b>&amp;</b>", "tab\tnew\nline\r\x00\x1f\x7f", "日本語 🌊 é", "\xff\xfe bad", "\u2028\u2029"} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		enc := appendString(nil, s)
+		var back string
+		if err := json.Unmarshal(enc, &back); err != nil {
+			t.Fatalf("%q encodes to invalid JSON %s: %v", s, enc, err)
+		}
+		if want := strings.ToValidUTF8(s, "\ufffd"); back != want && utf8.ValidString(s) {
+			t.Fatalf("%q came back as %q", s, back)
+		}
+		if strings.Contains(string(enc), `\u003c`) {
+			t.Fatalf("HTML escaping in %s", enc)
+		}
+	})
 }

@@ -320,6 +320,7 @@ func (l *fileLoader) match(n *yaml.Node) Match {
 	if v := f["message"]; v != nil {
 		m.Message = l.regex(v)
 		if m.Message != nil {
+			m.prefix = prefixOf(m.Message)
 			for _, name := range m.Message.SubexpNames() {
 				if name != "" {
 					l.captureNames = append(l.captureNames, name)

@@ -3,6 +3,7 @@ package scenarios
 import (
 	"net/http"
 	"reflect"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -223,5 +224,31 @@ func TestTokenGapJitterStaysInBounds(t *testing.T) {
 			}
 		}
 		prev = ev.At
+	}
+}
+
+func TestLiteralPrefixes(t *testing.T) {
+	tests := []struct {
+		pattern, text string
+		prefix        string
+		admits        bool
+	}{
+		{`^hello (?P<x>\w+)`, "hello world", "hello ", true},
+		{`^hello`, "Hello", "hello", false},
+		{`(?i)^question 7\b`, "QUESTION 7 a", "QUESTION 7", true},
+		{`(?i)^question 7`, "question 8", "QUESTION 7", false},
+		{`hello`, "say hello", "", true}, // not anchored: no prefix
+		{`^(?:a|b)c`, "bc", "", true},
+		{`^ü`, "ü", "", true}, // non-ASCII: no prefix
+		{`^hi`, "h", "hi", false},
+	}
+	for _, tt := range tests {
+		p := prefixOf(regexp.MustCompile(tt.pattern))
+		if p.text != tt.prefix || p.admits(tt.text) != tt.admits {
+			t.Errorf("%s on %q: prefix %q admits %v", tt.pattern, tt.text, p.text, p.admits(tt.text))
+		}
+		if !p.admits(tt.text) && regexp.MustCompile(tt.pattern).MatchString(tt.text) {
+			t.Errorf("%s: the prefix rejects %q, which the pattern matches", tt.pattern, tt.text)
+		}
 	}
 }

@@ -335,12 +335,17 @@ type Candidate struct {
 // Select returns the first scenario, in precedence order, that matches the request. When
 // none does, it returns the nearest candidates instead.
 func (s *Set) Select(req *Request) (*Selection, []Candidate) {
-	var misses []Candidate
+	msg, _ := req.Input.LastUserMessage()
+	text := msg.Text()
 	for _, sc := range s.scenarios {
-		captures, reasons := sc.Match.test(req)
-		if len(reasons) == 0 {
-			return &Selection{Scenario: sc, Captures: captures}, nil
+		if sc.Match.holds(req, text) {
+			return &Selection{Scenario: sc, Captures: sc.Match.captures(text)}, nil
 		}
+	}
+	// no match: now it is worth saying why each missed
+	misses := make([]Candidate, 0, len(s.scenarios))
+	for _, sc := range s.scenarios {
+		_, reasons := sc.Match.test(req)
 		misses = append(misses, Candidate{ID: sc.ID, Source: sc.Source, Reasons: reasons})
 	}
 	sort.SliceStable(misses, func(i, j int) bool { return len(misses[i].Reasons) < len(misses[j].Reasons) })
@@ -359,30 +364,70 @@ func (s *Set) Force(id string, req *Request) *Selection {
 	return nil
 }
 
+// holds reports whether every criterion holds; it is the hot path of selection, so it
+// stops at the first criterion that fails and allocates nothing.
+func (m Match) holds(req *Request, text string) bool {
+	if len(m.Routes) > 0 && !slices.Contains(m.Routes, req.Route) {
+		return false
+	}
+	if m.Message != nil && (!m.prefix.admits(text) || !m.Message.MatchString(text)) {
+		return false
+	}
+	if len(m.ForwardedProps) > 0 {
+		fp, _ := req.Input.ForwardedProps.(map[string]any)
+		for key, want := range m.ForwardedProps {
+			if !subset(fp[key], want) {
+				return false
+			}
+		}
+	}
+	if m.State != nil && !subset(req.Input.State, m.State) {
+		return false
+	}
+	for _, name := range m.Tools {
+		if !slices.ContainsFunc(req.Input.Tools, func(t protocol.Tool) bool { return t.Name == name }) {
+			return false
+		}
+	}
+	for name, re := range m.Headers {
+		if len(req.Header.Values(name)) == 0 || !re.MatchString(req.Header.Get(name)) {
+			return false
+		}
+	}
+	return true
+}
+
+// captures returns the groups of the message pattern, by number and by name.
+func (m Match) captures(text string) map[string]string {
+	if m.Message == nil {
+		return nil
+	}
+	found := m.Message.FindStringSubmatch(text)
+	if found == nil {
+		return nil
+	}
+	captures := map[string]string{}
+	for i, name := range m.Message.SubexpNames() {
+		if i > 0 {
+			captures[strconv.Itoa(i)] = found[i]
+			if name != "" {
+				captures[name] = found[i]
+			}
+		}
+	}
+	return captures
+}
+
 // test checks every criterion and returns the captures, or the reasons it fails.
 func (m Match) test(req *Request) (map[string]string, []string) {
 	var reasons []string
 	if len(m.Routes) > 0 && !slices.Contains(m.Routes, req.Route) {
 		reasons = append(reasons, fmt.Sprintf("route %s is not %s", req.Route, strings.Join(m.Routes, " or ")))
 	}
-	var captures map[string]string
-	if m.Message != nil {
-		msg, _ := req.Input.LastUserMessage()
-		text := msg.Text()
-		found := m.Message.FindStringSubmatch(text)
-		if found == nil {
-			reasons = append(reasons, fmt.Sprintf("message %q does not match /%s/", clip(text, 80), m.Message))
-		} else {
-			captures = map[string]string{}
-			for i, name := range m.Message.SubexpNames() {
-				if i > 0 {
-					captures[strconv.Itoa(i)] = found[i]
-					if name != "" {
-						captures[name] = found[i]
-					}
-				}
-			}
-		}
+	msg, _ := req.Input.LastUserMessage()
+	text := msg.Text()
+	if m.Message != nil && !m.Message.MatchString(text) {
+		reasons = append(reasons, fmt.Sprintf("message %q does not match /%s/", clip(text, 80), m.Message))
 	}
 	for _, key := range slices.Sorted(maps.Keys(m.ForwardedProps)) {
 		fp, _ := req.Input.ForwardedProps.(map[string]any)
@@ -405,7 +450,7 @@ func (m Match) test(req *Request) (map[string]string, []string) {
 			reasons = append(reasons, fmt.Sprintf("header %s %q does not match /%s/", name, got, m.Headers[name]))
 		}
 	}
-	return captures, reasons
+	return m.captures(text), reasons
 }
 
 // subset reports whether want is contained in got: objects by their members, arrays by
