@@ -6,9 +6,9 @@ import (
 	"regexp"
 	"regexp/syntax"
 	"strings"
-	"unicode/utf8"
 	"text/template"
 	"time"
+	"unicode/utf8"
 )
 
 // Scenario is one scripted agent behaviour.
