@@ -58,11 +58,11 @@ type runResult struct {
 
 // Run drives the load and measures it.
 func Run(ctx context.Context, cfg Config) (Result, error) {
-	if cfg.Concurrency < 1 || cfg.Runs < 1 {
-		return Result{}, fmt.Errorf("concurrency and runs must be at least 1")
-	}
 	if cfg.Hold {
 		cfg.Runs = cfg.Concurrency
+	}
+	if cfg.Concurrency < 1 || cfg.Runs < 1 {
+		return Result{}, fmt.Errorf("concurrency and runs must be at least 1")
 	}
 	transport := &http.Transport{
 		MaxIdleConnsPerHost: cfg.Concurrency,

@@ -3,6 +3,7 @@ package protocol
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	jsonpatch "github.com/evanphx/json-patch/v5"
 )
@@ -13,6 +14,20 @@ import (
 type Conversation struct {
 	Messages []map[string]any
 	State    any
+	// streaming collects the deltas of messages being streamed, so that a long message
+	// costs a copy once, not once per delta; Settle writes them into Messages.
+	streaming map[string]*strings.Builder
+}
+
+// Settle writes streamed text into the messages. Call it before reading Messages.
+func (c *Conversation) Settle() {
+	for id, b := range c.streaming {
+		if m := c.message(id); m != nil {
+			text, _ := m["content"].(string)
+			m["content"] = text + b.String()
+		}
+	}
+	c.streaming = nil
 }
 
 // AddInput merges a run input's messages into the conversation, as a client resending
@@ -50,6 +65,11 @@ func (c *Conversation) message(id string) map[string]any {
 // returns says what was ignored.
 func (c *Conversation) Apply(ev Event) error {
 	switch ev.Type {
+	case TextMessageContent, ReasoningMessageContent, TextMessageStart, ReasoningMessageStart:
+	default:
+		c.Settle() // other events may replace or read messages
+	}
+	switch ev.Type {
 	case TextMessageStart, ReasoningMessageStart:
 		id := ev.Str("messageId")
 		if c.message(id) == nil {
@@ -64,12 +84,19 @@ func (c *Conversation) Apply(ev Event) error {
 			c.Messages = append(c.Messages, m)
 		}
 	case TextMessageContent, ReasoningMessageContent:
-		m := c.message(ev.Str("messageId"))
-		if m == nil {
-			return fmt.Errorf("%s: no message %q", ev.Type, ev.Str("messageId"))
+		id := ev.Str("messageId")
+		b := c.streaming[id]
+		if b == nil {
+			if c.message(id) == nil {
+				return fmt.Errorf("%s: no message %q", ev.Type, id)
+			}
+			if c.streaming == nil {
+				c.streaming = map[string]*strings.Builder{}
+			}
+			b = &strings.Builder{}
+			c.streaming[id] = b
 		}
-		text, _ := m["content"].(string)
-		m["content"] = text + ev.Str("delta")
+		b.WriteString(ev.Str("delta"))
 	case ToolCallStart:
 		c.startToolCall(ev)
 	case ToolCallArgs:

@@ -103,9 +103,30 @@ func (v *Verifier) fail(ev Event, msg string) error {
 	return &SequenceError{Index: v.index, Type: ev.Type, Message: msg}
 }
 
-// chunkKeepers lists the events that do not close an open chunk stream; every other
+// keepsChunk reports the events that do not close an open chunk stream; every other
 // known event does.
-var chunkKeepers = []string{Raw, ActivitySnapshot, ActivityDelta, ReasoningEncryptedValue}
+func keepsChunk(typ string) bool {
+	switch typ {
+	case Raw, ActivitySnapshot, ActivityDelta, ReasoningEncryptedValue:
+		return true
+	}
+	return false
+}
+
+// chunkKind describes how a chunk event expands.
+type chunkKind struct{ mode, idField, nameField, start, content, nameLabel string }
+
+func chunkKindOf(typ string) (chunkKind, bool) {
+	switch typ {
+	case TextMessageChunk:
+		return chunkKind{"text", "messageId", "name", TextMessageStart, TextMessageContent, "name"}, true
+	case ToolCallChunk:
+		return chunkKind{"tool", "toolCallId", "toolCallName", ToolCallStart, ToolCallArgs, "toolCallName"}, true
+	case ReasoningMessageChunk:
+		return chunkKind{"reasoning", "messageId", "", ReasoningMessageStart, ReasoningMessageContent, ""}, true
+	}
+	return chunkKind{}, false
+}
 
 // expandChunks turns chunk events into the start/content/end events the client
 // synthesizes, and closes an open chunk stream before an event that ends it.
@@ -122,15 +143,12 @@ func (v *Verifier) expandChunks(ev Event) ([]Event, error) {
 		}
 		v.chunk = chunkState{}
 	}
-	type chunkKind struct{ mode, idField, nameField, start, content, nameLabel string }
-	kinds := map[string]chunkKind{
-		TextMessageChunk:      {"text", "messageId", "name", TextMessageStart, TextMessageContent, "name"},
-		ToolCallChunk:         {"tool", "toolCallId", "toolCallName", ToolCallStart, ToolCallArgs, "toolCallName"},
-		ReasoningMessageChunk: {"reasoning", "messageId", "", ReasoningMessageStart, ReasoningMessageContent, ""},
-	}
-	k, isChunk := kinds[ev.Type]
+	k, isChunk := chunkKindOf(ev.Type)
 	if !isChunk {
-		if v.chunk.mode != "" && !slices.Contains(chunkKeepers, ev.Type) {
+		if v.chunk.mode == "" {
+			return []Event{ev}, nil // the common case: nothing to expand or close
+		}
+		if !keepsChunk(ev.Type) {
 			closeOpen()
 		}
 		return append(out, ev), nil

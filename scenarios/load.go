@@ -232,6 +232,7 @@ type fileLoader struct {
 	templates    *template.Template // the template set of the scenario being parsed
 	captureNames []string           // named groups of that scenario's message pattern
 	verbatim     bool               // strings are data, not templates
+	plain        map[string][]plainPart
 }
 
 func (l *fileLoader) pos(n *yaml.Node) pos { return pos{file: l.file, line: n.Line, col: n.Column} }
@@ -249,6 +250,7 @@ func (l *fileLoader) scenario(n *yaml.Node, doc int) *Scenario {
 		sc.ID = fmt.Sprintf("%s#%d", base, doc)
 	}
 	l.templates = template.New(l.file).Funcs(funcMap(gofakeit.New(1), func(string) string { return "" }))
+	l.plain = map[string][]plainPart{}
 	l.captureNames = nil
 	if v := f["id"]; v != nil {
 		sc.ID = l.str(v)
@@ -296,7 +298,7 @@ func (l *fileLoader) scenario(n *yaml.Node, doc int) *Scenario {
 		}
 		sc.result = l.valueFromNode(v)
 	}
-	sc.templates = l.templates
+	sc.templates, sc.plain = l.templates, l.plain
 	return sc
 }
 

@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"text/template"
 	"time"
 	"unicode"
 
@@ -97,14 +98,8 @@ func (s *Scenario) plan(req *Request, start Start, opts PlanOptions, trace bool)
 	}
 	p.captures = captures
 	p.req = req
-	p.r = &renderer{data: renderData(req, captures)}
-	if s.templates != nil && len(s.templates.Templates()) > 0 {
-		set, err := s.templates.Clone()
-		if err != nil {
-			return nil, nil, fmt.Errorf("scenario %s: %w", s.ID, err)
-		}
-		p.r.set = set.Funcs(funcMap(gofakeit.New(seed), p.localID))
-	}
+	p.r = &renderer{data: renderData(req, captures), plain: s.plain, base: s.templates,
+		funcs: func() template.FuncMap { return funcMap(gofakeit.New(seed), p.localID) }}
 	if err := p.build(s, req.Input, start); err != nil {
 		return nil, nil, fmt.Errorf("scenario %s: %w", s.ID, err)
 	}

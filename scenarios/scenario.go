@@ -28,6 +28,7 @@ type Scenario struct {
 	run       *eventsRun // the explicit form
 	result    *value
 	templates *template.Template
+	plain     map[string][]plainPart // the templates that need no text/template
 	order     int // position in load order, the last tie-breaker
 }
 

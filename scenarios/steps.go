@@ -427,6 +427,7 @@ func (s *messagesStep) emit(p *planner) error {
 		for _, t := range p.events {
 			_ = conv.Apply(t.Event)
 		}
+		conv.Settle()
 		_ = conv.Apply(protocol.NewEvent(protocol.MessagesSnapshot, "messages", append(messageList(conv.Messages), list...)))
 		list = messageList(conv.Messages)
 	}

@@ -119,7 +119,69 @@ func (l *fileLoader) compileTemplate(n *yaml.Node) string {
 	for _, problem := range l.checkFields(t.Tree.Root, true) {
 		l.diag.add(p, "", "template error: %s", problem)
 	}
+	if parts, ok := plainParts(t.Tree.Root); ok {
+		l.plain[name] = parts
+	}
 	return name
+}
+
+// plainPart is a piece of a template that only prints request data: literal text, or
+// the value at a path such as .captures.topic.
+type plainPart struct {
+	text string
+	path []string
+}
+
+// plainParts splits a template made only of text and plain field references, which
+// render without text/template; it reports false for anything else.
+func plainParts(root *parse.ListNode) ([]plainPart, bool) {
+	var parts []plainPart
+	for _, n := range root.Nodes {
+		switch x := n.(type) {
+		case *parse.TextNode:
+			parts = append(parts, plainPart{text: string(x.Text)})
+		case *parse.ActionNode:
+			if len(x.Pipe.Decl) > 0 || len(x.Pipe.Cmds) != 1 || len(x.Pipe.Cmds[0].Args) != 1 {
+				return nil, false
+			}
+			field, ok := x.Pipe.Cmds[0].Args[0].(*parse.FieldNode)
+			if !ok {
+				return nil, false
+			}
+			parts = append(parts, plainPart{path: field.Ident})
+		default:
+			return nil, false
+		}
+	}
+	return parts, true
+}
+
+// renderPlain renders a plain template: a path the request lacks renders as nothing.
+func renderPlain(parts []plainPart, data map[string]any) string {
+	var b strings.Builder
+	for _, p := range parts {
+		if p.path == nil {
+			b.WriteString(p.text)
+			continue
+		}
+		var v any = data
+		for _, key := range p.path {
+			m, ok := v.(map[string]any)
+			if !ok {
+				v = nil
+				break
+			}
+			v = m[key]
+		}
+		switch x := v.(type) {
+		case nil:
+		case string:
+			b.WriteString(x)
+		default:
+			fmt.Fprint(&b, x)
+		}
+	}
+	return b.String()
 }
 
 // checkFields reports references to request data that no request can have: unknown
@@ -194,11 +256,16 @@ func (l *fileLoader) checkFields(node parse.Node, atRoot bool) []string {
 	return problems
 }
 
-// renderer executes a scenario's templates for one run.
+// renderer executes a scenario's templates for one run. Plain templates render
+// directly; the others need the template set cloned with the run's own faker and ids,
+// which is done on first use, so a run whose templates are plain never pays for it.
 type renderer struct {
-	set  *template.Template
-	data map[string]any
-	buf  strings.Builder
+	plain map[string][]plainPart
+	base  *template.Template
+	funcs func() template.FuncMap
+	set   *template.Template
+	data  map[string]any
+	buf   strings.Builder
 }
 
 var errRenderTooLarge = errors.New("template output exceeds 1 MiB")
@@ -214,6 +281,16 @@ func (w limitedBuilder) Write(p []byte) (int, error) {
 }
 
 func (r *renderer) exec(name string) (string, error) {
+	if parts, ok := r.plain[name]; ok {
+		return renderPlain(parts, r.data), nil
+	}
+	if r.set == nil {
+		set, err := r.base.Clone()
+		if err != nil {
+			return "", err
+		}
+		r.set = set.Funcs(r.funcs())
+	}
 	t := r.set.Lookup(name)
 	if t == nil {
 		return "", fmt.Errorf("template %s is missing", name)

@@ -148,6 +148,7 @@ func (r *Run) Release() {
 func (r *Run) AddInput(in *protocol.RunAgentInput) {
 	r.thread.convMu.Lock()
 	defer r.thread.convMu.Unlock()
+	r.thread.conv.Settle()
 	r.thread.conv.AddInput(in)
 }
 
@@ -155,6 +156,7 @@ func (r *Run) AddInput(in *protocol.RunAgentInput) {
 // without changing the thread.
 func (r *Run) History(in *protocol.RunAgentInput) []map[string]any {
 	r.thread.convMu.Lock()
+	r.thread.conv.Settle()
 	conv := protocol.Conversation{Messages: cloneMessages(r.thread.conv.Messages)}
 	r.thread.convMu.Unlock()
 	conv.AddInput(in)
@@ -214,6 +216,7 @@ func (s *Store) History(threadID string) (History, bool) {
 		return History{}, false
 	}
 	t.convMu.Lock()
+	t.conv.Settle()
 	h := History{ThreadID: t.id, Messages: cloneMessages(t.conv.Messages), State: t.conv.State,
 		Interrupts: []map[string]any{}, PendingToolCalls: []string{}, Runs: append([]RunRecord(nil), t.runs...)}
 	t.convMu.Unlock()

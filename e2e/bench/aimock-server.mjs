@@ -1,0 +1,24 @@
+// Serves the comparison's three workloads from CopilotKit's AGUIMock (the peer tool),
+// with the same event counts and gaps as bench/scenarios: burst (500 events, no delay),
+// short (5 events) and gap (20 events, 50 ms apart). Prints its URL, then serves until
+// killed.
+import { AGUIMock } from '@copilotkit/aimock';
+
+const port = Number(process.argv[2] ?? 0);
+const mock = new AGUIMock({ host: '127.0.0.1', port });
+const text = (n) => [
+  { type: 'RUN_STARTED', threadId: 't', runId: 'r' },
+  { type: 'TEXT_MESSAGE_START', messageId: 'm', role: 'assistant' },
+  ...Array.from({ length: n }, (_, i) => ({ type: 'TEXT_MESSAGE_CONTENT', messageId: 'm', delta: `w${i} ` })),
+  { type: 'TEXT_MESSAGE_END', messageId: 'm' },
+  { type: 'RUN_FINISHED', threadId: 't', runId: 'r' },
+];
+mock.onRun(/^burst$/, text(496), 0);
+mock.onRun(/^short$/, text(1), 0);
+mock.onRun(/^gap$/, [
+  { type: 'RUN_STARTED', threadId: 't', runId: 'r' },
+  ...Array.from({ length: 18 }, (_, i) => ({ type: 'CUSTOM', name: 'tick', value: i + 1 })),
+  { type: 'RUN_FINISHED', threadId: 't', runId: 'r' },
+], 50);
+const url = await mock.start();
+console.log(`aimock listening on ${url}`);

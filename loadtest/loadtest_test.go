@@ -1,0 +1,89 @@
+package loadtest
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+func TestSummarize(t *testing.T) {
+	var sample []time.Duration
+	for i := 100; i >= 1; i-- {
+		sample = append(sample, time.Duration(i)*time.Millisecond)
+	}
+	s := Summarize(sample)
+	if s.Count != 100 || s.P50 != 50*time.Millisecond || s.P99 != 99*time.Millisecond || s.Max != 100*time.Millisecond {
+		t.Errorf("summary %+v", s)
+	}
+	if sample[0] != 100*time.Millisecond {
+		t.Error("Summarize sorted the caller's sample")
+	}
+	if (Summarize(nil) != Summary{}) {
+		t.Error("an empty sample has a summary")
+	}
+	one := Summarize([]time.Duration{7})
+	if one.P50 != 7 || one.P99 != 7 || one.Max != 7 {
+		t.Errorf("one value %+v", one)
+	}
+}
+
+func TestRunMeasuresAStreamAgainstItsScript(t *testing.T) {
+	floor := httptest.NewServer(Floor{Events: 5, Gap: 20 * time.Millisecond})
+	defer floor.Close()
+	res, err := Run(context.Background(), Config{URL: floor.URL, Body: []byte(`{"n":{{n}}}`), Concurrency: 4, Runs: 8, ExpectGap: 20 * time.Millisecond, PID: os.Getpid()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Runs != 8 || res.Failed != 0 || res.Events != 40 || res.GapError.Count != 32 || res.Drift.Count != 8 {
+		t.Errorf("result %+v", res)
+	}
+	if res.Drift.Max > 15*time.Millisecond || res.Wall < 40*time.Millisecond {
+		t.Errorf("a 5-event, 20 ms-gap run should take 80 ms and drift little: %+v", res)
+	}
+	if res.RSSBefore == 0 {
+		t.Error("the memory of this process was not read")
+	}
+}
+
+func TestRunHoldsStreamsOpen(t *testing.T) {
+	floor := httptest.NewServer(Floor{Events: 3, Gap: time.Hour})
+	defer floor.Close()
+	res, err := Run(context.Background(), Config{URL: floor.URL, Body: []byte(`{}`), Concurrency: 20, Hold: true, PID: os.Getpid()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Runs != 20 || res.Failed != 0 || res.RSSHeld == 0 {
+		t.Errorf("held %+v", res)
+	}
+}
+
+func TestRunCountsFailures(t *testing.T) {
+	broken := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Query().Get("cut") != "" {
+			w.Header().Set("Content-Type", "text/event-stream")
+			_, _ = w.Write([]byte("data: {\"type\":\"RUN_STARTED\",\"threadId\":\"t\",\"runId\":\"r\"}\n\n"))
+			return
+		}
+		http.Error(w, `{"error":"no"}`, http.StatusTeapot)
+	}))
+	defer broken.Close()
+	for _, url := range []string{broken.URL, broken.URL + "?cut=1"} {
+		res, err := Run(context.Background(), Config{URL: url, Body: []byte(`{}`), Concurrency: 2, Runs: 3})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Failed != 3 || len(res.FirstFailures) == 0 {
+			t.Errorf("%s: %+v", url, res)
+		}
+	}
+	if _, err := Run(context.Background(), Config{URL: broken.URL}); err == nil {
+		t.Error("zero runs and concurrency were accepted")
+	}
+}
