@@ -29,7 +29,7 @@ type Scenario struct {
 	result    *value
 	templates *template.Template
 	plain     map[string][]plainPart // the templates that need no text/template
-	order     int // position in load order, the last tie-breaker
+	order     int                    // position in load order, the last tie-breaker
 }
 
 // Match says which requests a scenario answers. Every criterion given must hold.
