@@ -181,16 +181,7 @@ func (l *fileLoader) cases(n *yaml.Node, forInterrupt bool) []branchCase {
 		if f == nil {
 			continue
 		}
-		bc := branchCase{at: l.pos(item)}
-		if v := f["status"]; v != nil {
-			bc.status = l.str(v)
-			if bc.status != protocol.ResumeResolved && bc.status != protocol.ResumeCancelled {
-				l.diag.add(l.pos(v), "", "status is resolved or cancelled, got %q", bc.status)
-			}
-		}
-		if v := f["payload"]; v != nil {
-			bc.payload = l.literal(v)
-		}
+		bc := l.answerCondition(item, f)
 		if v := f["content"]; v != nil {
 			bc.content = l.regex(v)
 		}
@@ -202,6 +193,21 @@ func (l *fileLoader) cases(n *yaml.Node, forInterrupt bool) []branchCase {
 		out = append(out, bc)
 	}
 	return out
+}
+
+// answerCondition reads the status and payload an interrupt's answer must have.
+func (l *fileLoader) answerCondition(n *yaml.Node, f map[string]*yaml.Node) branchCase {
+	bc := branchCase{at: l.pos(n)}
+	if v := f["status"]; v != nil {
+		bc.status = l.str(v)
+		if bc.status != protocol.ResumeResolved && bc.status != protocol.ResumeCancelled {
+			l.diag.add(l.pos(v), "", "status is resolved or cancelled, got %q", bc.status)
+		}
+	}
+	if v := f["payload"]; v != nil {
+		bc.payload = l.literal(v)
+	}
+	return bc
 }
 
 func (l *fileLoader) toolResultStep(c stepCommon, n *yaml.Node) step {

@@ -714,17 +714,7 @@ func (l *fileLoader) resumeConditions(n *yaml.Node) []branchCase {
 	var out []branchCase
 	for _, item := range n.Content {
 		f := l.fields(item, "a resume condition", []string{"status", "payload"})
-		bc := branchCase{at: l.pos(item)}
-		if v := f["status"]; v != nil {
-			bc.status = l.str(v)
-			if bc.status != protocol.ResumeResolved && bc.status != protocol.ResumeCancelled {
-				l.diag.add(l.pos(v), "", "status is resolved or cancelled, got %q", bc.status)
-			}
-		}
-		if v := f["payload"]; v != nil {
-			bc.payload = l.literal(v)
-		}
-		out = append(out, bc)
+		out = append(out, l.answerCondition(item, f))
 	}
 	return out
 }

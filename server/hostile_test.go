@@ -129,6 +129,9 @@ func TestHostileInputCatalogue(t *testing.T) {
 			if resp.StatusCode != tt.status || !strings.Contains(body.Message+body.Field, tt.mention) {
 				t.Errorf("got %d %+v; want %d mentioning %q", resp.StatusCode, body, tt.status, tt.mention)
 			}
+			if ct := resp.Header.Get("Content-Type"); !strings.HasPrefix(ct, "application/json") {
+				t.Errorf("the error's content type is %q", ct)
+			}
 		})
 	}
 	// the server still serves, and nothing escaped the record directory

@@ -23,59 +23,6 @@ func startHTTP(t *testing.T, s *Server) *httptest.Server {
 	return ts
 }
 
-func TestBadRequestsGetClearErrors(t *testing.T) {
-	s := newServer(t, "", func(c *Config) { c.MaxBodyBytes = 1 << 10 })
-	ts := startHTTP(t, s)
-	tests := []struct {
-		name, method, path, contentType, body string
-		header                                map[string]string
-		status                                int
-		code, field, message                  string
-	}{
-		{"wrong content type", "POST", "/agui/chat", "text/plain", `{}`, nil, 415, "unsupported_media_type", "", "Content-Type: application/json"},
-		{"no content type", "POST", "/", "", `{}`, nil, 415, "unsupported_media_type", "", "got none"},
-		{"malformed JSON", "POST", "/agui/chat", "application/json", `{"threadId":`, nil, 400, "invalid_input", "", "malformed JSON"},
-		{"array body", "POST", "/agui/chat", "application/json", `[]`, nil, 400, "invalid_input", "", "must be a JSON object"},
-		{"wrong type deep down", "POST", "/agui/chat", "application/json", `{"messages":[{"role":"user","content":[{"type":"text","text":5}]}]}`, nil, 400, "invalid_input", "messages[0].content[0].text", "expected a string"},
-		{"oversized body", "POST", "/agui/chat", "application/json", `{"x":"` + strings.Repeat("a", 2<<10) + `"}`, nil, 413, "body_too_large", "", "limit of 1024 bytes"},
-		{"bad speed header", "POST", "/agui/chat", "application/json", `{"messages":[]}`, map[string]string{SpeedHeader: "fast"}, 400, "invalid_header", "", SpeedHeader},
-		{"GET on a run route", "GET", "/agui/chat", "", ``, nil, 405, "method_not_allowed", "", "takes POST"},
-		{"unknown route", "POST", "/nowhere", "application/json", `{}`, nil, 404, "not_found", "", "/nowhere"},
-		{"invalid UTF-8 is still JSON text", "POST", "/agui/chat", "application/json", "{\"messages\":[{\"role\":\"user\",\"content\":\"\xff\"}],\"x\":", nil, 400, "invalid_input", "", "malformed JSON"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			req, _ := http.NewRequest(tt.method, ts.URL+tt.path, strings.NewReader(tt.body))
-			if tt.contentType != "" {
-				req.Header.Set("Content-Type", tt.contentType)
-			}
-			for k, v := range tt.header {
-				req.Header.Set(k, v)
-			}
-			resp, err := http.DefaultClient.Do(req)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer resp.Body.Close()
-			var body errorBody
-			if err := json.NewDecoder(resp.Body).Decode(&body); err != nil {
-				t.Fatalf("status %d, body is not JSON: %v", resp.StatusCode, err)
-			}
-			if resp.StatusCode != tt.status || body.Error != tt.code || body.Field != tt.field || !strings.Contains(body.Message, tt.message) {
-				t.Errorf("got %d %+v; want %d %s field %q message containing %q", resp.StatusCode, body, tt.status, tt.code, tt.field, tt.message)
-			}
-			if ct := resp.Header.Get("Content-Type"); !strings.HasPrefix(ct, "application/json") {
-				t.Errorf("content type %q", ct)
-			}
-		})
-	}
-	// the server keeps serving normal runs afterwards
-	rec := runHTTP(t, ts.URL+"/agui/chat", `{"messages":[{"role":"user","content":"hi"}]}`)
-	if len(rec) < 3 || rec[len(rec)-1].Type != protocol.RunFinished {
-		t.Errorf("a normal run after bad requests got %v", types(rec))
-	}
-}
-
 func TestNoMatchNamesTheNearestScenarios(t *testing.T) {
 	s := newServer(t, "id: greet\nmatch: {message: ^hello$, forwardedProps: {scenario_name: demo}}\nsteps: [{text: hi}]\n", nil)
 	ts := startHTTP(t, s)
