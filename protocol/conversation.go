@@ -299,13 +299,23 @@ func ApplyPatch(doc, patch any) (any, error) {
 // CloneObject deep-copies a JSON object, so applying events never changes the input and
 // readers of a history never see it change.
 func CloneObject(m map[string]any) map[string]any {
-	b, err := json.Marshal(m)
-	if err != nil {
-		return m
+	out := make(map[string]any, len(m))
+	for k, v := range m {
+		out[k] = cloneValue(v)
 	}
-	v, err := DecodeJSON(b)
-	if err != nil {
-		return m
+	return out
+}
+
+func cloneValue(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		return CloneObject(x)
+	case []any:
+		out := make([]any, len(x))
+		for i, it := range x {
+			out[i] = cloneValue(it)
+		}
+		return out
 	}
-	return v.(map[string]any)
+	return v // strings, numbers, booleans and null are immutable
 }

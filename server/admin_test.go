@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -272,5 +273,27 @@ func TestScenarioFaultSteps(t *testing.T) {
 	}
 	if _, err := newServerErr("steps:\n  - fault: disconnect\n"); err == nil || !strings.Contains(err.Error(), "faults are deliberate: add broken") {
 		t.Errorf("a fault without broken: %v", err)
+	}
+}
+
+func TestTheJournalKeepsTheLatestEntries(t *testing.T) {
+	j := journal{limit: 3}
+	for i := range 7 {
+		j.add(JournalEntry{Path: fmt.Sprint(i), TestID: []string{"a", "b"}[i%2]})
+	}
+	var paths []string
+	for _, e := range j.list(JournalFilter{}) {
+		paths = append(paths, e.Path)
+	}
+	if strings.Join(paths, ",") != "4,5,6" {
+		t.Errorf("kept %v", paths)
+	}
+	j.clear("a")
+	if got := j.list(JournalFilter{}); len(got) != 1 || got[0].Path != "5" {
+		t.Errorf("after clearing a: %+v", got)
+	}
+	j.add(JournalEntry{Path: "7"})
+	if got := j.list(JournalFilter{}); len(got) != 2 || got[1].Path != "7" {
+		t.Errorf("after adding again: %+v", got)
 	}
 }

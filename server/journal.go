@@ -8,8 +8,6 @@ import (
 	"time"
 
 	"github.com/labstack/echo/v4"
-
-	"github.com/agui-mock/agui-mock/protocol"
 )
 
 // TestIDHeader scopes a request to one test: its threads, journal entries, forced
@@ -52,12 +50,13 @@ type JournalEntry struct {
 	Request    any       `json:"request,omitempty"` // the body as JSON, or as text when it is not
 }
 
-// journal keeps the latest requests, up to a limit.
+// journal keeps the latest requests, up to a limit, in a ring.
 type journal struct {
 	mu      sync.Mutex
 	limit   int
 	seq     int64
-	entries []JournalEntry
+	entries []JournalEntry // oldest at start once full
+	start   int
 }
 
 func (j *journal) add(e JournalEntry) {
@@ -65,10 +64,17 @@ func (j *journal) add(e JournalEntry) {
 	defer j.mu.Unlock()
 	j.seq++
 	e.Seq = j.seq
-	j.entries = append(j.entries, e)
-	if over := len(j.entries) - j.limit; over > 0 {
-		j.entries = append(j.entries[:0:0], j.entries[over:]...)
+	if len(j.entries) < j.limit {
+		j.entries = append(j.entries, e)
+		return
 	}
+	j.entries[j.start] = e // overwrite the oldest
+	j.start = (j.start + 1) % len(j.entries)
+}
+
+// ordered returns the entries oldest first; the caller holds j.mu.
+func (j *journal) ordered() []JournalEntry {
+	return append(append([]JournalEntry(nil), j.entries[j.start:]...), j.entries[:j.start]...)
 }
 
 // JournalFilter selects journal entries; empty fields match anything.
@@ -80,7 +86,7 @@ func (j *journal) list(f JournalFilter) []JournalEntry {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	out := []JournalEntry{}
-	for _, e := range j.entries {
+	for _, e := range j.ordered() {
 		if (f.TestID == "" || e.TestID == f.TestID) && (f.Path == "" || e.Path == f.Path) &&
 			(f.ThreadID == "" || e.ThreadID == f.ThreadID) && (f.Scenario == "" || e.Scenario == f.Scenario) {
 			out = append(out, e)
@@ -93,13 +99,13 @@ func (j *journal) list(f JournalFilter) []JournalEntry {
 func (j *journal) clear(testID string) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	kept := j.entries[:0]
-	for _, e := range j.entries {
+	var kept []JournalEntry
+	for _, e := range j.ordered() {
 		if testID != "" && e.TestID != testID {
 			kept = append(kept, e)
 		}
 	}
-	j.entries = kept
+	j.entries, j.start = kept, 0
 }
 
 // maxJournaledBody bounds the request body a journal entry keeps.
@@ -124,8 +130,8 @@ func (s *Server) journaled(next echo.HandlerFunc) echo.HandlerFunc {
 			entry.Status = c.Response().Status
 			entry.DurationMs = time.Since(entry.Time).Milliseconds()
 			if body.Len() > 0 {
-				if v, err := protocol.DecodeJSON(body.Bytes()); err == nil {
-					entry.Request = v
+				if raw := body.Bytes(); json.Valid(raw) {
+					entry.Request = json.RawMessage(raw) // kept as sent; decoded only if read
 				} else {
 					entry.Request = body.String()
 				}
