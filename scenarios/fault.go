@@ -54,6 +54,9 @@ func (f Fault) Check(inScenario bool) error {
 	if f.After < 0 {
 		return fmt.Errorf("after must not be negative")
 	}
+	if f.Delay < 0 || (f.Delay != 0 && f.Kind != FaultSlowStart) {
+		return fmt.Errorf("delay applies to slowStart faults only, and must not be negative")
+	}
 	return nil
 }
 

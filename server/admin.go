@@ -31,7 +31,7 @@ func (s *Server) adminRoutes(e *echo.Echo) {
 	e.POST(p+"/reset", s.reset)
 	e.GET(p+"/journal", s.listJournal)
 	e.DELETE(p+"/journal", func(c echo.Context) error {
-		s.journal.clear(c.Request().Header.Get(TestIDHeader))
+		s.journal.clear(c.Request().Header.Get(TestIDHeader), false)
 		return c.NoContent(http.StatusNoContent)
 	})
 	e.POST(p+"/force", s.force)
@@ -179,7 +179,7 @@ func (s *Server) reset(c echo.Context) error {
 	testID := c.Request().Header.Get(TestIDHeader)
 	all := testID == ""
 	s.threads.Reset(threadPrefix(testID), all)
-	s.journal.clear(testID)
+	s.journal.clear(testID, all)
 	s.forcing.clear(testID, all)
 	s.faults.clear(testID, all)
 	s.breaks.remove(testID, all)

@@ -191,6 +191,21 @@ func TestRequestFaults(t *testing.T) {
 	}
 }
 
+func TestARejectedRequestLeavesTheQueuedFault(t *testing.T) {
+	s := newServer(t, "steps: [{text: hi}]\n", func(c *Config) { c.Speed = 0 })
+	tagged := map[string]string{TestIDHeader: "t1"}
+	status, body := call(t, s, "POST", AdminPrefix+"/faults", `{"kind":"status","status":503}`, tagged)
+	if status != 201 {
+		t.Fatal(status, body)
+	}
+	if status, body = call(t, s, "POST", "/agui/chat", `{"messages":[{"id":"m","role":"wizard","content":"x"}]}`, tagged); status != 400 {
+		t.Fatalf("a bad role: %d %s", status, body)
+	}
+	if status, body = call(t, s, "POST", "/agui/chat", `{"messages":[]}`, tagged); status != 503 {
+		t.Errorf("the valid run after a rejected one: %d %s, want the queued 503", status, body)
+	}
+}
+
 func TestStallsAndSlowStarts(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		s := newServer(t, timedScenario, func(c *Config) { c.KeepAlive = 5 * time.Second })
@@ -288,12 +303,24 @@ func TestTheJournalKeepsTheLatestEntries(t *testing.T) {
 	if strings.Join(paths, ",") != "4,5,6" {
 		t.Errorf("kept %v", paths)
 	}
-	j.clear("a")
+	j.clear("a", false)
 	if got := j.list(JournalFilter{}); len(got) != 1 || got[0].Path != "5" {
 		t.Errorf("after clearing a: %+v", got)
 	}
 	j.add(JournalEntry{Path: "7"})
 	if got := j.list(JournalFilter{}); len(got) != 2 || got[1].Path != "7" {
 		t.Errorf("after adding again: %+v", got)
+	}
+	j.clear("", false) // the untagged entries only
+	if got := j.list(JournalFilter{}); len(got) != 1 || got[0].Path != "5" {
+		t.Errorf("after clearing the untagged entries: %+v", got)
+	}
+	j.clear("", true)
+	if got := j.list(JournalFilter{}); len(got) != 0 {
+		t.Errorf("after clearing everything: %+v", got)
+	}
+	j.add(JournalEntry{Path: "/agui/chat/"})
+	if got := j.list(JournalFilter{Path: "/agui/chat"}); len(got) != 1 {
+		t.Errorf("the route filter misses a request with a trailing slash: %+v", got)
 	}
 }

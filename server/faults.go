@@ -3,6 +3,7 @@ package server
 import (
 	"net/http"
 	"sync"
+	"time"
 
 	"github.com/labstack/echo/v4"
 
@@ -75,8 +76,8 @@ func (s *Server) addFault(c echo.Context) error {
 	f := body.Fault
 	if body.Delay != "" {
 		var err error
-		if f, err = withDelay(f, body.Delay); err != nil {
-			return err
+		if f.Delay, err = time.ParseDuration(body.Delay); err != nil {
+			return &httpError{status: http.StatusBadRequest, body: errorBody{Error: "invalid_input", Message: "delay: " + err.Error(), Field: "delay"}}
 		}
 	}
 	if err := f.Check(false); err != nil {
@@ -90,16 +91,11 @@ func (s *Server) addFault(c echo.Context) error {
 		return &httpError{status: http.StatusBadRequest, body: errorBody{Error: "invalid_input", Message: "times must be 0 (every request) or more", Field: "times"}}
 	}
 	s.faults.add(c.Request().Header.Get(TestIDHeader), f, times)
-	return c.JSON(http.StatusCreated, map[string]any{"fault": f, "times": times})
-}
-
-func withDelay(f scenarios.Fault, delay string) (scenarios.Fault, error) {
-	parsed, err := scenarios.ParseFault(f.Kind + "; delay=" + delay)
-	if err != nil {
-		return f, &httpError{status: http.StatusBadRequest, body: errorBody{Error: "invalid_input", Message: err.Error(), Field: "delay"}}
+	reply := map[string]any{"fault": f, "times": times}
+	if f.Delay > 0 {
+		reply["delay"] = f.Delay.String()
 	}
-	f.Delay = parsed.Delay
-	return f, nil
+	return c.JSON(http.StatusCreated, reply)
 }
 
 // requestFault is the fault a run request asks for: its header's, or the test's queued

@@ -95,6 +95,8 @@ func TestHostileInputCatalogue(t *testing.T) {
 		{"admin: force negative times", "", "POST", AdminPrefix + "/force", js, `{"scenario":"catch-all","times":-1}`, nil, 400, "times"},
 		{"admin: fault unknown kind", "", "POST", AdminPrefix + "/faults", js, `{"kind":"meltdown"}`, nil, 400, "unknown fault"},
 		{"admin: fault bad delay", "", "POST", AdminPrefix + "/faults", js, `{"kind":"slowStart","delay":"soon"}`, nil, 400, "delay"},
+		{"admin: fault delay on a status fault", "", "POST", AdminPrefix + "/faults", js, `{"kind":"status","status":500,"delay":"1s"}`, nil, 400, "delay applies to slowStart faults only"},
+		{"fault header delay on a split", "", "POST", "/agui/chat", js, `{}`, map[string]string{FaultHeader: "split; delay=1s"}, 400, "delay applies to slowStart faults only"},
 		{"admin: breakpoint without a place", "", "POST", AdminPrefix + "/breakpoints", js, `{}`, nil, 400, "step"},
 		{"admin: breakpoint wait malformed", "", "GET", AdminPrefix + "/breakpoints/bp-1?wait=forever", "", ``, nil, 404, "no breakpoint"},
 		{"admin: unknown endpoint", "", "POST", AdminPrefix + "/explode", js, `{}`, nil, 404, "no endpoint"},

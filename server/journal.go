@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
+	"strings"
 	"sync"
 	"time"
 
@@ -87,7 +88,7 @@ func (j *journal) list(f JournalFilter) []JournalEntry {
 	defer j.mu.Unlock()
 	out := []JournalEntry{}
 	for _, e := range j.ordered() {
-		if (f.TestID == "" || e.TestID == f.TestID) && (f.Path == "" || e.Path == f.Path) &&
+		if (f.TestID == "" || e.TestID == f.TestID) && (f.Path == "" || samePath(e.Path, f.Path)) &&
 			(f.ThreadID == "" || e.ThreadID == f.ThreadID) && (f.Scenario == "" || e.Scenario == f.Scenario) {
 			out = append(out, e)
 		}
@@ -95,13 +96,19 @@ func (j *journal) list(f JournalFilter) []JournalEntry {
 	return out
 }
 
-// clear forgets a test's entries, or all of them.
-func (j *journal) clear(testID string) {
+// samePath compares request paths as the router does, ignoring a trailing slash.
+func samePath(a, b string) bool {
+	return strings.TrimSuffix(a, "/") == strings.TrimSuffix(b, "/")
+}
+
+// clear forgets a test's entries (testID "" names the requests without one), or all
+// of them.
+func (j *journal) clear(testID string, all bool) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	var kept []JournalEntry
 	for _, e := range j.ordered() {
-		if testID != "" && e.TestID != testID {
+		if !all && e.TestID != testID {
 			kept = append(kept, e)
 		}
 	}

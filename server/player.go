@@ -39,9 +39,6 @@ func (p *player) play(ctx context.Context, plan *scenarios.Plan, speed float64) 
 	}
 	start := time.Now()
 	for i, t := range plan.Events {
-		if f := p.fault; f != nil && f.After == i && f.Kind != scenarios.FaultSlowStart && f.Kind != scenarios.FaultSplit {
-			return p.strike(ctx, *f)
-		}
 		due := start.Add(time.Duration(float64(t.At) * speed))
 		if err := p.server.waitUntil(ctx, p.w, due); err != nil {
 			return p.stop(err)
@@ -52,6 +49,10 @@ func (p *player) play(ctx context.Context, plan *scenarios.Plan, speed float64) 
 				return p.stop(err)
 			}
 			start = start.Add(time.Since(paused)) // the rest keeps its rhythm
+		}
+		// After the breakpoint, so that a test can pause a run at the event a fault breaks.
+		if f := p.fault; f != nil && f.After == i && f.Kind != scenarios.FaultSlowStart && f.Kind != scenarios.FaultSplit {
+			return p.strike(ctx, *f)
 		}
 		if t.Fault != nil {
 			return p.strike(ctx, *t.Fault)

@@ -28,9 +28,9 @@ func (s *Server) routes() *echo.Echo {
 	if len(s.cfg.CORSOrigins) > 0 {
 		e.Use(middleware.CORSWithConfig(middleware.CORSConfig{
 			AllowOrigins:  s.cfg.CORSOrigins,
-			AllowMethods:  []string{http.MethodGet, http.MethodPost, http.MethodOptions},
+			AllowMethods:  []string{http.MethodGet, http.MethodPost, http.MethodDelete, http.MethodOptions},
 			AllowHeaders:  []string{"Content-Type", "Accept", "Authorization", SpeedHeader, TestIDHeader, FaultHeader, ScenarioHeader, "X-Request-Id"},
-			ExposeHeaders: []string{"X-Request-Id"},
+			ExposeHeaders: []string{"X-Request-Id", "Retry-After", "WWW-Authenticate"},
 			MaxAge:        600,
 		}))
 	}

@@ -35,10 +35,6 @@ func (s *Server) run(c echo.Context, route string) error {
 	if err != nil {
 		return err
 	}
-	fault, err := s.requestFault(c)
-	if err != nil {
-		return err
-	}
 	body, err := s.readBody(c)
 	if err != nil {
 		return err
@@ -46,6 +42,11 @@ func (s *Server) run(c echo.Context, route string) error {
 	in, err := protocol.DecodeRunAgentInput(body, protocol.DecodeOptions{Strict: s.cfg.Strict, NewID: s.newID, MaxMessages: s.cfg.MaxMessages})
 	if err != nil {
 		return inputError("RunAgentInput", err)
+	}
+	// Taken only now, so that a request rejected for its body leaves a queued fault queued.
+	fault, err := s.requestFault(c)
+	if err != nil {
+		return err
 	}
 	note(c, func(e *JournalEntry) { e.ThreadID, e.RunID = in.ThreadID, in.RunID })
 	if fault != nil && fault.Kind == scenarios.FaultStatus {

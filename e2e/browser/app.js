@@ -1,0 +1,62 @@
+// The page's script: the real @ag-ui/client HttpAgent running in the browser, bundled
+// by build.js. It renders the agent's messages as they stream, so that a test can look
+// at the page at any moment, and exposes window.aguiTest.run() to start a run.
+
+import { HttpAgent } from '@ag-ui/client';
+
+const statusElement = document.getElementById('status');
+const messagesElement = document.getElementById('messages');
+
+/** Renders every message of the agent: data-role, its text, and its tool calls. */
+function render(messages) {
+  messagesElement.replaceChildren(
+    ...messages.map((message) => {
+      const element = document.createElement('div');
+      element.dataset.role = message.role;
+      element.dataset.id = message.id;
+      const text = document.createElement('span');
+      text.className = 'content';
+      text.textContent = typeof message.content === 'string' ? message.content : JSON.stringify(message.content ?? '');
+      element.append(text);
+      for (const call of message.toolCalls ?? []) {
+        const callElement = document.createElement('code');
+        callElement.dataset.toolCall = call.function.name;
+        callElement.textContent = call.function.arguments;
+        element.append(callElement);
+      }
+      return element;
+    }),
+  );
+}
+
+window.aguiTest = {
+  /**
+   * Sends one user message to url and resolves when the run is over, never rejecting:
+   * {status, events (their types), messages, threadId}.
+   */
+  async run({ url, message, forwardedProps = {}, headers = {} }) {
+    const agent = new HttpAgent({ url, headers });
+    agent.messages = [{ id: crypto.randomUUID(), role: 'user', content: message }];
+    const events = [];
+    statusElement.textContent = 'running';
+    render(agent.messages);
+    try {
+      await agent.runAgent(
+        { forwardedProps },
+        {
+          onEvent: ({ event }) => {
+            events.push(event.type);
+          },
+          onMessagesChanged: ({ messages }) => render(messages),
+        },
+      );
+      statusElement.textContent = 'done';
+    } catch (err) {
+      statusElement.textContent = `failed: ${err.message}`;
+    }
+    render(agent.messages);
+    return { status: statusElement.textContent, events, messages: structuredClone(agent.messages), threadId: agent.threadId };
+  },
+};
+
+document.body.dataset.ready = 'true';
