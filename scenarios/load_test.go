@@ -118,11 +118,13 @@ func TestReadFilesSkipsHiddenAndForeignFiles(t *testing.T) {
 }
 
 func TestShippedExamplesLoad(t *testing.T) {
-	set, err := Load(Source{FS: os.DirFS("../examples"), Root: ".", Label: "examples"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(set.Scenarios()) < 3 {
-		t.Errorf("only %d example scenarios", len(set.Scenarios()))
+	for dir, least := range map[string]int{"../examples": 3, "../docs/e2e/scenarios": 1} {
+		set, err := Load(Source{FS: os.DirFS(dir), Root: ".", Label: dir})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(set.Scenarios()) < least {
+			t.Errorf("only %d scenarios in %s", len(set.Scenarios()), dir)
+		}
 	}
 }
