@@ -243,12 +243,22 @@ func (s *Server) addBreakpoint(c echo.Context) error {
 	return c.JSON(http.StatusCreated, s.breaks.add(bp))
 }
 
+// breakpointOf finds the breakpoint a request's path names. Its id is unique across
+// tests, so the call needs no X-Test-Id.
+func (s *Server) breakpointOf(c echo.Context) (*Breakpoint, error) {
+	bp, ok := s.breaks.get(c.Param("id"))
+	if !ok {
+		return nil, apiError(http.StatusNotFound, "unknown_breakpoint", "no breakpoint "+c.Param("id"))
+	}
+	return bp, nil
+}
+
 // getBreakpoint answers a breakpoint's state; with ?wait=DURATION it first waits, up to
 // that long, for a stream to reach it, answering 408 if none does.
 func (s *Server) getBreakpoint(c echo.Context) error {
-	bp, ok := s.breaks.get(c.Param("id"))
-	if !ok {
-		return apiError(http.StatusNotFound, "unknown_breakpoint", "no breakpoint "+c.Param("id"))
+	bp, err := s.breakpointOf(c)
+	if err != nil {
+		return err
 	}
 	if w := c.QueryParam("wait"); w != "" {
 		d, err := time.ParseDuration(w)
@@ -265,23 +275,20 @@ func (s *Server) getBreakpoint(c echo.Context) error {
 }
 
 func (s *Server) releaseBreakpoint(c echo.Context) error {
-	bp, ok := s.breaks.get(c.Param("id"))
-	if !ok {
-		return apiError(http.StatusNotFound, "unknown_breakpoint", "no breakpoint "+c.Param("id"))
+	bp, err := s.breakpointOf(c)
+	if err != nil {
+		return err
 	}
-	s.breaks.release(bp)
+	s.breaks.release(bp, false)
 	return c.JSON(http.StatusOK, s.breaks.snapshot(bp))
 }
 
 func (s *Server) deleteBreakpoint(c echo.Context) error {
-	bp, ok := s.breaks.get(c.Param("id"))
-	if !ok {
-		return apiError(http.StatusNotFound, "unknown_breakpoint", "no breakpoint "+c.Param("id"))
+	bp, err := s.breakpointOf(c)
+	if err != nil {
+		return err
 	}
-	s.breaks.release(bp)
-	s.breaks.mu.Lock()
-	delete(s.breaks.all, bp.ID)
-	s.breaks.mu.Unlock()
+	s.breaks.release(bp, true)
 	return c.NoContent(http.StatusNoContent)
 }
 

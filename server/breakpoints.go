@@ -76,10 +76,18 @@ func (b *breakpoints) hit(testID, scenario, step string, index int, threadID, ru
 	return nil
 }
 
-// release lets a paused stream go on; releasing before it is reached disarms it.
-func (b *breakpoints) release(bp *Breakpoint) {
+// release lets a paused stream go on; releasing before it is reached disarms it. With
+// forget, the breakpoint is gone too.
+func (b *breakpoints) release(bp *Breakpoint, forget bool) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	b.releaseLocked(bp)
+	if forget {
+		delete(b.all, bp.ID)
+	}
+}
+
+func (b *breakpoints) releaseLocked(bp *Breakpoint) {
 	if !bp.Released {
 		bp.Released = true
 		close(bp.released)
@@ -92,10 +100,7 @@ func (b *breakpoints) remove(testID string, all bool) {
 	defer b.mu.Unlock()
 	for id, bp := range b.all {
 		if all || bp.TestID == testID {
-			if !bp.Released {
-				bp.Released = true
-				close(bp.released)
-			}
+			b.releaseLocked(bp)
 			delete(b.all, id)
 		}
 	}
