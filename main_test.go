@@ -7,11 +7,14 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"testing"
 	"time"
 
 	"go.uber.org/goleak"
+
+	"github.com/agui-mock/agui-mock/scenarios"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -107,5 +110,23 @@ func TestStartupFailuresExplainThemselves(t *testing.T) {
 				t.Errorf("exit %d, stderr:\n%s\nwant exit %d and %q", code, stderr.String(), tt.code, tt.want)
 			}
 		})
+	}
+}
+
+func TestTheFirstLoadHoldsTheCollectorBackAndRestoresIt(t *testing.T) {
+	for _, c := range []struct{ before, during int }{{100, 400}, {800, 800}, {-1, -1}} {
+		debug.SetGCPercent(c.before)
+		var during int
+		_, err := loadAtStart(func() (*scenarios.Set, error) {
+			during = debug.SetGCPercent(c.before) // reading it means setting it: put it back
+			debug.SetGCPercent(during)
+			return scenarios.Load(scenarios.Builtin())
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if after := debug.SetGCPercent(100); during != c.during || after != c.before {
+			t.Errorf("GOGC %d: %d during the load, %d after it; want %d, then %d", c.before, during, after, c.during, c.before)
+		}
 	}
 }
