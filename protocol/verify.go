@@ -268,21 +268,11 @@ func (v *Verifier) apply(ev Event) error {
 	case TextMessageStart:
 		return open(v.messages, ev.Str("messageId"), "Text message", "already in progress")
 	case TextMessageContent, TextMessageEnd:
-		if !v.messages[ev.Str("messageId")] {
-			return fmt.Errorf("Cannot send '%s': No active text message found with ID '%s'", ev.Type, ev.Str("messageId"))
-		}
-		if ev.Type == TextMessageEnd {
-			delete(v.messages, ev.Str("messageId"))
-		}
+		return continueItem(v.messages, ev.Str("messageId"), ev.Type, "text message", ev.Type == TextMessageEnd)
 	case ToolCallStart:
 		return open(v.tools, ev.Str("toolCallId"), "Tool call", "already in progress")
 	case ToolCallArgs, ToolCallEnd:
-		if !v.tools[ev.Str("toolCallId")] {
-			return fmt.Errorf("Cannot send '%s': No active tool call found with ID '%s'", ev.Type, ev.Str("toolCallId"))
-		}
-		if ev.Type == ToolCallEnd {
-			delete(v.tools, ev.Str("toolCallId"))
-		}
+		return continueItem(v.tools, ev.Str("toolCallId"), ev.Type, "tool call", ev.Type == ToolCallEnd)
 	case ReasoningStart:
 		return open(v.spans, ev.Str("messageId"), "Reasoning span", "already active")
 	case ReasoningEnd:
@@ -290,12 +280,7 @@ func (v *Verifier) apply(ev Event) error {
 	case ReasoningMessageStart:
 		return open(v.reasonings, ev.Str("messageId"), "Reasoning message", "already in progress")
 	case ReasoningMessageContent, ReasoningMessageEnd:
-		if !v.reasonings[ev.Str("messageId")] {
-			return fmt.Errorf("Cannot send '%s': No active reasoning message found with ID '%s'", ev.Type, ev.Str("messageId"))
-		}
-		if ev.Type == ReasoningMessageEnd {
-			delete(v.reasonings, ev.Str("messageId"))
-		}
+		return continueItem(v.reasonings, ev.Str("messageId"), ev.Type, "reasoning message", ev.Type == ReasoningMessageEnd)
 	case SubagentStarted:
 		return open(v.subagents, ev.Str("subagentRunId"), "Subagent run", "already active")
 	case SubagentFinished, SubagentError:
@@ -412,6 +397,17 @@ func open(set map[string]bool, id, what, already string) error {
 		return fmt.Errorf("%s '%s' is %s", what, id, already)
 	}
 	set[id] = true
+	return nil
+}
+
+// continueItem checks that an event continues an open item, which its end event closes.
+func continueItem(set map[string]bool, id, typ, what string, end bool) error {
+	if !set[id] {
+		return fmt.Errorf("Cannot send '%s': No active %s found with ID '%s'", typ, what, id)
+	}
+	if end {
+		delete(set, id)
+	}
 	return nil
 }
 

@@ -368,11 +368,7 @@ func (l *fileLoader) timing(n *yaml.Node) TimingOverride {
 		}
 	}
 	if v := f["tokensPerSecond"]; v != nil {
-		tps := l.float(v)
-		if tps < 0 {
-			l.diag.add(l.pos(v), "0 streams without delays between tokens", "tokensPerSecond must not be negative")
-		}
-		t.TokensPerSecond = &tps
+		t.TokensPerSecond = l.tokensPerSecond(v)
 	}
 	if v := f["jitter"]; v != nil {
 		j := l.float(v)
@@ -607,4 +603,13 @@ func (l *fileLoader) literal(n *yaml.Node) any {
 	l.verbatim = true
 	defer func() { l.verbatim = false }()
 	return l.valueFromNode(n).literal
+}
+
+// tokensPerSecond reads a streaming rate, of a scenario's timing or of one step.
+func (l *fileLoader) tokensPerSecond(n *yaml.Node) *float64 {
+	tps := l.float(n)
+	if tps < 0 {
+		l.diag.add(l.pos(n), "0 streams without delays between tokens", "tokensPerSecond must not be negative")
+	}
+	return &tps
 }

@@ -35,6 +35,8 @@ func TestLoadReportsProblemsWithPositions(t *testing.T) {
 		{"template syntax", "steps:\n  - text: 'hi {{ .message '\n", "template error"},
 		{"unknown function", "steps:\n  - text: '{{ Nmae }}'\n", `function "Nmae" not defined`},
 		{"jitter range", "timing: {jitter: 1.5}\nsteps: [{text: a}]\n", "jitter is a fraction from 0 to 1"},
+		{"negative rate in timing", "timing: {tokensPerSecond: -1}\nsteps: [{text: a}]\n", "dir/test.yaml:1:27: tokensPerSecond must not be negative"},
+		{"negative rate on a step", "steps:\n  - text: a\n    tokensPerSecond: -5\n", "dir/test.yaml:3:22: tokensPerSecond must not be negative"},
 		{"bad patch op", "steps:\n  - stateDelta: [{op: upsert, path: /a}]\n", `unknown JSON Patch op "upsert"`},
 		{"patch does not apply", "steps:\n  - state: {a: 1}\n  - stateDelta: [{op: replace, path: /b, value: 2}]\n", "dir/test.yaml:3:5: stateDelta does not apply to the state before it"},
 		{"error not last", "steps:\n  - error: boom\n  - text: after\n", "dir/test.yaml:3:5: no step may follow an error step"},

@@ -83,11 +83,7 @@ func (l *fileLoader) step(n *yaml.Node) step {
 		c.delay = &d
 	}
 	if v := f["tokensPerSecond"]; v != nil {
-		tps := l.float(v)
-		if tps < 0 {
-			l.diag.add(l.pos(v), "0 streams without delays between tokens", "tokensPerSecond must not be negative")
-		}
-		c.tokensPerSecond = &tps
+		c.tokensPerSecond = l.tokensPerSecond(v)
 	}
 	if v := f["chunk"]; v != nil {
 		c.chunk = l.str(v)
