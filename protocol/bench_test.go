@@ -1,6 +1,9 @@
 package protocol
 
-import "testing"
+import (
+	"bytes"
+	"testing"
+)
 
 // BenchmarkAppendFrame encodes one text delta as an SSE frame, the hottest path of a
 // stream.
@@ -23,6 +26,26 @@ func BenchmarkDecodeRunAgentInput(b *testing.B) {
 	for b.Loop() {
 		if _, err := DecodeRunAgentInput(body, DecodeOptions{NewID: func(string) string { return "x" }}); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkFrameReader reads a 500-event stream of text deltas, as the recorder and the
+// load tool do.
+func BenchmarkFrameReader(b *testing.B) {
+	ev := NewEvent(TextMessageContent, "messageId", "msg-3f9a1c2e4b5d", "delta", "Hello, world! ")
+	var stream []byte
+	for range 500 {
+		stream, _ = AppendFrame(stream, ev, 1784102011155, true)
+	}
+	b.SetBytes(int64(len(stream)))
+	b.ReportAllocs()
+	for b.Loop() {
+		fr := NewFrameReader(bytes.NewReader(stream), 1<<20)
+		for {
+			if _, err := fr.Next(); err != nil {
+				break
+			}
 		}
 	}
 }

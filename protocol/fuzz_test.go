@@ -3,9 +3,11 @@ package protocol
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"strings"
 	"testing"
+	"testing/iotest"
 )
 
 // FuzzDecodeRunAgentInput: any body is either decoded or rejected with an InputError
@@ -40,8 +42,9 @@ func FuzzDecodeRunAgentInput(f *testing.F) {
 	})
 }
 
-// FuzzFrameReader: any byte stream yields frames or an error, never a panic, and the
-// frames' data never exceeds the limit.
+// FuzzFrameReader: any byte stream yields frames or an error, never a panic; the
+// frames' data never exceeds the limit; and the frames do not depend on how the stream
+// arrives (whole, or a byte at a time).
 func FuzzFrameReader(f *testing.F) {
 	for _, seed := range []string{
 		"data: {\"type\":\"RUN_STARTED\"}\n\n",
@@ -52,8 +55,13 @@ func FuzzFrameReader(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, stream []byte) {
 		fr := NewFrameReader(bytes.NewReader(stream), 256)
+		byteWise := NewFrameReader(iotest.OneByteReader(bytes.NewReader(stream)), 256)
 		for range 1000 {
 			frame, err := fr.Next()
+			frame2, err2 := byteWise.Next()
+			if frame != frame2 || fmt.Sprint(err) != fmt.Sprint(err2) {
+				t.Fatalf("read whole: %+v, %v; a byte at a time: %+v, %v", frame, err, frame2, err2)
+			}
 			if err != nil {
 				if !errors.Is(err, io.EOF) && !errors.Is(err, ErrFrameTooLarge) {
 					t.Fatalf("unexpected error %v", err)

@@ -23,6 +23,8 @@ var ErrFrameTooLarge = errors.New("SSE frame exceeds the size limit")
 type FrameReader struct {
 	r       *bufio.Reader
 	maxSize int
+	buf     []byte // the current line
+	data    []byte // the current frame's data
 }
 
 // NewFrameReader reads frames of at most maxSize bytes from r.
@@ -34,7 +36,8 @@ func NewFrameReader(r io.Reader, maxSize int) *FrameReader {
 // io.EOF; a last block without its blank line still counts.
 func (fr *FrameReader) Next() (Frame, error) {
 	var f Frame
-	var data []byte
+	data := fr.data[:0]
+	defer func() { fr.data = data[:0] }() // reused by the next frame
 	hasData, size := false, 0
 	for {
 		line, err := fr.line()
@@ -72,27 +75,39 @@ func (fr *FrameReader) Next() (Frame, error) {
 	}
 }
 
-// line reads one line without its ending, accepting LF, CRLF and lone CR.
+// line reads one line without its ending, accepting LF, CRLF and lone CR. It scans what
+// is buffered rather than byte by byte; the line it returns is valid until the next call.
 func (fr *FrameReader) line() ([]byte, error) {
-	var out []byte
+	fr.buf = fr.buf[:0]
 	for {
-		b, err := fr.r.ReadByte()
-		if err != nil {
-			return out, err
-		}
-		switch b {
-		case '\n':
-			return out, nil
-		case '\r':
-			if next, err := fr.r.Peek(1); err == nil && next[0] == '\n' {
-				_, _ = fr.r.ReadByte()
+		if fr.r.Buffered() == 0 {
+			if _, err := fr.r.Peek(1); err != nil {
+				return fr.buf, err
 			}
-			return out, nil
 		}
-		if len(out) > fr.maxSize {
+		chunk, _ := fr.r.Peek(fr.r.Buffered())
+		end := bytes.IndexByte(chunk, '\n')
+		if end < 0 {
+			end = len(chunk)
+		}
+		if cr := bytes.IndexByte(chunk[:end], '\r'); cr >= 0 {
+			end = cr
+		}
+		if len(fr.buf)+end > fr.maxSize {
 			return nil, ErrFrameTooLarge
 		}
-		out = append(out, b)
+		fr.buf = append(fr.buf, chunk[:end]...)
+		if end == len(chunk) { // no line end buffered yet
+			_, _ = fr.r.Discard(end)
+			continue
+		}
+		_, _ = fr.r.Discard(end + 1)
+		if chunk[end] == '\r' {
+			if next, err := fr.r.Peek(1); err == nil && next[0] == '\n' {
+				_, _ = fr.r.Discard(1)
+			}
+		}
+		return fr.buf, nil
 	}
 }
 
