@@ -46,6 +46,7 @@ type Verifier struct {
 	subagents  map[string]bool
 	owners     map[string]string // entity key → subagentRunId it was opened with
 	chunk      chunkState
+	single     [1]Event // expandChunks' answer in the common case, without allocating
 }
 
 type chunkState struct {
@@ -146,7 +147,8 @@ func (v *Verifier) expandChunks(ev Event) ([]Event, error) {
 	k, isChunk := chunkKindOf(ev.Type)
 	if !isChunk {
 		if v.chunk.mode == "" {
-			return []Event{ev}, nil // the common case: nothing to expand or close
+			v.single[0] = ev
+			return v.single[:], nil // the common case: nothing to expand or close
 		}
 		if !keepsChunk(ev.Type) {
 			closeOpen()
@@ -210,9 +212,16 @@ func (v *Verifier) expandChunks(ev Event) ([]Event, error) {
 }
 
 func (v *Verifier) reset() {
-	v.messages, v.tools, v.steps = map[string]bool{}, map[string]bool{}, map[string]bool{}
-	v.spans, v.reasonings, v.subagents = map[string]bool{}, map[string]bool{}, map[string]bool{}
-	v.owners = map[string]string{}
+	for _, m := range []*map[string]bool{&v.messages, &v.tools, &v.steps, &v.spans, &v.reasonings, &v.subagents} {
+		if *m == nil {
+			*m = map[string]bool{}
+		}
+		clear(*m)
+	}
+	if v.owners == nil {
+		v.owners = map[string]string{}
+	}
+	clear(v.owners)
 	v.chunk = chunkState{}
 }
 

@@ -46,8 +46,11 @@ type Peer struct {
 
 // PeerFor returns the peer described by a run input's protocolVersion.
 func PeerFor(protocolVersion string) Peer {
+	if protocolVersion == "" {
+		return Peer{Legacy: true}
+	}
 	v, err := ParseVersion(protocolVersion)
-	if protocolVersion == "" || err != nil || v.Major == 0 {
+	if err != nil || v.Major == 0 {
 		return Peer{Legacy: true}
 	}
 	if Newest().Less(v) {

@@ -237,7 +237,7 @@ func (s *toolResultStep) emit(p *planner) error {
 		if !p.openCalls[callID] {
 			return fmt.Errorf("toolResult call %q is not the id of an earlier tool step without a result", s.call)
 		}
-	} else if answered, _ := p.r.data["answer"].(map[string]any); answered["interruptId"] != nil {
+	} else if answered, _ := p.r.answer.(map[string]any); answered["interruptId"] != nil {
 		callID, _ = answered["toolCallId"].(string)
 	}
 	if callID == "" {

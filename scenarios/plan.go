@@ -98,7 +98,7 @@ func (s *Scenario) plan(req *Request, start Start, opts PlanOptions, trace bool)
 	}
 	p.captures = captures
 	p.req = req
-	p.r = &renderer{data: renderData(req, captures), plain: s.plain, base: s.templates,
+	p.r = &renderer{newData: func() map[string]any { return renderData(req, captures) }, plain: s.plain, base: s.templates,
 		funcs: func() template.FuncMap { return funcMap(gofakeit.New(seed), p.localID) }}
 	if err := p.build(s, req.Input, start); err != nil {
 		return nil, nil, fmt.Errorf("scenario %s: %w", s.ID, err)
@@ -162,7 +162,6 @@ func renderData(req *Request, captures map[string]string) map[string]any {
 		"route": req.Route, "message": msg.Text(), "parts": orList(parts), "captures": caps,
 		"forwardedProps": orEmpty(in.ForwardedProps), "state": orEmpty(in.State),
 		"context": context, "tools": tools, "messages": messages, "headers": headers,
-		"answer": map[string]any{}, "resume": []any{},
 	}
 }
 
@@ -277,13 +276,13 @@ func (p *planner) playExplicit(root *eventsRun, in *protocol.RunAgentInput, star
 		for i, a := range answers {
 			resume[i] = answerMap(a, c.Interrupts[i].ToolCallID)
 		}
-		p.r.data["resume"] = resume
+		p.r.setResume(resume)
 		switch {
 		case len(resume) > 0:
-			p.r.data["answer"] = resume[len(resume)-1]
+			p.r.setAnswer(resume[len(resume)-1])
 		case len(contents) > 0:
 			last := c.ToolCalls[len(c.ToolCalls)-1]
-			p.r.data["answer"] = map[string]any{"toolCallId": last.ID, "name": last.Name, "content": contents[len(contents)-1]}
+			p.r.setAnswer(map[string]any{"toolCallId": last.ID, "name": last.Name, "content": contents[len(contents)-1]})
 		}
 		run = nil
 		for i := range c.node.next {
@@ -363,7 +362,7 @@ func (p *planner) continuation(c *Cursor, in *protocol.RunAgentInput, forced map
 	for _, r := range in.Resume {
 		resume = append(resume, answerMap(r, ""))
 	}
-	p.r.data["resume"] = resume
+	p.r.setResume(resume)
 	for i, pi := range c.Interrupts {
 		r := answers[pi.ID]
 		answer := answerMap(r, pi.ToolCallID)
@@ -417,7 +416,7 @@ func (p *planner) runFrames(stack []frame) error {
 		}
 		st := top.steps[top.next]
 		top.next++
-		p.r.data["answer"] = orEmpty(mapOrNil(top.answer))
+		p.r.setAnswer(mapOrNil(top.answer))
 		gap := p.timing.StepGap
 		if first {
 			gap = p.timing.FirstToken

@@ -260,12 +260,41 @@ func (l *fileLoader) checkFields(node parse.Node, atRoot bool) []string {
 // directly; the others need the template set cloned with the run's own faker and ids,
 // which is done on first use, so a run whose templates are plain never pays for it.
 type renderer struct {
-	plain map[string][]plainPart
-	base  *template.Template
-	funcs func() template.FuncMap
-	set   *template.Template
-	data  map[string]any
-	buf   strings.Builder
+	plain   map[string][]plainPart
+	base    *template.Template
+	funcs   func() template.FuncMap
+	set     *template.Template
+	newData func() map[string]any // what templates read, built on first use
+	data    map[string]any
+	answer  any   // the answer the current branch follows, if any
+	resume  []any // the run's answers, if it resumes
+	buf     strings.Builder
+}
+
+// setAnswer sets the answer templates read as .answer.
+func (r *renderer) setAnswer(answer any) {
+	r.answer = answer
+	if r.data != nil {
+		r.data["answer"] = orEmpty(answer)
+	}
+}
+
+// setResume sets the answers templates read as .resume.
+func (r *renderer) setResume(resume []any) {
+	r.resume = resume
+	if r.data != nil {
+		r.data["resume"] = orList(resume)
+	}
+}
+
+// values returns what templates read, building it on first use: most runs render only
+// literal text and never need it.
+func (r *renderer) values() map[string]any {
+	if r.data == nil {
+		r.data = r.newData()
+		r.data["answer"], r.data["resume"] = orEmpty(r.answer), orList(r.resume)
+	}
+	return r.data
 }
 
 var errRenderTooLarge = errors.New("template output exceeds 1 MiB")
@@ -282,7 +311,7 @@ func (w limitedBuilder) Write(p []byte) (int, error) {
 
 func (r *renderer) exec(name string) (string, error) {
 	if parts, ok := r.plain[name]; ok {
-		return renderPlain(parts, r.data), nil
+		return renderPlain(parts, r.values()), nil
 	}
 	if r.set == nil {
 		set, err := r.base.Clone()
@@ -296,7 +325,7 @@ func (r *renderer) exec(name string) (string, error) {
 		return "", fmt.Errorf("template %s is missing", name)
 	}
 	r.buf.Reset()
-	if err := t.Execute(limitedBuilder{&r.buf}, r.data); err != nil {
+	if err := t.Execute(limitedBuilder{&r.buf}, r.values()); err != nil {
 		return "", fmt.Errorf("template %s: %w", name, err)
 	}
 	// A path the request does not have renders as nothing rather than "<no value>".

@@ -49,6 +49,8 @@ type JournalEntry struct {
 	Events     int       `json:"events,omitempty"`
 	DurationMs int64     `json:"durationMs"`
 	Request    any       `json:"request,omitempty"` // the body as JSON, or as text when it is not
+
+	bodyIsJSON bool // the handler decoded the body, so it needs no second check
 }
 
 // journal keeps the latest requests, up to a limit, in a ring.
@@ -137,7 +139,7 @@ func (s *Server) journaled(next echo.HandlerFunc) echo.HandlerFunc {
 			entry.Status = c.Response().Status
 			entry.DurationMs = time.Since(entry.Time).Milliseconds()
 			if body.Len() > 0 {
-				if raw := body.Bytes(); json.Valid(raw) {
+				if raw := body.Bytes(); entry.bodyIsJSON && !body.cut || json.Valid(raw) {
 					entry.Request = json.RawMessage(raw) // kept as sent; decoded only if read
 				} else {
 					entry.Request = body.String()
@@ -166,11 +168,12 @@ func note(c echo.Context, update func(e *JournalEntry)) {
 type limitedBuffer struct {
 	bytes.Buffer
 	max int
+	cut bool // some of what was written is not kept
 }
 
 func (b *limitedBuffer) Write(p []byte) (int, error) {
-	if room := b.max - b.Len(); room > 0 {
-		b.Buffer.Write(p[:min(len(p), room)])
-	}
+	room := max(b.max-b.Len(), 0)
+	b.Buffer.Write(p[:min(len(p), room)])
+	b.cut = b.cut || len(p) > room
 	return len(p), nil
 }
