@@ -156,9 +156,12 @@ func TestRequestFaults(t *testing.T) {
 			}
 		}},
 		{"malformed; after=1", `"delta":` + "\n\n", 200, nil},
-		{"disconnect; after=2", "", 200, func(t *testing.T, _ *http.Response, _ string, err error) {
+		{"disconnect; after=2", "", 200, func(t *testing.T, _ *http.Response, body string, err error) {
 			if err == nil {
 				t.Error("the body ended cleanly; a disconnect must break it")
+			}
+			if events, _ := protocol.ReadEvents(strings.NewReader(body), 1<<20); len(events) != 2 {
+				t.Errorf("%d events reached the client before the disconnect, want 2", len(events))
 			}
 		}},
 		{"split", `"type":"RUN_FINISHED"`, 200, func(t *testing.T, _ *http.Response, body string, _ error) {

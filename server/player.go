@@ -34,9 +34,7 @@ func (p *player) play(ctx context.Context, plan *scenarios.Plan, speed float64) 
 			return p.stop(err)
 		}
 	}
-	if err := p.w.begin(); err != nil {
-		return "cancelled"
-	}
+	p.w.begin()
 	start := time.Now()
 	for i, t := range plan.Events {
 		due := start.Add(time.Duration(float64(t.At) * speed))
@@ -45,6 +43,9 @@ func (p *player) play(ctx context.Context, plan *scenarios.Plan, speed float64) 
 		}
 		if bp := p.server.breaks.hit(p.testID, plan.Scenario.ID, t.Step, i, p.input.ThreadID, p.input.RunID); bp != nil {
 			paused := time.Now()
+			if err := p.w.flushPending(); err != nil {
+				return "cancelled"
+			}
 			if err := await(ctx, p.server.stopping, bp.released); err != nil {
 				return p.stop(err)
 			}
@@ -122,6 +123,9 @@ func (p *player) strike(ctx context.Context, f scenarios.Fault) string {
 	case scenarios.FaultMalformed:
 		_ = p.w.write([]byte("data: {\"type\":\"TEXT_MESSAGE_CONTENT\",\"delta\":\n\n"))
 	case scenarios.FaultStall:
+		if err := p.w.flushPending(); err != nil {
+			return "cancelled"
+		}
 		for {
 			interval := time.Hour
 			if f.KeepAlive && p.server.cfg.KeepAlive > 0 {
@@ -158,13 +162,16 @@ func await[T any](ctx context.Context, stopping <-chan struct{}, ready <-chan T)
 	}
 }
 
-// waitUntil sleeps until due, writing keep-alive comments during long waits. It returns
-// nil when due, or the cause that stops the run.
+// waitUntil sleeps until due, first sending what is written, and writing keep-alive
+// comments during long waits. It returns nil when due, or the cause that stops the run.
 func (s *Server) waitUntil(ctx context.Context, w *eventWriter, due time.Time) error {
 	for {
 		d := time.Until(due)
 		if d <= 0 {
 			return nil
+		}
+		if err := w.flushPending(); err != nil {
+			return err
 		}
 		keepAlive := s.cfg.KeepAlive > 0 && d > s.cfg.KeepAlive
 		if keepAlive {

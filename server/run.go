@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"mime"
 	"net/http"
 	"strconv"
@@ -48,7 +49,7 @@ func (s *Server) run(c echo.Context, route string) error {
 	if err != nil {
 		return err
 	}
-	note(c, func(e *JournalEntry) { e.ThreadID, e.RunID = in.ThreadID, in.RunID })
+	note(c, func(e *JournalEntry) { e.ThreadID, e.RunID, e.bodyIsJSON = in.ThreadID, in.RunID, true })
 	if fault != nil && fault.Kind == scenarios.FaultStatus {
 		return statusFault(c, *fault)
 	}
@@ -95,8 +96,6 @@ func (s *Server) run(c echo.Context, route string) error {
 	run.AddInput(in)
 
 	peer := protocol.PeerFor(in.ProtocolVersion)
-	log := s.cfg.Logger.With("route", route, "scenario", plan.Scenario.ID, "thread", in.ThreadID, "run", in.RunID, "client", peer.String(),
-		"request_id", c.Response().Header().Get(echo.HeaderXRequestID), "test", testID)
 	started := time.Now()
 	s.metrics.runStarted()
 	w := newEventWriter(c.Response(), s.cfg.EventIDs, s.cfg.WriteTimeout, fault != nil && fault.Kind == scenarios.FaultSplit)
@@ -110,11 +109,15 @@ func (s *Server) run(c echo.Context, route string) error {
 	finished = true
 	s.metrics.runEnded(plan.Scenario.ID, outcome, p.sent)
 	note(c, func(e *JournalEntry) { e.Scenario, e.Outcome, e.Events = plan.Scenario.ID, outcome, p.sent })
-	log.Info("run", "events", p.sent, "outcome", outcome, "duration", time.Since(started).Round(time.Millisecond))
+	s.cfg.Logger.LogAttrs(req.Context(), slog.LevelInfo, "run", slog.String("route", route), slog.String("scenario", plan.Scenario.ID),
+		slog.String("thread", in.ThreadID), slog.String("run", in.RunID), slog.String("client", peer.String()),
+		slog.String("request_id", c.Response().Header().Get(echo.HeaderXRequestID)), slog.String("test", testID),
+		slog.Int("events", p.sent), slog.String("outcome", outcome), slog.Duration("duration", time.Since(started).Round(time.Millisecond)))
 	if p.disconnect {
+		_ = w.flushPending()        // what came before the fault reaches the client
 		panic(http.ErrAbortHandler) // drop the connection without ending the response
 	}
-	return nil
+	return nil // net/http sends the last events with the end of the response, in one write
 }
 
 // forcedScenario is the scenario a request must play whatever it matches: its

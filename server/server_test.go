@@ -55,12 +55,15 @@ type write struct {
 }
 
 // streamRecorder is a flushable ResponseWriter that notes when each write happens.
+// streamRecorder records a response as its client would see it: what is written reaches
+// the client when flushed, or when the handler returns.
 type streamRecorder struct {
-	mu     sync.Mutex
-	start  time.Time
-	header http.Header
-	status int
-	writes []write
+	mu      sync.Mutex
+	start   time.Time
+	header  http.Header
+	status  int
+	pending strings.Builder
+	writes  []write // one per flush that carried data
 }
 
 func newRecorder() *streamRecorder { return &streamRecorder{start: time.Now(), header: http.Header{}} }
@@ -77,10 +80,17 @@ func (r *streamRecorder) Write(b []byte) (int, error) {
 	r.WriteHeader(http.StatusOK)
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.writes = append(r.writes, write{at: time.Since(r.start), data: string(b)})
+	r.pending.Write(b)
 	return len(b), nil
 }
-func (r *streamRecorder) Flush() {}
+func (r *streamRecorder) Flush() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.pending.Len() > 0 {
+		r.writes = append(r.writes, write{at: time.Since(r.start), data: r.pending.String()})
+		r.pending.Reset()
+	}
+}
 
 func (r *streamRecorder) body() string {
 	r.mu.Lock()
@@ -111,6 +121,7 @@ func post(ctx context.Context, s *Server, route, body string, header map[string]
 	}
 	rec := newRecorder()
 	s.Handler().ServeHTTP(rec, req)
+	rec.Flush() // the end of the response
 	return rec
 }
 

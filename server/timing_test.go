@@ -17,13 +17,17 @@ steps:
   - text: three
 `
 
-// eventTimes lists when each event frame was written, as "offset TYPE".
+// eventTimes lists when each event reached the client, as "offset TYPE".
 func eventTimes(rec *streamRecorder) []string {
 	var out []string
 	for _, w := range rec.writes {
-		if i := strings.Index(w.data, `"type":"`); i >= 0 {
-			typ := w.data[i+8:]
-			out = append(out, w.at.String()+" "+typ[:strings.IndexByte(typ, '"')])
+		for rest := w.data; ; {
+			i := strings.Index(rest, `"type":"`)
+			if i < 0 {
+				break
+			}
+			rest = rest[i+8:]
+			out = append(out, w.at.String()+" "+rest[:strings.IndexByte(rest, '"')])
 		}
 	}
 	return out
@@ -68,6 +72,24 @@ func TestStreamFollowsTheScenarioTimeline(t *testing.T) {
 					t.Errorf("timeline\n got %q\nwant %q", got, tt.want)
 				}
 			})
+		})
+	}
+}
+
+func TestEventsDueTogetherGoOutInOneWrite(t *testing.T) {
+	for _, tt := range []struct {
+		speed  float64
+		writes int
+	}{
+		{1, 5}, // 100ms, 1.1s, 1.2s, 4.6s, 4.8s: see TestStreamFollowsTheScenarioTimeline
+		{0, 1},
+	} {
+		synctest.Test(t, func(t *testing.T) {
+			s := newServer(t, timedScenario, func(c *Config) { c.Speed = tt.speed })
+			rec := post(t.Context(), s, "/", `{"threadId":"t","runId":"r","messages":[]}`, nil)
+			if len(rec.writes) != tt.writes || len(eventTimes(rec)) != 9 {
+				t.Errorf("speed %v: 9 events in %d writes, want %d: %q", tt.speed, len(rec.writes), tt.writes, eventTimes(rec))
+			}
 		})
 	}
 }

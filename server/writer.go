@@ -8,14 +8,16 @@ import (
 	"github.com/agui-mock/agui-mock/protocol"
 )
 
-// eventWriter writes SSE frames and flushes each one, so the client sees every event
-// the moment it is due.
+// eventWriter writes SSE frames. Frames wait in the response's buffer until flush, which
+// the player calls before every wait: the client sees each event the moment it is due,
+// and events due at the same moment go out in one write instead of one each.
 type eventWriter struct {
 	w            http.ResponseWriter
 	rc           *http.ResponseController
 	withIDs      bool
 	writeTimeout time.Duration
 	split        bool // the split fault: every write goes out in pieces of a few bytes
+	pending      bool // written since the last flush
 	buf          []byte
 }
 
@@ -23,15 +25,16 @@ func newEventWriter(w http.ResponseWriter, withIDs bool, writeTimeout time.Durat
 	return &eventWriter{w: w, rc: http.NewResponseController(w), withIDs: withIDs, writeTimeout: writeTimeout, split: split}
 }
 
-// begin sends the stream's headers.
-func (e *eventWriter) begin() error {
+// begin starts the stream. Its headers wait for the first flush: they go out with the
+// first events if those are due at once, or alone before the first wait.
+func (e *eventWriter) begin() {
 	h := e.w.Header()
 	h.Set("Content-Type", "text/event-stream; charset=utf-8")
 	h.Set("Cache-Control", "no-cache")
 	h.Set("Connection", "keep-alive")
 	h.Set("X-Accel-Buffering", "no") // nginx and similar proxies: do not buffer
 	e.w.WriteHeader(http.StatusOK)
-	return e.flush()
+	e.pending = true
 }
 
 // event writes one event stamped with the current time in milliseconds.
@@ -44,16 +47,25 @@ func (e *eventWriter) event(ev protocol.Event) error {
 	return e.write(e.buf)
 }
 
-func (e *eventWriter) comment() error { return e.write([]byte(protocol.KeepAlive)) }
+// comment writes a keep-alive comment and flushes it: it is written only during waits.
+func (e *eventWriter) comment() error {
+	if err := e.write([]byte(protocol.KeepAlive)); err != nil {
+		return err
+	}
+	return e.flush()
+}
 
 func (e *eventWriter) write(b []byte) error {
 	if e.split {
-		// pieces of 1, 2, 3 and 5 bytes in turn cut multi-byte characters, JSON escapes
-		// and the data: prefix at every position
+		// pieces of 1, 2, 3 and 5 bytes in turn, each flushed, cut multi-byte characters,
+		// JSON escapes and the data: prefix at every position
 		splitSizes := [...]int{1, 2, 3, 5}
 		for i := 0; len(b) > 0; i++ {
 			n := min(splitSizes[i%len(splitSizes)], len(b))
 			if err := e.writeOnce(b[:n]); err != nil {
+				return err
+			}
+			if err := e.flush(); err != nil {
 				return err
 			}
 			b = b[n:]
@@ -64,18 +76,28 @@ func (e *eventWriter) write(b []byte) error {
 }
 
 func (e *eventWriter) writeOnce(b []byte) error {
-	if e.writeTimeout > 0 {
+	// One deadline per batch: a batch is written without waiting in between.
+	if !e.pending && e.writeTimeout > 0 {
 		if err := e.rc.SetWriteDeadline(time.Now().Add(e.writeTimeout)); err != nil && !errors.Is(err, http.ErrNotSupported) {
 			return err
 		}
 	}
-	if _, err := e.w.Write(b); err != nil {
-		return err
+	e.pending = true
+	_, err := e.w.Write(b)
+	return err
+}
+
+// flushPending flushes if anything was written since the last flush.
+func (e *eventWriter) flushPending() error {
+	if !e.pending {
+		return nil
 	}
 	return e.flush()
 }
 
+// flush sends what was written since the last flush.
 func (e *eventWriter) flush() error {
+	e.pending = false
 	if err := e.rc.Flush(); err != nil && !errors.Is(err, http.ErrNotSupported) {
 		return err
 	}
