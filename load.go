@@ -21,6 +21,7 @@ func runLoad(ctx context.Context, args []string, lookupEnv func(string) (string,
 	url := fs.String("url", "http://127.0.0.1:8000/agui/chat", "the run endpoint")
 	concurrency := fs.Int("concurrency", 100, "runs in flight at once")
 	runs := fs.Int("runs", 1000, "runs in all")
+	ramp := fs.Duration("ramp", 0, "start the runs evenly over this long instead of all at once")
 	hold := fs.Bool("hold", false, "open -concurrency streams, wait until all are open, then end them")
 	gap := fs.Duration("expect-gap", 0, "the scripted gap between events, to measure timing error and drift")
 	message := fs.String("message", "hello", "the user message of each run")
@@ -37,11 +38,17 @@ func runLoad(ctx context.Context, args []string, lookupEnv func(string) (string,
 	if code := parseFlags(fs, args, lookupEnv, stderr); code >= 0 {
 		return code
 	}
-	cfg := loadtest.Config{URL: *url, Concurrency: *concurrency, Runs: *runs, Hold: *hold, ExpectGap: *gap, PID: *pid, Timeout: *timeout, Header: http.Header{}}
+	if *format != "text" && *format != "json" {
+		fmt.Fprintf(stderr, "agui-mock load: -format must be text or json, got %q\n", *format)
+		return 2
+	}
+	cfg := loadtest.Config{URL: *url, Concurrency: *concurrency, Runs: *runs, Ramp: *ramp, Hold: *hold, ExpectGap: *gap, PID: *pid, Timeout: *timeout, Header: http.Header{}}
 	cfg.Body = []byte(*body)
 	if *body == "" {
+		// Every run is a new conversation, also across loads against the same server.
 		msg, _ := json.Marshal(*message)
-		cfg.Body = []byte(`{"threadId":"load-{{n}}","runId":"run-{{n}}","messages":[{"id":"u-{{n}}","role":"user","content":` + string(msg) + `}]}`)
+		thread := fmt.Sprintf("load-%x-{{n}}", time.Now().UnixNano())
+		cfg.Body = []byte(`{"threadId":"` + thread + `","runId":"run-{{n}}","messages":[{"id":"u-{{n}}","role":"user","content":` + string(msg) + `}]}`)
 	}
 	for _, h := range headers {
 		name, value, ok := strings.Cut(h, ":")
@@ -85,13 +92,14 @@ func runFloor(ctx context.Context, args []string, lookupEnv func(string) (string
 	fs := flag.NewFlagSet("agui-mock load-floor", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	addr := fs.String("addr", "127.0.0.1:8001", "address to listen on")
-	events := fs.Int("events", 20, "events per run, RUN_STARTED and RUN_FINISHED included")
+	events := fs.Int("events", 20, "events per run, RUN_STARTED and RUN_FINISHED included (at least 4)")
 	gap := fs.Duration("gap", 0, "the gap between events")
 	if code := parseFlags(fs, args, lookupEnv, stderr); code >= 0 {
 		return code
 	}
-	if *events < 2 {
-		fmt.Fprintln(stderr, "agui-mock load-floor: -events must be at least 2")
+	floor, err := loadtest.NewFloor(*events, *gap)
+	if err != nil {
+		fmt.Fprintln(stderr, "agui-mock load-floor: -events:", err)
 		return 2
 	}
 	ln, err := net.Listen("tcp", *addr)
@@ -100,7 +108,7 @@ func runFloor(ctx context.Context, args []string, lookupEnv func(string) (string
 		return 1
 	}
 	fmt.Fprintf(stdout, "floor listening on http://%s\n", ln.Addr())
-	srv := &http.Server{Handler: loadtest.Floor{Events: *events, Gap: *gap}, ReadHeaderTimeout: 10 * time.Second}
+	srv := &http.Server{Handler: floor, ReadHeaderTimeout: 10 * time.Second}
 	go func() { <-ctx.Done(); _ = srv.Close() }()
 	if err := srv.Serve(ln); err != nil && ctx.Err() == nil {
 		fmt.Fprintln(stderr, "agui-mock load-floor:", err)

@@ -45,7 +45,7 @@ func start(t testing.TB, args []string, vars map[string]string) string {
 		t.Fatalf("no start-up line: %v", err)
 	}
 	go io.Copy(io.Discard, outR)
-	url, ok := strings.CutPrefix(strings.TrimSpace(line), "agui-mock listening on ")
+	_, url, ok := strings.Cut(strings.TrimSpace(line), " listening on ") // agui-mock, or the floor
 	if !ok {
 		t.Fatalf("start-up line %q", line)
 	}

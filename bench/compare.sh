@@ -7,7 +7,8 @@ cd "$(dirname "$0")/.."
 work=$(mktemp -d)
 trap 'kill $(jobs -p) 2>/dev/null; wait 2>/dev/null; rm -rf "$work"' EXIT
 make -s static OUT="$work/agui-mock"
-(cd e2e && npm ci --no-audit --no-fund --silent)
+# aimock comes from the end-to-end suite's lockfile; installed once, then reused
+[ -d e2e/node_modules/@copilotkit/aimock ] || (cd e2e && npm ci --no-audit --no-fund --silent)
 bin="$work/agui-mock"
 
 scale() { if [ "${QUICK:-}" = 1 ]; then echo $(( ($1 + 19) / 20 )); else echo "$1"; fi; }
@@ -27,35 +28,61 @@ start() {
   echo "$name did not start" >&2; exit 1
 }
 
-start mock "$bin" serve --addr 127.0.0.1:0 --no-builtin --scenarios bench/scenarios --max-streams 0 --log-format json --watch off
-start aimock node e2e/bench/aimock-server.mjs 0
-start floor_burst "$bin" load-floor --addr 127.0.0.1:0 --events 500
-start floor_short "$bin" load-floor --addr 127.0.0.1:0 --events 5
-start floor_gap "$bin" load-floor --addr 127.0.0.1:0 --events 20 --gap 50ms
-
-# load TARGET MESSAGE FLAGS...: one load run, its JSON result on stdout
-load() {
-  local target=$1 message=$2; shift 2
-  local url pid
-  case $target in
-    mock) url="$URL_mock/agui/chat"; pid=$PID_mock ;;
-    aimock) url="$URL_aimock/"; pid=$PID_aimock ;;
-    floor) local v="URL_floor_$message"; url="${!v}/"; v="PID_floor_$message"; pid=${!v} ;;
-  esac
-  "$bin" load --format json --url "$url" --message "$message" --pid "$pid" "$@" || true
+# start_all: starts the three servers afresh (and stops any running)
+start_all() {
+  kill $(jobs -p) 2>/dev/null || true; wait 2>/dev/null || true
+  start mock "$bin" serve --addr 127.0.0.1:0 --no-builtin --scenarios bench/scenarios --max-streams 0 --log-format json --watch off
+  start aimock node e2e/bench/aimock-server.mjs 0
+  start floor_burst "$bin" load-floor --addr 127.0.0.1:0 --events 500
+  start floor_short "$bin" load-floor --addr 127.0.0.1:0 --events 5
+  start floor_gap "$bin" load-floor --addr 127.0.0.1:0 --events 20 --gap 50ms
 }
 
-# field JSON PATH: a number from a result, e.g. .eventsPerSec or .gapError.p99
-field() { python3 -c "import json,sys; v=json.load(sys.stdin); [v:=v[k] for k in sys.argv[1].strip('.').split('.')]; print(v)" "$1"; }
+# workload NAME MESSAGE FLAGS...: runs one load against each server in turn, keeping
+# each JSON result as $work/NAME.TARGET.ROUND.json
+workload() {
+  local name=$1 message=$2; shift 2
+  local target url pid v
+  round=$((${round:-0} + 1))
+  for target in mock aimock floor; do
+    case $target in
+      mock) url="$URL_mock/agui/chat"; pid=$PID_mock ;;
+      aimock) url="$URL_aimock/"; pid=$PID_aimock ;;
+      floor) v="URL_floor_$message"; url="${!v}/"; v="PID_floor_$message"; pid=${!v} ;;
+    esac
+    "$bin" load --format json --url "$url" --message "$message" --pid "$pid" "$@" > "$work/$name.$target.$round.json" || true
+  done
+}
 
-row() { # row LABEL UNIT mock aimock floor: prints values and the ratios to the floor and to aimock
-  python3 - "$@" <<'PY'
-import sys
-label, unit, m, a, f = sys.argv[1:6]
-def num(x):
-    try: return float(x)
-    except ValueError: return None
-m, a, f = num(m), num(a), num(f)
+# rounds NAME MESSAGE FLAGS...: the workload ROUNDS times (3 unless set), the servers
+# taking turns, so that a passing disturbance does not decide a ratio
+rounds() {
+  for _ in $(seq "${ROUNDS:-3}"); do workload "$@"; done
+}
+
+# row LABEL UNIT WORKLOAD FIELD [max]: prints the median (or the max) over the rounds of
+# a measure for each server, and the ratios to the floor and to aimock; FIELD is a path
+# such as .eventsPerSec or .gapError.p99
+row() {
+  python3 - "$work" "$@" <<'PY'
+import glob, json, statistics, sys
+work, label, unit, name, path = sys.argv[1:6]
+aggregate = max if sys.argv[6:] == ["max"] else statistics.median
+def one(file):
+    try:
+        with open(file) as f:
+            v = json.load(f)
+        for k in path.strip(".").split("."):
+            v = v[k]
+        return float(v)
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+def num(target):
+    values = [one(f) for f in sorted(glob.glob(f"{work}/{name}.{target}.*.json"))]
+    if not values or None in values:
+        return None  # a load that failed to report
+    return aggregate(values)
+m, a, f = num("mock"), num("aimock"), num("floor")
 def fmt(x):
     if x is None: return "—"
     if unit == "ms": return f"{x/1e6:.2f} ms"
@@ -66,26 +93,28 @@ print(f"| {label} | {fmt(m)} | {fmt(a)} | {fmt(f)} | {ratio(m, f)} | {ratio(m, a
 PY
 }
 
-measure() { # measure LABEL UNIT FIELD MESSAGE FLAGS...
-  local label=$1 unit=$2 path=$3 message=$4; shift 4
-  local m a f
-  m=$(load mock "$message" "$@" | field "$path")
-  a=$(load aimock "$message" "$@" | field "$path")
-  f=$(load floor "$message" "$@" | field "$path")
-  row "$label" "$unit" "$m" "$a" "$f"
-}
-
+start_all
+echo "${ROUNDS:-3} rounds; each figure is the median of its rounds unless it says otherwise."
+echo
 echo "| measure | agui-mock | aimock | floor | agui-mock ÷ floor | agui-mock ÷ aimock |"
 echo "| --- | --- | --- | --- | --- | --- |"
-measure "burst: events/s (500-event runs, 50 at once)" "" .eventsPerSec burst --concurrency 50 --runs "$(scale 500)"
-measure "short runs/s (5-event runs, 50 at once)" "" .runsPerSec short --concurrency 50 --runs "$(scale 20000)"
+rounds burst burst --concurrency 50 --runs "$(scale 500)"
+row "burst: events/s (500-event runs, 50 at once)" "" burst .eventsPerSec
+rounds short short --concurrency 50 --runs "$(scale 20000)"
+row "short runs/s (5-event runs, 50 at once)" "" short .runsPerSec
 n=$(scale 1000)
-measure "$n × 50 ms-gap streams: time to first event p99" ms .firstEvent.p99 gap --concurrency "$n" --runs "$n" --expect-gap 50ms
-measure "$n × 50 ms-gap streams: gap error p99" ms .gapError.p99 gap --concurrency "$n" --runs "$n" --expect-gap 50ms
-measure "$n × 50 ms-gap streams: end-of-run drift p99" ms .drift.p99 gap --concurrency "$n" --runs "$n" --expect-gap 50ms
+rounds gap1k gap --concurrency "$n" --runs "$n" --ramp 500ms --expect-gap 50ms
+row "$n × 50 ms-gap streams (started over 500 ms): time to first event p99" ms gap1k .firstEvent.p99
+row "$n × 50 ms-gap streams (started over 500 ms): gap error p99" ms gap1k .gapError.p99
+row "$n × 50 ms-gap streams (started over 500 ms): end-of-run drift p99" ms gap1k .drift.p99
 n=$(scale 5000)
-measure "$n × 50 ms-gap streams: wall time" ms .wall gap --concurrency "$n" --runs "$n" --expect-gap 50ms
-measure "$n × 50 ms-gap streams: failed runs" "" .failed gap --concurrency "$n" --runs "$n" --expect-gap 50ms
+rounds gap5k gap --concurrency "$n" --runs "$n" --expect-gap 50ms
+row "$n × 50 ms-gap streams (started at once): wall time" ms gap5k .wall
+row "$n × 50 ms-gap streams (started at once): failed runs (most in a round)" "" gap5k .failed max
 n=$(scale 10000)
-measure "$n streams held open: failed" "" .failed gap --hold --concurrency "$n"
-measure "$n streams held open: memory per stream" KiB .bytesPerOpenStream gap --hold --concurrency "$n"
+for _ in $(seq "${ROUNDS:-3}"); do
+  start_all # memory is measured from servers just started
+  workload hold gap --hold --concurrency "$n"
+done
+row "$n streams held open: failed (most in a round)" "" hold .failed max
+row "$n streams held open: memory per stream (fresh servers)" KiB hold .bytesPerOpenStream

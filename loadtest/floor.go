@@ -1,29 +1,57 @@
 package loadtest
 
 import (
+	"fmt"
 	"io"
 	"net/http"
-	"strconv"
 	"time"
+
+	"github.com/agui-mock/agui-mock/protocol"
 )
 
-// Floor is the least an SSE server can do: a prebuilt run of Events frames with Gap
-// between them, scheduled against the run's start, written and flushed on net/http. The
-// comparison measures agui-mock against it.
+// Floor is the least an SSE server can do: one prebuilt run, written and flushed frame by
+// frame on net/http with Gap between frames, scheduled against the run's start. The run
+// is one streamed text message, framed as agui-mock frames it (an id line, a timestamp,
+// generated ids), so that both put the same bytes on the wire. The comparison measures
+// agui-mock against it.
 type Floor struct {
-	Events int
-	Gap    time.Duration
+	gap    time.Duration
+	frames [][]byte
+}
+
+// NewFloor builds a run of events frames (at least 4: RUN_STARTED, TEXT_MESSAGE_START,
+// one TEXT_MESSAGE_CONTENT per word, TEXT_MESSAGE_END, RUN_FINISHED) with gap between
+// them.
+func NewFloor(events int, gap time.Duration) (*Floor, error) {
+	if events < 4 {
+		return nil, fmt.Errorf("a run needs at least 4 events, got %d", events)
+	}
+	const threadID, runID, messageID = "load-0", "run-0", "msg-5ac5d85fd763"
+	run := []protocol.Event{
+		protocol.NewEvent(protocol.RunStarted, "threadId", threadID, "runId", runID),
+		protocol.NewEvent(protocol.TextMessageStart, "messageId", messageID, "role", "assistant"),
+	}
+	for i := range events - 4 {
+		run = append(run, protocol.NewEvent(protocol.TextMessageContent, "messageId", messageID, "delta", fmt.Sprintf("w%d ", i)))
+	}
+	run = append(run,
+		protocol.NewEvent(protocol.TextMessageEnd, "messageId", messageID),
+		protocol.NewEvent(protocol.RunFinished, "threadId", threadID, "runId", runID))
+	f := &Floor{gap: gap, frames: make([][]byte, len(run))}
+	stamp := time.Now().UnixMilli()
+	for i, ev := range run {
+		frame, err := protocol.AppendFrame(nil, ev, stamp, true)
+		if err != nil {
+			return nil, fmt.Errorf("framing event %d: %w", i, err)
+		}
+		f.frames[i] = frame
+	}
+	return f, nil
 }
 
 // ServeHTTP streams the prebuilt run, echoing nothing from the request.
-func (f Floor) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+func (f *Floor) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	_, _ = io.Copy(io.Discard, r.Body)
-	frames := make([][]byte, f.Events)
-	frames[0] = []byte(`data: {"type":"RUN_STARTED","threadId":"t","runId":"r"}` + "\n\n")
-	for i := 1; i < f.Events-1; i++ {
-		frames[i] = []byte(`data: {"type":"CUSTOM","name":"tick","value":` + strconv.Itoa(i) + "}\n\n")
-	}
-	frames[f.Events-1] = []byte(`data: {"type":"RUN_FINISHED","threadId":"t","runId":"r"}` + "\n\n")
 	h := w.Header()
 	h.Set("Content-Type", "text/event-stream")
 	h.Set("Cache-Control", "no-cache")
@@ -31,8 +59,8 @@ func (f Floor) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	rc := http.NewResponseController(w)
 	_ = rc.Flush()
 	start := time.Now()
-	for i, frame := range frames {
-		if wait := time.Until(start.Add(time.Duration(i) * f.Gap)); wait > 0 {
+	for i, frame := range f.frames {
+		if wait := time.Until(start.Add(time.Duration(i) * f.gap)); wait > 0 {
 			t := time.NewTimer(wait)
 			select {
 			case <-r.Context().Done():

@@ -3,6 +3,7 @@ package loadtest
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -23,6 +24,7 @@ type Config struct {
 	Body        []byte        // the RunAgentInput posted; "{{n}}" is replaced by the run's number
 	Concurrency int           // runs in flight at once
 	Runs        int           // runs in all
+	Ramp        time.Duration // start the runs evenly over this long instead of all at once
 	Hold        bool          // open Concurrency streams, wait until all are open, then end them
 	ExpectGap   time.Duration // the script's gap between events, to measure timing error
 	Header      http.Header
@@ -93,6 +95,12 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 	go func() {
 		defer close(jobs)
 		for i := range cfg.Runs {
+			if cfg.Ramp > 0 {
+				due := start.Add(cfg.Ramp * time.Duration(i) / time.Duration(cfg.Runs))
+				if !sleepUntil(ctx, due) {
+					return
+				}
+			}
 			select {
 			case jobs <- i:
 			case <-ctx.Done():
@@ -132,6 +140,18 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 		res.BytesPerOpen = (res.RSSHeld - res.RSSBefore) / int64(cfg.Concurrency)
 	}
 	return res, ctx.Err()
+}
+
+// sleepUntil waits until due, or reports false if ctx ends first.
+func sleepUntil(ctx context.Context, due time.Time) bool {
+	t := time.NewTimer(time.Until(due))
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
 }
 
 func waitAll(ctx context.Context, wg *sync.WaitGroup) {
@@ -196,7 +216,7 @@ func runOnce(ctx, hold context.Context, client *http.Client, cfg Config, n int, 
 			return r
 		}
 		now := time.Now()
-		ev, err := protocol.DecodeEvent([]byte(f.Data))
+		typ, err := eventType(f.Data)
 		if err != nil {
 			r.err = err
 			return r
@@ -214,7 +234,7 @@ func runOnce(ctx, hold context.Context, client *http.Client, cfg Config, n int, 
 		}
 		last = now
 		r.events++
-		terminal = ev.Type == protocol.RunFinished || ev.Type == protocol.RunError
+		terminal = typ == protocol.RunFinished || typ == protocol.RunError
 	}
 	if !terminal {
 		r.err = fmt.Errorf("the stream ended without a terminal event after %d events", r.events)
@@ -223,6 +243,21 @@ func runOnce(ctx, hold context.Context, client *http.Client, cfg Config, n int, 
 		r.drift = abs(last.Sub(first) - time.Duration(r.events-1)*cfg.ExpectGap)
 	}
 	return r
+}
+
+// eventType checks that a frame carries a JSON event and returns its type. It decodes
+// no more than that, so that the client leaves the cores to the server it measures.
+func eventType(data string) (string, error) {
+	var ev struct {
+		Type string `json:"type"`
+	}
+	if err := json.Unmarshal([]byte(data), &ev); err != nil {
+		return "", fmt.Errorf("a frame is not a JSON event: %w", err)
+	}
+	if ev.Type == "" {
+		return "", errors.New("an event has no type")
+	}
+	return ev.Type, nil
 }
 
 // rss reads a process's resident memory in bytes from /proc, or 0.

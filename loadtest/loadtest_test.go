@@ -5,10 +5,14 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
 	"go.uber.org/goleak"
+
+	"github.com/agui-mock/agui-mock/protocol"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -35,7 +39,7 @@ func TestSummarize(t *testing.T) {
 }
 
 func TestRunMeasuresAStreamAgainstItsScript(t *testing.T) {
-	floor := httptest.NewServer(Floor{Events: 5, Gap: 20 * time.Millisecond})
+	floor := httptest.NewServer(newFloor(t, 5, 20*time.Millisecond))
 	defer floor.Close()
 	res, err := Run(context.Background(), Config{URL: floor.URL, Body: []byte(`{"n":{{n}}}`), Concurrency: 4, Runs: 8, ExpectGap: 20 * time.Millisecond, PID: os.Getpid()})
 	if err != nil {
@@ -52,8 +56,21 @@ func TestRunMeasuresAStreamAgainstItsScript(t *testing.T) {
 	}
 }
 
+func TestRunRampsUp(t *testing.T) {
+	floor := httptest.NewServer(newFloor(t, 4, 0))
+	defer floor.Close()
+	res, err := Run(context.Background(), Config{URL: floor.URL, Body: []byte(`{}`), Concurrency: 4, Runs: 4, Ramp: 200 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// the last run starts 3/4 of the ramp in: the load cannot end sooner
+	if res.Failed != 0 || res.Wall < 150*time.Millisecond {
+		t.Errorf("4 runs over a 200 ms ramp: %+v", res)
+	}
+}
+
 func TestRunHoldsStreamsOpen(t *testing.T) {
-	floor := httptest.NewServer(Floor{Events: 3, Gap: time.Hour})
+	floor := httptest.NewServer(newFloor(t, 4, time.Hour))
 	defer floor.Close()
 	res, err := Run(context.Background(), Config{URL: floor.URL, Body: []byte(`{}`), Concurrency: 20, Hold: true, PID: os.Getpid()})
 	if err != nil {
@@ -71,10 +88,15 @@ func TestRunCountsFailures(t *testing.T) {
 			_, _ = w.Write([]byte("data: {\"type\":\"RUN_STARTED\",\"threadId\":\"t\",\"runId\":\"r\"}\n\n"))
 			return
 		}
+		if r.URL.Query().Get("malformed") != "" {
+			w.Header().Set("Content-Type", "text/event-stream")
+			_, _ = w.Write([]byte("data: {\"type\":\n\n"))
+			return
+		}
 		http.Error(w, `{"error":"no"}`, http.StatusTeapot)
 	}))
 	defer broken.Close()
-	for _, url := range []string{broken.URL, broken.URL + "?cut=1"} {
+	for _, url := range []string{broken.URL, broken.URL + "?cut=1", broken.URL + "?malformed=1"} {
 		res, err := Run(context.Background(), Config{URL: url, Body: []byte(`{}`), Concurrency: 2, Runs: 3})
 		if err != nil {
 			t.Fatal(err)
@@ -85,5 +107,38 @@ func TestRunCountsFailures(t *testing.T) {
 	}
 	if _, err := Run(context.Background(), Config{URL: broken.URL}); err == nil {
 		t.Error("zero runs and concurrency were accepted")
+	}
+}
+
+func newFloor(t *testing.T, events int, gap time.Duration) *Floor {
+	t.Helper()
+	f, err := NewFloor(events, gap)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+func TestFloorStreamsOneValidTextMessage(t *testing.T) {
+	rec := httptest.NewRecorder()
+	newFloor(t, 6, 0).ServeHTTP(rec, httptest.NewRequest(http.MethodPost, "/", strings.NewReader("{}")))
+	events, err := protocol.ReadEvents(rec.Body, 1<<10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var v protocol.Verifier
+	var types []string
+	for _, ev := range events {
+		if err := v.Check(ev); err != nil {
+			t.Errorf("%s: %v", ev.Type, err)
+		}
+		types = append(types, ev.Type)
+	}
+	want := []string{protocol.RunStarted, protocol.TextMessageStart, protocol.TextMessageContent, protocol.TextMessageContent, protocol.TextMessageEnd, protocol.RunFinished}
+	if !slices.Equal(types, want) {
+		t.Errorf("types %v, want %v", types, want)
+	}
+	if _, err := NewFloor(3, 0); err == nil || !strings.Contains(err.Error(), "at least 4") {
+		t.Errorf("3 events: %v", err)
 	}
 }

@@ -1,7 +1,7 @@
 // Serves the comparison's three workloads from CopilotKit's AGUIMock (the peer tool),
-// with the same event counts and gaps as bench/scenarios: burst (500 events, no delay),
-// short (5 events) and gap (20 events, 50 ms apart). Prints its URL, then serves until
-// killed.
+// with the same events and gaps as bench/scenarios: one streamed text message of 500
+// events without delay (burst), of 5 (short), and of 20 events 50 ms apart (gap).
+// Prints its URL, then serves until killed.
 import { AGUIMock } from '@copilotkit/aimock';
 
 const port = Number(process.argv[2] ?? 0);
@@ -15,10 +15,6 @@ const text = (n) => [
 ];
 mock.onRun(/^burst$/, text(496), 0);
 mock.onRun(/^short$/, text(1), 0);
-mock.onRun(/^gap$/, [
-  { type: 'RUN_STARTED', threadId: 't', runId: 'r' },
-  ...Array.from({ length: 18 }, (_, i) => ({ type: 'CUSTOM', name: 'tick', value: i + 1 })),
-  { type: 'RUN_FINISHED', threadId: 't', runId: 'r' },
-], 50);
+mock.onRun(/^gap$/, text(16), 50);
 const url = await mock.start();
 console.log(`aimock listening on ${url}`);

@@ -1,0 +1,31 @@
+// The comparison script (bench/compare.sh) at a twentieth of its size and in one round:
+// it must start the three servers, run every workload against each, and print a full
+// table, so that it cannot rot between the runs that fill docs/performance.md.
+
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { test } from 'node:test';
+import { promisify } from 'node:util';
+import { REPO_ROOT } from './harness.js';
+
+const ROWS = 9;
+
+test('the comparison script prints every measure for the three servers', { timeout: 240_000 }, async () => {
+  const { stdout } = await promisify(execFile)('bash', ['bench/compare.sh'], {
+    cwd: REPO_ROOT,
+    env: { ...process.env, QUICK: '1', ROUNDS: '1' },
+    timeout: 230_000,
+    maxBuffer: 1 << 20,
+  });
+  const rows = stdout.split('\n').filter((line) => line.startsWith('| ') && !line.startsWith('| measure') && !line.startsWith('| ---'));
+  assert.equal(rows.length, ROWS, stdout);
+  for (const row of rows) {
+    const [label, mock, aimock, floor, toFloor, toAimock] = row.split('|').slice(1, -1).map((cell) => cell.trim());
+    for (const value of [mock, aimock, floor]) assert.match(value, /^[\d,.]+( ms| KiB)?$/, `${label}: ${row}`);
+    if (label.includes('failed')) {
+      assert.deepEqual([mock, aimock, floor], ['0', '0', '0'], `${label}: ${row}`);
+    } else {
+      for (const ratio of [toFloor, toAimock]) assert.match(ratio, /^\d+\.\d\d×$/, `${label}: ${row}`);
+    }
+  }
+});

@@ -1,0 +1,67 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/agui-mock/agui-mock/loadtest"
+)
+
+// load runs the load command and returns its exit code, output and errors.
+func load(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	code := run(context.Background(), append([]string{"load"}, args...), env(nil), &stdout, &stderr)
+	return code, stdout.String(), stderr.String()
+}
+
+func TestLoadCommandMeasuresAgainstAnyEndpoint(t *testing.T) {
+	floor := start(t, []string{"load-floor", "--addr", "127.0.0.1:0", "--events", "6"}, nil)
+	mock := start(t, []string{"--addr", "127.0.0.1:0", "--no-builtin", "--scenarios", "bench/scenarios", "--watch", "off"}, nil)
+	for _, tt := range []struct {
+		url, message string
+		events       int
+	}{
+		{floor + "/", "anything", 6},
+		{mock + "/agui/chat", "short", 5},
+	} {
+		code, out, errs := load(t, "--url", tt.url, "--message", tt.message, "--runs", "8", "--concurrency", "3", "--format", "json", "--header", "X-Test-Id: load")
+		var res loadtest.Result
+		if err := json.Unmarshal([]byte(out), &res); err != nil || code != 0 {
+			t.Fatalf("%s: exit %d, %v\n%s%s", tt.url, code, err, out, errs)
+		}
+		if res.Runs != 8 || res.Failed != 0 || res.Events != 8*tt.events || res.FirstEvent.Count != 8 {
+			t.Errorf("%s: %+v", tt.url, res)
+		}
+	}
+	code, out, _ := load(t, "--url", mock+"/agui/chat", "--message", "gap", "--runs", "2", "--expect-gap", "50ms")
+	if code != 0 || !strings.Contains(out, "2 runs (0 failed)") || !strings.Contains(out, "gap error") || !strings.Contains(out, "run drift") {
+		t.Errorf("text report, exit %d:\n%s", code, out)
+	}
+	code, out, _ = load(t, "--url", mock+"/agui/chat", "--message", "nothing matches this", "--runs", "2")
+	if code != 1 || !strings.Contains(out, "2 runs (2 failed)") || !strings.Contains(out, "failure: HTTP 404") {
+		t.Errorf("failed runs, exit %d:\n%s", code, out)
+	}
+}
+
+func TestLoadCommandRejectsBadFlags(t *testing.T) {
+	for _, tt := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"load", "--header", "no colon"}, 2, `-header "no colon" is not Name: value`},
+		{[]string{"load", "--format", "xml"}, 2, `-format must be text or json, got "xml"`},
+		{[]string{"load", "--concurrency", "0"}, 1, "concurrency and runs must be at least 1"},
+		{[]string{"load", "--runs", "many"}, 2, `invalid value "many"`},
+		{[]string{"load-floor", "--events", "3"}, 2, "a run needs at least 4 events, got 3"},
+	} {
+		var stderr bytes.Buffer
+		if code := run(context.Background(), tt.args, env(nil), &bytes.Buffer{}, &stderr); code != tt.code || !strings.Contains(stderr.String(), tt.want) {
+			t.Errorf("%v: exit %d, %q; want %d, %q", tt.args, code, stderr.String(), tt.code, tt.want)
+		}
+	}
+}
