@@ -58,10 +58,19 @@ type chunkState struct {
 
 // Check verifies the next event of the stream.
 func (v *Verifier) Check(ev Event) error {
-	defer func() { v.index++ }()
 	if err := checkShape(ev); err != nil {
-		return v.fail(ev, err.Error())
+		err := v.fail(ev, err.Error())
+		v.index++
+		return err
 	}
+	return v.Track(ev)
+}
+
+// Track is Check without the checks of the event's own shape, for events whose shape is
+// known to be good (a planned run's): it still follows the sequence and its rules, and
+// keeps what is open for Closers.
+func (v *Verifier) Track(ev Event) error {
+	defer func() { v.index++ }()
 	if !knownEvent(ev.Type) {
 		v.Warnings = append(v.Warnings, SequenceError{Index: v.index, Type: ev.Type, Message: fmt.Sprintf("unknown event type %q is dropped by 1.x clients and fatal for 0.0.x clients", ev.Type)})
 		return nil
@@ -302,6 +311,9 @@ func (v *Verifier) apply(ev Event) error {
 // was opened with.
 func (v *Verifier) checkAttribution(ev Event) error {
 	sa := ev.Str("subagentRunId")
+	if sa == "" {
+		return nil // nothing to record or to match
+	}
 	var key string
 	switch ev.Type {
 	case TextMessageStart, TextMessageContent, TextMessageEnd:
@@ -314,12 +326,10 @@ func (v *Verifier) checkAttribution(ev Event) error {
 		return nil
 	}
 	if strings.HasSuffix(ev.Type, "_START") {
-		if sa != "" {
-			v.owners[key] = sa
-		}
+		v.owners[key] = sa
 		return nil
 	}
-	if owner, ok := v.owners[key]; ok && sa != "" && sa != owner {
+	if owner, ok := v.owners[key]; ok && sa != owner {
 		return fmt.Errorf("subagentRunId %q does not match %q, the subagent run that opened it", sa, owner)
 	}
 	return nil

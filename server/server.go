@@ -29,7 +29,7 @@ type Config struct {
 	EventIDs     bool    // write an `id: <TYPE>_<timestamp>` line before each event
 	KeepAlive    time.Duration
 	MaxBodyBytes int64
-	WriteTimeout time.Duration // longest a single event may take to write
+	WriteTimeout time.Duration // longest a single event may take to write (at least half of it)
 	Timing       scenarios.Timing
 	Threads      threads.Limits
 	AuthToken    string   // when set, the AG-UI endpoints require Authorization: Bearer <token>

@@ -18,6 +18,7 @@ type eventWriter struct {
 	writeTimeout time.Duration
 	split        bool // the split fault: every write goes out in pieces of a few bytes
 	pending      bool // written since the last flush
+	deadline     time.Time
 	buf          []byte
 }
 
@@ -76,10 +77,14 @@ func (e *eventWriter) write(b []byte) error {
 }
 
 func (e *eventWriter) writeOnce(b []byte) error {
-	// One deadline per batch: a batch is written without waiting in between.
-	if !e.pending && e.writeTimeout > 0 {
-		if err := e.rc.SetWriteDeadline(time.Now().Add(e.writeTimeout)); err != nil && !errors.Is(err, http.ErrNotSupported) {
-			return err
+	// The deadline is renewed when less than half of it is left, not before every write:
+	// each write has at least half the timeout, and most cost no timer update.
+	if e.writeTimeout > 0 {
+		if now := time.Now(); e.deadline.Sub(now) < e.writeTimeout/2 {
+			e.deadline = now.Add(e.writeTimeout)
+			if err := e.rc.SetWriteDeadline(e.deadline); err != nil && !errors.Is(err, http.ErrNotSupported) {
+				return err
+			}
 		}
 	}
 	e.pending = true
