@@ -589,11 +589,17 @@ func (p *planner) stream(c *stepCommon, v *value, split func(text, mode string) 
 	if c.tokensPerSecond != nil {
 		tps = *c.tokensPerSecond
 	}
-	for i, tok := range split(text, c.chunk) {
+	tokens := split(text, c.chunk)
+	// One backing array for all the deltas' fields and one boxed id: a long text is
+	// hundreds of events.
+	fields, idValue := make([]protocol.Field, 2*len(tokens)), any(id)
+	for i, tok := range tokens {
 		if i > 0 {
 			p.wait(p.tokenGap(tps))
 		}
-		p.emit(protocol.NewEvent(typ, idField, id, "delta", tok))
+		f := fields[2*i : 2*i+2 : 2*i+2]
+		f[0], f[1] = protocol.Field{Name: idField, Value: idValue}, protocol.Field{Name: "delta", Value: tok}
+		p.emit(protocol.Event{Type: typ, Fields: f})
 	}
 	return nil
 }
