@@ -98,7 +98,8 @@ func (s *Scenario) plan(req *Request, start Start, opts PlanOptions, trace bool)
 	}
 	p.captures = captures
 	p.req = req
-	p.r = &renderer{newData: func() map[string]any { return renderData(req, captures) }, plain: s.plain, base: s.templates,
+	p.r = &renderer{newData: func() map[string]any { return renderData(req, captures) }, scalar: func(name string) (any, bool) { return requestScalar(req, name) },
+		plain: s.plain, base: s.templates,
 		funcs: func() template.FuncMap { return funcMap(gofakeit.New(seed), p.localID) }}
 	if err := p.build(s, req.Input, start); err != nil {
 		return nil, nil, fmt.Errorf("scenario %s: %w", s.ID, err)
@@ -132,6 +133,25 @@ func runSeed(seed uint64, parts ...string) uint64 {
 	return h.Sum64()
 }
 
+// requestScalar is one of the single values of renderData, computed alone.
+func requestScalar(req *Request, name string) (any, bool) {
+	in := req.Input
+	switch name {
+	case "threadId":
+		return in.ThreadID, true
+	case "runId":
+		return in.RunID, true
+	case "parentRunId":
+		return in.ParentRunID, true
+	case "route":
+		return req.Route, true
+	case "message":
+		msg, _ := in.LastUserMessage()
+		return msg.Text(), true
+	}
+	return nil, false
+}
+
 // renderData is what templates can read; templateRoots lists its names.
 func renderData(req *Request, captures map[string]string) map[string]any {
 	in := req.Input
@@ -157,12 +177,15 @@ func renderData(req *Request, captures map[string]string) map[string]any {
 	for k, v := range captures {
 		caps[k] = v
 	}
-	return map[string]any{
-		"threadId": in.ThreadID, "runId": in.RunID, "parentRunId": in.ParentRunID,
-		"route": req.Route, "message": msg.Text(), "parts": orList(parts), "captures": caps,
+	data := map[string]any{
+		"parts": orList(parts), "captures": caps,
 		"forwardedProps": orEmpty(in.ForwardedProps), "state": orEmpty(in.State),
 		"context": context, "tools": tools, "messages": messages, "headers": headers,
 	}
+	for _, name := range []string{"threadId", "runId", "parentRunId", "route", "message"} {
+		data[name], _ = requestScalar(req, name)
+	}
+	return data
 }
 
 func orList(parts []any) []any {

@@ -157,15 +157,16 @@ func plainParts(root *parse.ListNode) ([]plainPart, bool) {
 }
 
 // renderPlain renders a plain template: a path the request lacks renders as nothing.
-func renderPlain(parts []plainPart, data map[string]any) string {
+// root gives the value of a top-level name.
+func renderPlain(parts []plainPart, root func(name string) any) string {
 	var b strings.Builder
 	for _, p := range parts {
 		if p.path == nil {
 			b.WriteString(p.text)
 			continue
 		}
-		var v any = data
-		for _, key := range p.path {
+		v := root(p.path[0])
+		for _, key := range p.path[1:] {
 			m, ok := v.(map[string]any)
 			if !ok {
 				v = nil
@@ -264,7 +265,8 @@ type renderer struct {
 	base    *template.Template
 	funcs   func() template.FuncMap
 	set     *template.Template
-	newData func() map[string]any // what templates read, built on first use
+	newData func() map[string]any         // what templates read, built on first use
+	scalar  func(name string) (any, bool) // one of its plain values, without building it
 	data    map[string]any
 	answer  any   // the answer the current branch follows, if any
 	resume  []any // the run's answers, if it resumes
@@ -285,6 +287,17 @@ func (r *renderer) setResume(resume []any) {
 	if r.data != nil {
 		r.data["resume"] = orList(resume)
 	}
+}
+
+// root returns one top-level value templates read, building them all only when the
+// value is not a plain one of the request.
+func (r *renderer) root(name string) any {
+	if r.data == nil {
+		if v, ok := r.scalar(name); ok {
+			return v
+		}
+	}
+	return r.values()[name]
 }
 
 // values returns what templates read, building it on first use: most runs render only
@@ -311,7 +324,7 @@ func (w limitedBuilder) Write(p []byte) (int, error) {
 
 func (r *renderer) exec(name string) (string, error) {
 	if parts, ok := r.plain[name]; ok {
-		return renderPlain(parts, r.values()), nil
+		return renderPlain(parts, r.root), nil
 	}
 	if r.set == nil {
 		set, err := r.base.Clone()
