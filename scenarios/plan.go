@@ -99,7 +99,7 @@ func (s *Scenario) plan(req *Request, start Start, opts PlanOptions, trace bool)
 	p.captures = captures
 	p.req = req
 	p.r = &renderer{newData: func() map[string]any { return renderData(req, captures) }, scalar: func(name string) (any, bool) { return requestScalar(req, name) },
-		plain: s.plain, base: s.templates,
+		localID: p.localID, plain: s.plain, base: s.templates,
 		funcs: func() template.FuncMap { return funcMap(gofakeit.New(seed), p.localID) }}
 	if err := p.build(s, req.Input, start); err != nil {
 		return nil, nil, fmt.Errorf("scenario %s: %w", s.ID, err)

@@ -109,6 +109,46 @@ steps:
 	}
 }
 
+func TestPlainTemplatesRenderAsTextTemplateDoes(t *testing.T) {
+	set, err := loadOne(t, `
+match: {message: '(?P<topic>\w+)'}
+events:
+  - {type: RUN_STARTED, threadId: "{{ .threadId }}", runId: "{{ .runId }}"}
+  - {type: TEXT_MESSAGE_START, messageId: "{{ id `+"`m`"+` }}", role: assistant}
+  - {type: TEXT_MESSAGE_CONTENT, messageId: '{{ id "m" }}', delta: "{{ .message }}/{{ .captures.topic }}/{{ .route }}/{{ .forwardedProps.missing }}/{{ id `+"`other`"+` }}/{{.parentRunId}}"}
+  - {type: TEXT_MESSAGE_END, messageId: '{{ printf "%s" (id "m") }}'} # not plain: the same id either way
+  - {type: RUN_FINISHED, threadId: "{{ .threadId }}", runId: "{{ .runId }}"}
+`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := request(t, "/chat", `{"threadId":"t","runId":"r","messages":[{"role":"user","content":"weather"}]}`)
+	sel, _ := set.Select(req)
+	if sel == nil || len(sel.Scenario.plain) != 7 {
+		t.Fatalf("every template of the scenario should be plain: %+v", sel)
+	}
+	render := func() []string {
+		plan, err := sel.Scenario.Plan(req, Start{Captures: sel.Captures}, PlanOptions{Seed: 7, Timing: DefaultTiming()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, ev := range plan.Events {
+			b, _ := ev.Event.MarshalJSON()
+			out = append(out, string(b))
+		}
+		return out
+	}
+	plain := render()
+	sel.Scenario.plain = nil // every template through text/template
+	if full := render(); !reflect.DeepEqual(plain, full) {
+		t.Errorf("plain rendering\n%s\ntext/template\n%s", strings.Join(plain, "\n"), strings.Join(full, "\n"))
+	}
+	if !strings.Contains(plain[2], `"delta":"weather/weather//chat//id-`) {
+		t.Errorf("content %s", plain[2])
+	}
+}
+
 func TestSelectPrecedenceAndCandidates(t *testing.T) {
 	set, err := loadOne(t, `
 id: general

@@ -125,11 +125,12 @@ func (l *fileLoader) compileTemplate(n *yaml.Node) string {
 	return name
 }
 
-// plainPart is a piece of a template that only prints request data: literal text, or
-// the value at a path such as .captures.topic.
+// plainPart is a piece of a template that only prints request data or a local id:
+// literal text, the value at a path such as .captures.topic, or {{ id "name" }}.
 type plainPart struct {
-	text string
-	path []string
+	text    string
+	path    []string
+	localID bool // text is the local name of an id
 }
 
 // plainParts splits a template made only of text and plain field references, which
@@ -141,14 +142,26 @@ func plainParts(root *parse.ListNode) ([]plainPart, bool) {
 		case *parse.TextNode:
 			parts = append(parts, plainPart{text: string(x.Text)})
 		case *parse.ActionNode:
-			if len(x.Pipe.Decl) > 0 || len(x.Pipe.Cmds) != 1 || len(x.Pipe.Cmds[0].Args) != 1 {
+			if len(x.Pipe.Decl) > 0 || len(x.Pipe.Cmds) != 1 {
 				return nil, false
 			}
-			field, ok := x.Pipe.Cmds[0].Args[0].(*parse.FieldNode)
-			if !ok {
+			switch args := x.Pipe.Cmds[0].Args; len(args) {
+			case 1:
+				field, ok := args[0].(*parse.FieldNode)
+				if !ok {
+					return nil, false
+				}
+				parts = append(parts, plainPart{path: field.Ident})
+			case 2:
+				fn, isIdent := args[0].(*parse.IdentifierNode)
+				name, isString := args[1].(*parse.StringNode)
+				if !isIdent || fn.Ident != "id" || !isString {
+					return nil, false
+				}
+				parts = append(parts, plainPart{text: name.Text, localID: true})
+			default:
 				return nil, false
 			}
-			parts = append(parts, plainPart{path: field.Ident})
 		default:
 			return nil, false
 		}
@@ -157,11 +170,15 @@ func plainParts(root *parse.ListNode) ([]plainPart, bool) {
 }
 
 // renderPlain renders a plain template: a path the request lacks renders as nothing.
-// root gives the value of a top-level name.
-func renderPlain(parts []plainPart, root func(name string) any) string {
+// root gives the value of a top-level name, localID the id of a local name.
+func renderPlain(parts []plainPart, root func(name string) any, localID func(name string) string) string {
 	var b strings.Builder
 	for _, p := range parts {
-		if p.path == nil {
+		switch {
+		case p.localID:
+			b.WriteString(localID(p.text))
+			continue
+		case p.path == nil:
 			b.WriteString(p.text)
 			continue
 		}
@@ -267,6 +284,7 @@ type renderer struct {
 	set     *template.Template
 	newData func() map[string]any         // what templates read, built on first use
 	scalar  func(name string) (any, bool) // one of its plain values, without building it
+	localID func(name string) string      // the template function id
 	data    map[string]any
 	answer  any   // the answer the current branch follows, if any
 	resume  []any // the run's answers, if it resumes
@@ -324,7 +342,7 @@ func (w limitedBuilder) Write(p []byte) (int, error) {
 
 func (r *renderer) exec(name string) (string, error) {
 	if parts, ok := r.plain[name]; ok {
-		return renderPlain(parts, r.root), nil
+		return renderPlain(parts, r.root, r.localID), nil
 	}
 	if r.set == nil {
 		set, err := r.base.Clone()
