@@ -21,7 +21,8 @@ type player struct {
 	fault      *scenarios.Fault  // asked for by the request
 	open       protocol.Verifier // tracks what is open, to close it if the run is cut short
 	sent       int
-	disconnect bool // the run ends by dropping the connection
+	disconnect bool        // the run ends by dropping the connection
+	timer      *time.Timer // reused for every wait of the run
 }
 
 // play writes the plan's events on their timeline, measured from the start of the run
@@ -38,7 +39,7 @@ func (p *player) play(ctx context.Context, plan *scenarios.Plan, speed float64) 
 	start := time.Now()
 	for i, t := range plan.Events {
 		due := start.Add(time.Duration(float64(t.At) * speed))
-		if err := p.server.waitUntil(ctx, p.w, due); err != nil {
+		if err := p.waitUntil(ctx, due); err != nil {
 			return p.stop(err)
 		}
 		if bp := p.server.breaks.hit(p.testID, plan.Scenario.ID, t.Step, i, p.input.ThreadID, p.input.RunID); bp != nil {
@@ -164,31 +165,36 @@ func await[T any](ctx context.Context, stopping <-chan struct{}, ready <-chan T)
 
 // waitUntil sleeps until due, first sending what is written, and writing keep-alive
 // comments during long waits. It returns nil when due, or the cause that stops the run.
-func (s *Server) waitUntil(ctx context.Context, w *eventWriter, due time.Time) error {
+func (p *player) waitUntil(ctx context.Context, due time.Time) error {
+	keepAliveEvery := p.server.cfg.KeepAlive
 	for {
 		d := time.Until(due)
 		if d <= 0 {
 			return nil
 		}
-		if err := w.flushPending(); err != nil {
+		if err := p.w.flushPending(); err != nil {
 			return err
 		}
-		keepAlive := s.cfg.KeepAlive > 0 && d > s.cfg.KeepAlive
+		keepAlive := keepAliveEvery > 0 && d > keepAliveEvery
 		if keepAlive {
-			d = s.cfg.KeepAlive
+			d = keepAliveEvery
 		}
-		timer := time.NewTimer(d)
+		if p.timer == nil {
+			p.timer = time.NewTimer(d)
+		} else {
+			p.timer.Reset(d)
+		}
 		select {
 		case <-ctx.Done():
-			timer.Stop()
+			p.timer.Stop()
 			return context.Cause(ctx)
-		case <-s.stopping:
-			timer.Stop()
+		case <-p.server.stopping:
+			p.timer.Stop()
 			return errShutdown
-		case <-timer.C:
+		case <-p.timer.C:
 		}
 		if keepAlive {
-			if err := w.comment(); err != nil {
+			if err := p.w.comment(); err != nil {
 				return err
 			}
 		}
