@@ -79,6 +79,7 @@ func (s *Scenario) plan(req *Request, start Start, opts PlanOptions, trace bool)
 	captures := start.Captures
 	p := &planner{
 		trace:         trace,
+		events:        make([]Timed, 0, s.eventsHint),
 		current:       pos{file: file, line: line, col: col},
 		timing:        s.Timing.Apply(opts.Timing),
 		rng:           rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)),

@@ -30,6 +30,9 @@ type Scenario struct {
 	templates *template.Template
 	plain     map[string][]plainPart // the templates that need no text/template
 	order     int                    // position in load order, the last tie-breaker
+	// eventsHint is how many events the first run had in the load-time check: a plan
+	// starts with room for that many rather than growing to it.
+	eventsHint int
 }
 
 // Match says which requests a scenario answers. Every criterion given must hold.

@@ -196,6 +196,9 @@ func (sc *Scenario) explore(req *Request, start Start, depth int, budget *int) [
 		}
 		return []Diagnostic{sc.diagnostic(err.Error(), "")}
 	}
+	if depth == 1 {
+		sc.eventsHint = len(plan.Events)
+	}
 	diags := sc.verify(plan, origins, req.Input.ThreadID)
 	next := plan.Next
 	if next != nil && next.node != nil && len(next.Interrupts) == 0 && len(next.ToolCalls) == 0 {

@@ -172,34 +172,39 @@ func plainParts(root *parse.ListNode) ([]plainPart, bool) {
 // renderPlain renders a plain template: a path the request lacks renders as nothing.
 // root gives the value of a top-level name, localID the id of a local name.
 func renderPlain(parts []plainPart, root func(name string) any, localID func(name string) string) string {
+	if len(parts) == 1 { // the usual "{{ .threadId }}" or "{{ id `m` }}": no copy
+		return renderPlainPart(parts[0], root, localID)
+	}
 	var b strings.Builder
 	for _, p := range parts {
-		switch {
-		case p.localID:
-			b.WriteString(localID(p.text))
-			continue
-		case p.path == nil:
-			b.WriteString(p.text)
-			continue
-		}
-		v := root(p.path[0])
-		for _, key := range p.path[1:] {
-			m, ok := v.(map[string]any)
-			if !ok {
-				v = nil
-				break
-			}
-			v = m[key]
-		}
-		switch x := v.(type) {
-		case nil:
-		case string:
-			b.WriteString(x)
-		default:
-			fmt.Fprint(&b, x)
-		}
+		b.WriteString(renderPlainPart(p, root, localID))
 	}
 	return b.String()
+}
+
+func renderPlainPart(p plainPart, root func(name string) any, localID func(name string) string) string {
+	switch {
+	case p.localID:
+		return localID(p.text)
+	case p.path == nil:
+		return p.text
+	}
+	v := root(p.path[0])
+	for _, key := range p.path[1:] {
+		m, ok := v.(map[string]any)
+		if !ok {
+			return ""
+		}
+		v = m[key]
+	}
+	switch x := v.(type) {
+	case nil:
+		return ""
+	case string:
+		return x
+	default:
+		return fmt.Sprint(x)
+	}
 }
 
 // checkFields reports references to request data that no request can have: unknown
