@@ -88,7 +88,8 @@ def fmt(x):
     if unit == "ms": return f"{x/1e6:.2f} ms"
     if unit == "KiB": return f"{x/1024:.1f} KiB"
     return f"{x:,.0f}"
-def ratio(x, y): return f"{x/y:.2f}×" if x is not None and y else "—"
+def ratio(x, y):  # none for counts of failures, where only zero is good
+    return f"{x/y:.2f}×" if x is not None and y and aggregate is not max else "—"
 print(f"| {label} | {fmt(m)} | {fmt(a)} | {fmt(f)} | {ratio(m, f)} | {ratio(m, a)} |")
 PY
 }
