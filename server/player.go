@@ -16,7 +16,8 @@ type player struct {
 	w          *eventWriter
 	peer       protocol.Peer
 	run        *threads.Run
-	input      *protocol.RunAgentInput
+	threadID   string
+	runID      string
 	testID     string
 	fault      *scenarios.Fault  // asked for by the request
 	open       protocol.Verifier // tracks what is open, to close it if the run is cut short
@@ -42,7 +43,7 @@ func (p *player) play(ctx context.Context, plan *scenarios.Plan, speed float64) 
 		if err := p.waitUntil(ctx, due); err != nil {
 			return p.stop(err)
 		}
-		if bp := p.server.breaks.hit(p.testID, plan.Scenario.ID, t.Step, i, p.input.ThreadID, p.input.RunID); bp != nil {
+		if bp := p.server.breaks.hit(p.testID, plan.Scenario.ID, t.Step, i, p.threadID, p.runID); bp != nil {
 			paused := time.Now()
 			if err := p.w.flushPending(); err != nil {
 				return "cancelled"
@@ -97,7 +98,7 @@ func (p *player) stop(cause error) string {
 		for _, ev := range p.open.Closers() {
 			_ = p.send(ev)
 		}
-		_ = p.send(protocol.NewEvent(protocol.RunFinished, "threadId", p.input.ThreadID, "runId", p.input.RunID, "outcome", map[string]any{"type": "cancelled"}))
+		_ = p.send(protocol.NewEvent(protocol.RunFinished, "threadId", p.threadID, "runId", p.runID, "outcome", map[string]any{"type": "cancelled"}))
 		return "cancelled"
 	case errors.Is(cause, errShutdown):
 		_ = p.send(protocol.NewEvent(protocol.RunError, "message", "the mock server is shutting down", "code", "server_shutdown"))

@@ -99,7 +99,10 @@ func (s *Server) run(c echo.Context, route string) error {
 	started := time.Now()
 	s.metrics.runStarted()
 	w := newEventWriter(c.Response(), s.cfg.EventIDs, s.cfg.WriteTimeout, fault != nil && fault.Kind == scenarios.FaultSplit)
-	p := &player{server: s, w: w, peer: peer, run: run, input: in, testID: testID, fault: fault}
+	// The player keeps the ids, not the decoded request: an open stream does not hold on
+	// to what only planning needed.
+	threadID, runID := in.ThreadID, in.RunID
+	p := &player{server: s, w: w, peer: peer, run: run, threadID: threadID, runID: runID, testID: testID, fault: fault}
 	outcome := p.play(ctx, plan, speed)
 	next := plan.Next
 	if outcome != "interrupt" && outcome != "success" {
@@ -110,7 +113,7 @@ func (s *Server) run(c echo.Context, route string) error {
 	s.metrics.runEnded(plan.Scenario.ID, outcome, p.sent)
 	note(c, func(e *JournalEntry) { e.Scenario, e.Outcome, e.Events = plan.Scenario.ID, outcome, p.sent })
 	s.cfg.Logger.LogAttrs(req.Context(), slog.LevelInfo, "run", slog.String("route", route), slog.String("scenario", plan.Scenario.ID),
-		slog.String("thread", in.ThreadID), slog.String("run", in.RunID), slog.String("client", peer.String()),
+		slog.String("thread", threadID), slog.String("run", runID), slog.String("client", peer.String()),
 		slog.String("request_id", c.Response().Header().Get(echo.HeaderXRequestID)), slog.String("test", testID),
 		slog.Int("events", p.sent), slog.String("outcome", outcome), slog.Duration("duration", time.Since(started).Round(time.Millisecond)))
 	if p.disconnect {
