@@ -23,7 +23,8 @@ test('the comparison script prints every measure for the three servers', { timeo
     const [label, mock, aimock, floor, toFloor, toAimock] = row.split('|').slice(1, -1).map((cell) => cell.trim());
     for (const value of [mock, aimock, floor]) assert.match(value, /^[\d,.]+( ms| KiB)?$/, `${label}: ${row}`);
     if (label.includes('failed')) {
-      assert.deepEqual([mock, aimock, floor], ['0', '0', '0'], `${label}: ${row}`);
+      // agui-mock and the floor must not fail; how aimock fares is what the row reports
+      assert.deepEqual([mock, floor], ['0', '0'], `${label}: ${row}`);
     } else {
       for (const ratio of [toFloor, toAimock]) assert.match(ratio, /^\d+\.\d\d×$/, `${label}: ${row}`);
     }
