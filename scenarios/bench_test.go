@@ -69,3 +69,32 @@ func BenchmarkPlan(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkRenderTemplate plans a one-step run whose text is a template: a plain field
+// reference and a plain id render without text/template; fake data and a pipeline need
+// it, and the run clones the scenario's template set once.
+func BenchmarkRenderTemplate(b *testing.B) {
+	for _, tt := range []struct{ name, template string }{
+		{"plain field", "{{ .threadId }}"},
+		{"plain id", "{{ id `m` }}"},
+		{"text/template", "{{ Name }} asks about {{ .message | upper }}"},
+	} {
+		b.Run(tt.name, func(b *testing.B) {
+			set, err := Load(Source{FS: fstest.MapFS{"d/s.yaml": {Data: []byte("match: {message: weather}\nsteps:\n  - text: '" + tt.template + "'\n    chunk: none\n")}}, Root: "d", Label: "d"})
+			if err != nil {
+				b.Fatal(err)
+			}
+			req := benchRequest(b, `{"threadId":"t","runId":"r","messages":[{"role":"user","content":"weather"}]}`)
+			sel, _ := set.Select(req)
+			if sel == nil {
+				b.Fatal("no match")
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := sel.Scenario.Plan(req, Start{Captures: sel.Captures}, PlanOptions{Timing: DefaultTiming()}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
