@@ -38,6 +38,10 @@ func runLoad(ctx context.Context, args []string, lookupEnv func(string) (string,
 	if code := parseFlags(fs, args, lookupEnv, stderr); code >= 0 {
 		return code
 	}
+	if *ramp < 0 {
+		fmt.Fprintf(stderr, "agui-mock load: -ramp must be 0 or more, got %v\n", *ramp)
+		return 2
+	}
 	if *format != "text" && *format != "json" {
 		fmt.Fprintf(stderr, "agui-mock load: -format must be text or json, got %q\n", *format)
 		return 2
