@@ -231,10 +231,18 @@ type planner struct {
 	stateKnown bool
 }
 
+// build plans a scenario of either form. The two forms are separate functions, so that
+// planning one does not take the stack the other needs.
 func (p *planner) build(s *Scenario, in *protocol.RunAgentInput, start Start) error {
 	if s.run != nil {
 		return p.playExplicit(s.run, in, start)
 	}
+	return p.playSteps(s, in, start)
+}
+
+// playSteps plans a scenario of steps, and ends its run as they leave it: finished,
+// or waiting for interrupts or tool results.
+func (p *planner) playSteps(s *Scenario, in *protocol.RunAgentInput, start Start) error {
 	p.wait(p.timing.FirstEvent)
 	p.emit(protocol.NewEvent(protocol.RunStarted, "threadId", in.ThreadID, "runId", in.RunID))
 	stack := []frame{{steps: s.steps}}
@@ -283,41 +291,9 @@ func (e *NoBranchError) Error() string {
 func (p *planner) playExplicit(root *eventsRun, in *protocol.RunAgentInput, start Start) error {
 	run := root
 	if c := start.Resume; c != nil {
-		results, _ := c.ToolResults(in)
-		contents := make([]string, len(c.ToolCalls))
-		for i, tc := range c.ToolCalls {
-			contents[i] = results[tc.ID]
-		}
-		answers := make([]protocol.ResumeEntry, len(c.Interrupts))
-		byID := map[string]protocol.ResumeEntry{}
-		for _, r := range in.Resume {
-			byID[r.InterruptID] = r
-		}
-		for i, pi := range c.Interrupts {
-			answers[i] = byID[pi.ID]
-		}
-		resume := make([]any, len(answers))
-		for i, a := range answers {
-			resume[i] = answerMap(a, c.Interrupts[i].ToolCallID)
-		}
-		p.r.setResume(resume)
-		switch {
-		case len(resume) > 0:
-			p.r.setAnswer(resume[len(resume)-1])
-		case len(contents) > 0:
-			last := c.ToolCalls[len(c.ToolCalls)-1]
-			p.r.setAnswer(map[string]any{"toolCallId": last.ID, "name": last.Name, "content": contents[len(contents)-1]})
-		}
-		run = nil
-		for i := range c.node.next {
-			b := &c.node.next[i]
-			if k, forced := start.forced[-1]; (forced && k == i) || (!forced && b.matches(answers, contents)) {
-				run = &b.run
-				break
-			}
-		}
-		if run == nil {
-			return &NoBranchError{Branches: len(c.node.next)}
+		var err error
+		if run, err = p.chooseContinuation(c, in, start.forced); err != nil {
+			return err
 		}
 	}
 	for i := range run.events {
@@ -333,6 +309,43 @@ func (p *planner) playExplicit(root *eventsRun, in *protocol.RunAgentInput, star
 		p.pauseExplicit(run)
 	}
 	return nil
+}
+
+// chooseContinuation picks the recorded continuation that the answers a resumed run
+// brings lead to, and makes the answers available to its templates.
+func (p *planner) chooseContinuation(c *Cursor, in *protocol.RunAgentInput, forced map[int]int) (*eventsRun, error) {
+	results, _ := c.ToolResults(in)
+	contents := make([]string, len(c.ToolCalls))
+	for i, tc := range c.ToolCalls {
+		contents[i] = results[tc.ID]
+	}
+	answers := make([]protocol.ResumeEntry, len(c.Interrupts))
+	byID := map[string]protocol.ResumeEntry{}
+	for _, r := range in.Resume {
+		byID[r.InterruptID] = r
+	}
+	for i, pi := range c.Interrupts {
+		answers[i] = byID[pi.ID]
+	}
+	resume := make([]any, len(answers))
+	for i, a := range answers {
+		resume[i] = answerMap(a, c.Interrupts[i].ToolCallID)
+	}
+	p.r.setResume(resume)
+	switch {
+	case len(resume) > 0:
+		p.r.setAnswer(resume[len(resume)-1])
+	case len(contents) > 0:
+		last := c.ToolCalls[len(c.ToolCalls)-1]
+		p.r.setAnswer(map[string]any{"toolCallId": last.ID, "name": last.Name, "content": contents[len(contents)-1]})
+	}
+	for i := range c.node.next {
+		b := &c.node.next[i]
+		if k, isForced := forced[-1]; (isForced && k == i) || (!isForced && b.matches(answers, contents)) {
+			return &b.run, nil
+		}
+	}
+	return nil, &NoBranchError{Branches: len(c.node.next)}
 }
 
 // pauseExplicit reads what a recorded run waits for from its events: the interrupts of

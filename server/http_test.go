@@ -16,7 +16,7 @@ import (
 )
 
 // startHTTP serves s on a real socket for the test's duration.
-func startHTTP(t *testing.T, s *Server) *httptest.Server {
+func startHTTP(t testing.TB, s *Server) *httptest.Server {
 	t.Helper()
 	ts := httptest.NewServer(s.Handler())
 	t.Cleanup(ts.Close)

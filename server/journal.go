@@ -1,7 +1,6 @@
 package server
 
 import (
-	"bytes"
 	"encoding/json"
 	"io"
 	"strings"
@@ -50,7 +49,9 @@ type JournalEntry struct {
 	DurationMs int64     `json:"durationMs"`
 	Request    any       `json:"request,omitempty"` // the body as JSON, or as text when it is not
 
-	bodyIsJSON bool // the handler decoded the body, so it needs no second check
+	body       []byte // what the handler read of the body, up to maxJournaledBody
+	bodyCut    bool   // the body was longer than what body keeps
+	bodyIsJSON bool   // the handler decoded the body, so it needs no second check
 }
 
 // journal keeps the latest requests, up to a limit, in a ring.
@@ -127,23 +128,19 @@ type journalKey struct{}
 func (s *Server) journaled(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		req := c.Request()
-		body := &limitedBuffer{max: maxJournaledBody}
-		req.Body = struct {
-			io.Reader
-			io.Closer
-		}{io.TeeReader(req.Body, body), req.Body}
 		entry := &JournalEntry{Time: time.Now(), TestID: req.Header.Get(TestIDHeader), Method: req.Method, Path: req.URL.Path}
 		c.Set("journal", entry)
 		defer func() {
 			r := recover() // a deliberate disconnect still gets its entry
 			entry.Status = c.Response().Status
 			entry.DurationMs = time.Since(entry.Time).Milliseconds()
-			if body.Len() > 0 {
-				if raw := body.Bytes(); entry.bodyIsJSON && !body.cut || json.Valid(raw) {
+			if raw := entry.body; len(raw) > 0 {
+				if entry.bodyIsJSON && !entry.bodyCut || json.Valid(raw) {
 					entry.Request = json.RawMessage(raw) // kept as sent; decoded only if read
 				} else {
-					entry.Request = body.String()
+					entry.Request = string(raw)
 				}
+				entry.body = nil
 			}
 			s.journal.add(*entry)
 			if r != nil {
@@ -162,18 +159,4 @@ func note(c echo.Context, update func(e *JournalEntry)) {
 	if e, ok := c.Get("journal").(*JournalEntry); ok {
 		update(e)
 	}
-}
-
-// limitedBuffer keeps the first max bytes written to it and ignores the rest.
-type limitedBuffer struct {
-	bytes.Buffer
-	max int
-	cut bool // some of what was written is not kept
-}
-
-func (b *limitedBuffer) Write(p []byte) (int, error) {
-	room := max(b.max-b.Len(), 0)
-	b.Buffer.Write(p[:min(len(p), room)])
-	b.cut = b.cut || len(p) > room
-	return len(p), nil
 }

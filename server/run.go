@@ -1,6 +1,7 @@
 package server
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -26,83 +27,59 @@ const SpeedHeader = "X-Agui-Mock-Speed"
 // errShutdown is the cause of runs stopped because the server is stopping.
 var errShutdown = errors.New("server shutting down")
 
-// run answers one run request with a scenario's event stream.
+// runRequest is a run request read and checked, before anything is planned.
+type runRequest struct {
+	route  string
+	in     *protocol.RunAgentInput
+	body   []byte // as sent, for the recorder
+	speed  float64
+	fault  *scenarios.Fault // asked for by the request
+	testID string
+	header http.Header
+}
+
+// run answers one run request with a scenario's event stream. Reading, planning and
+// reporting a run are separate functions, so that while a stream plays its goroutine
+// holds only the small frames of playing: a goroutine grows its stack to the deepest
+// call it has made and shrinks it only when less than a quarter is in use.
 func (s *Server) run(c echo.Context, route string) error {
-	req := c.Request()
-	if err := checkJSONContentType(req); err != nil {
-		return err
-	}
-	speed, err := s.speedFor(req)
+	rr, err := s.readRun(c, route)
 	if err != nil {
 		return err
 	}
-	body, err := s.readBody(c)
-	if err != nil {
+	if rr.fault != nil && rr.fault.Kind == scenarios.FaultStatus {
+		return statusFault(c, *rr.fault)
+	}
+	if s.recording(rr.in.ThreadID) {
+		return s.record(c, rr)
+	}
+	if err := s.openStream(c.Response()); err != nil {
 		return err
-	}
-	in, err := protocol.DecodeRunAgentInput(body, protocol.DecodeOptions{Strict: s.cfg.Strict, NewID: s.newID, MaxMessages: s.cfg.MaxMessages})
-	if err != nil {
-		return inputError("RunAgentInput", err)
-	}
-	// Taken only now, so that a request rejected for its body leaves a queued fault queued.
-	fault, err := s.requestFault(c)
-	if err != nil {
-		return err
-	}
-	note(c, func(e *JournalEntry) { e.ThreadID, e.RunID, e.bodyIsJSON = in.ThreadID, in.RunID, true })
-	if fault != nil && fault.Kind == scenarios.FaultStatus {
-		return statusFault(c, *fault)
-	}
-	if s.recording(in.ThreadID) {
-		return s.record(c, route, in, body)
-	}
-	sreq := &scenarios.Request{Route: route, Input: in, Header: req.Header}
-	testID := req.Header.Get(TestIDHeader)
-	if open := s.streams.Add(1); s.cfg.MaxStreams > 0 && open > int64(s.cfg.MaxStreams) {
-		s.streams.Add(-1)
-		c.Response().Header().Set("Retry-After", "1")
-		return apiError(http.StatusServiceUnavailable, "too_many_streams", fmt.Sprintf("%d streams are open, the limit (-max-streams); retry in a moment", s.cfg.MaxStreams))
 	}
 	defer s.streams.Add(-1)
 
-	ctx, cancel := context.WithCancelCause(req.Context())
+	ctx, cancel := context.WithCancelCause(c.Request().Context())
 	defer cancel(nil)
-	run, cursor, err := s.threads.Begin(threadKey(testID, in.ThreadID), in.RunID, cancel)
+	run, plan, err := s.startRun(rr, cancel)
+	if isNoScenario(err) && s.cfg.Recorder != nil {
+		return s.record(c, rr) // nothing matches: ask the real agent, and keep its answer
+	}
 	if err != nil {
-		var busy *threads.BusyError
-		if errors.As(err, &busy) {
-			return &httpError{status: http.StatusConflict, body: errorBody{Error: "run_in_progress", Message: busy.Error(), Details: map[string]any{"runId": busy.RunID}}}
-		}
 		return err
 	}
 	finished := false
 	defer func() {
 		if !finished {
-			run.Release() // the request failed before its run started, or panicked
+			run.Release() // the run panicked
 		}
 	}()
-	sreq.History = func() []map[string]any { return run.History(in) }
-	plan, err := s.planRun(sreq, cursor, speed, s.forcedScenario(req, testID))
-	var he *httpError
-	if errors.As(err, &he) && he.body.Error == "no_scenario" && s.cfg.Recorder != nil {
-		run.Release()
-		finished = true
-		return s.record(c, route, in, body) // nothing matches: ask the real agent, and keep its answer
-	}
-	if err != nil {
-		return err
-	}
-	run.Start(plan.Scenario.ID)
-	run.AddInput(in)
-
-	peer := protocol.PeerFor(in.ProtocolVersion)
 	started := time.Now()
 	s.metrics.runStarted()
-	w := newEventWriter(c.Response(), s.cfg.EventIDs, s.cfg.WriteTimeout, fault != nil && fault.Kind == scenarios.FaultSplit)
-	// The player keeps the ids, not the decoded request: an open stream does not hold on
-	// to what only planning needed.
-	threadID, runID := in.ThreadID, in.RunID
-	p := &player{server: s, w: w, peer: peer, run: run, threadID: threadID, runID: runID, testID: testID, fault: fault}
+	w := newEventWriter(c.Response(), s.cfg.EventIDs, s.cfg.WriteTimeout, rr.fault != nil && rr.fault.Kind == scenarios.FaultSplit)
+	// The player keeps the ids, not the request: an open stream does not hold on to what
+	// only planning needed.
+	p := &player{server: s, w: w, peer: protocol.PeerFor(rr.in.ProtocolVersion), run: run, threadID: rr.in.ThreadID, runID: rr.in.RunID, testID: rr.testID, fault: rr.fault}
+	route, speed := rr.route, rr.speed
 	outcome := p.play(ctx, plan, speed)
 	next := plan.Next
 	if outcome != "interrupt" && outcome != "success" {
@@ -110,12 +87,7 @@ func (s *Server) run(c echo.Context, route string) error {
 	}
 	run.Finish(outcome, next)
 	finished = true
-	s.metrics.runEnded(plan.Scenario.ID, outcome, p.sent)
-	note(c, func(e *JournalEntry) { e.Scenario, e.Outcome, e.Events = plan.Scenario.ID, outcome, p.sent })
-	s.cfg.Logger.LogAttrs(req.Context(), slog.LevelInfo, "run", slog.String("route", route), slog.String("scenario", plan.Scenario.ID),
-		slog.String("thread", threadID), slog.String("run", runID), slog.String("client", peer.String()),
-		slog.String("request_id", c.Response().Header().Get(echo.HeaderXRequestID)), slog.String("test", testID),
-		slog.Int("events", p.sent), slog.String("outcome", outcome), slog.Duration("duration", time.Since(started).Round(time.Millisecond)))
+	s.reportRun(c, route, plan.Scenario.ID, p, outcome, time.Since(started))
 	if p.disconnect {
 		_ = w.flushPending()        // what came before the fault reaches the client
 		panic(http.ErrAbortHandler) // drop the connection without ending the response
@@ -123,11 +95,94 @@ func (s *Server) run(c echo.Context, route string) error {
 	return nil // net/http sends the last events with the end of the response, in one write
 }
 
+// readRun reads and checks a run request: its content type, speed, body and fault.
+func (s *Server) readRun(c echo.Context, route string) (*runRequest, error) {
+	req := c.Request()
+	if err := checkJSONContentType(req); err != nil {
+		return nil, err
+	}
+	speed, err := s.speedFor(req)
+	if err != nil {
+		return nil, err
+	}
+	body, err := s.readBody(c)
+	if err != nil {
+		return nil, err
+	}
+	in, err := protocol.DecodeRunAgentInput(body, protocol.DecodeOptions{Strict: s.cfg.Strict, NewID: s.newID, MaxMessages: s.cfg.MaxMessages})
+	if err != nil {
+		return nil, inputError("RunAgentInput", err)
+	}
+	// Taken only now, so that a request rejected for its body leaves a queued fault queued.
+	fault, err := s.requestFault(c)
+	if err != nil {
+		return nil, err
+	}
+	note(c, func(e *JournalEntry) { e.ThreadID, e.RunID, e.bodyIsJSON = in.ThreadID, in.RunID, true })
+	return &runRequest{route: route, in: in, body: body, speed: speed, fault: fault, testID: req.Header.Get(TestIDHeader), header: req.Header}, nil
+}
+
+// openStream counts a stream in, or refuses it when -max-streams are open.
+func (s *Server) openStream(res *echo.Response) error {
+	if open := s.streams.Add(1); s.cfg.MaxStreams > 0 && open > int64(s.cfg.MaxStreams) {
+		s.streams.Add(-1)
+		res.Header().Set("Retry-After", "1")
+		return apiError(http.StatusServiceUnavailable, "too_many_streams", fmt.Sprintf("%d streams are open, the limit (-max-streams); retry in a moment", s.cfg.MaxStreams))
+	}
+	return nil
+}
+
+// startRun begins the run in its thread and plans it. On error the thread is left as
+// it was.
+func (s *Server) startRun(rr *runRequest, cancel context.CancelCauseFunc) (*threads.Run, *scenarios.Plan, error) {
+	in := rr.in
+	run, cursor, err := s.threads.Begin(threadKey(rr.testID, in.ThreadID), in.RunID, cancel)
+	if err != nil {
+		var busy *threads.BusyError
+		if errors.As(err, &busy) {
+			return nil, nil, &httpError{status: http.StatusConflict, body: errorBody{Error: "run_in_progress", Message: busy.Error(), Details: map[string]any{"runId": busy.RunID}}}
+		}
+		return nil, nil, err
+	}
+	started := false
+	defer func() {
+		if !started {
+			run.Release() // planning failed, or panicked
+		}
+	}()
+	sreq := &scenarios.Request{Route: rr.route, Input: in, Header: rr.header}
+	sreq.History = func() []map[string]any { return run.History(in) }
+	plan, err := s.planRun(sreq, cursor, rr.speed, s.forcedScenario(sreq.Header, rr.testID))
+	if err != nil {
+		return nil, nil, err
+	}
+	run.Start(plan.Scenario.ID)
+	run.AddInput(in)
+	started = true
+	return run, plan, nil
+}
+
+// isNoScenario reports whether a run failed because no scenario matches it.
+func isNoScenario(err error) bool {
+	var he *httpError
+	return errors.As(err, &he) && he.body.Error == "no_scenario"
+}
+
+// reportRun counts, journals and logs a run that has ended.
+func (s *Server) reportRun(c echo.Context, route, scenario string, p *player, outcome string, took time.Duration) {
+	s.metrics.runEnded(scenario, outcome, p.sent)
+	note(c, func(e *JournalEntry) { e.Scenario, e.Outcome, e.Events = scenario, outcome, p.sent })
+	s.cfg.Logger.LogAttrs(c.Request().Context(), slog.LevelInfo, "run", slog.String("route", route), slog.String("scenario", scenario),
+		slog.String("thread", p.threadID), slog.String("run", p.runID), slog.String("client", p.peer.String()),
+		slog.String("request_id", c.Response().Header().Get(echo.HeaderXRequestID)), slog.String("test", p.testID),
+		slog.Int("events", p.sent), slog.String("outcome", outcome), slog.Duration("duration", took.Round(time.Millisecond)))
+}
+
 // forcedScenario is the scenario a request must play whatever it matches: its
 // X-Agui-Mock-Scenario header's, or the one forced for its test through the admin API.
-func (s *Server) forcedScenario(req *http.Request, testID string) func() string {
+func (s *Server) forcedScenario(header http.Header, testID string) func() string {
 	return func() string {
-		if id := req.Header.Get(ScenarioHeader); id != "" {
+		if id := header.Get(ScenarioHeader); id != "" {
 			return id
 		}
 		return s.forcing.take(testID)
@@ -221,8 +276,8 @@ func (s *Server) recording(threadID string) bool {
 }
 
 // record proxies a run to the real agent and records it.
-func (s *Server) record(c echo.Context, route string, in *protocol.RunAgentInput, body []byte) error {
-	return recorderError(s.cfg.Recorder.Record(c.Response(), c.Request(), route, in, body))
+func (s *Server) record(c echo.Context, rr *runRequest) error {
+	return recorderError(s.cfg.Recorder.Record(c.Response(), c.Request(), rr.route, rr.in, rr.body))
 }
 
 // recorderError turns a recorder's answer into the server's error form.
@@ -234,9 +289,15 @@ func recorderError(err error) error {
 	return err
 }
 
-// readBody reads a request body up to the size limit.
+// readBody reads a request body up to the size limit, and keeps what it read for the
+// request's journal entry. Every body the journal shows is read here.
 func (s *Server) readBody(c echo.Context) ([]byte, error) {
 	body, err := io.ReadAll(http.MaxBytesReader(c.Response(), c.Request().Body, s.cfg.MaxBodyBytes))
+	// Closed, the body tells net/http that nothing is left to drain before it answers.
+	_ = c.Request().Body.Close()
+	note(c, func(e *JournalEntry) {
+		e.body, e.bodyCut = bytes.Clone(body[:min(len(body), maxJournaledBody)]), len(body) > maxJournaledBody
+	})
 	if err != nil {
 		var tooLarge *http.MaxBytesError
 		if errors.As(err, &tooLarge) {

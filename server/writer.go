@@ -18,6 +18,7 @@ type eventWriter struct {
 	writeTimeout time.Duration
 	split        bool // the split fault: every write goes out in pieces of a few bytes
 	pending      bool // written since the last flush
+	headersSent  bool // flushed once: net/http has written the headers
 	deadline     time.Time
 	buf          []byte
 }
@@ -100,9 +101,22 @@ func (e *eventWriter) flushPending() error {
 	return e.flush()
 }
 
-// flush sends what was written since the last flush.
+// flush sends what was written since the last flush. The first flush, in which net/http
+// writes the headers, runs on a goroutine of its own: writing them takes 4 KiB of stack,
+// and on the stream's goroutine, already deep in the middleware, that would double the
+// goroutine's stack to 16 KiB for as long as the stream stays open.
 func (e *eventWriter) flush() error {
 	e.pending = false
+	if !e.headersSent {
+		e.headersSent = true
+		done := make(chan error, 1)
+		go func() { done <- e.flushNow() }()
+		return <-done
+	}
+	return e.flushNow()
+}
+
+func (e *eventWriter) flushNow() error {
 	if err := e.rc.Flush(); err != nil && !errors.Is(err, http.ErrNotSupported) {
 		return err
 	}
