@@ -78,23 +78,18 @@ func (s *Scenario) plan(req *Request, start Start, opts PlanOptions, trace bool)
 	file, line, col := splitSource(s.Source)
 	captures := start.Captures
 	p := &planner{
-		trace:         trace,
-		events:        make([]Timed, 0, s.eventsHint),
-		current:       pos{file: file, line: line, col: col},
-		timing:        s.Timing.Apply(opts.Timing),
-		rng:           rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)),
-		now:           opts.Now,
-		speed:         opts.Speed,
-		ids:           map[string]string{},
-		openCalls:     map[string]bool{},
-		activityTypes: map[string]string{},
-		state:         req.Input.State,
+		trace:   trace,
+		events:  make([]Timed, 0, s.eventsHint),
+		current: pos{file: file, line: line, col: col},
+		timing:  s.Timing.Apply(opts.Timing),
+		rng:     rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)),
+		now:     opts.Now,
+		speed:   opts.Speed,
+		state:   req.Input.State,
 	}
 	if c := start.Resume; c != nil {
 		captures = c.captures
-		maps.Copy(p.ids, c.ids)
-		maps.Copy(p.openCalls, c.openCalls)
-		maps.Copy(p.activityTypes, c.activities)
+		p.ids, p.openCalls, p.activityTypes = maps.Clone(c.ids), maps.Clone(c.openCalls), maps.Clone(c.activities)
 		p.lastTextID = c.lastTextID
 	}
 	p.captures = captures
@@ -594,26 +589,31 @@ func (p *planner) newID(prefix string) string {
 }
 
 // localID returns the id named in the scenario, minting it on first use.
-func (p *planner) localID(name string) string {
-	if id, ok := p.ids[name]; ok {
-		return id
-	}
-	id := p.newID("id")
-	p.ids[name] = id
-	return id
-}
+func (p *planner) localID(name string) string { return p.namedID(name, "id") }
 
 // stepID mints the id of what a step creates, under the step's local name if it has one.
 func (p *planner) stepID(c *stepCommon, prefix string) string {
 	if c.localID == "" {
 		return p.newID(prefix)
 	}
-	if id, ok := p.ids[c.localID]; ok {
+	return p.namedID(c.localID, prefix)
+}
+
+func (p *planner) namedID(name, prefix string) string {
+	if id, ok := p.ids[name]; ok {
 		return id
 	}
 	id := p.newID(prefix)
-	p.ids[c.localID] = id
+	put(&p.ids, name, id)
 	return id
+}
+
+// put sets m[k], making the map on first use: most plans never need some of theirs.
+func put[K comparable, V any](m *map[K]V, k K, v V) {
+	if *m == nil {
+		*m = make(map[K]V)
+	}
+	(*m)[k] = v
 }
 
 // stream emits a value's text as timed deltas of one event type, cut by split.

@@ -311,7 +311,7 @@ func (s *toolStep) emit(p *planner) error {
 	}
 	p.emit(protocol.NewEvent(protocol.ToolCallEnd, "toolCallId", id))
 	if s.result == nil {
-		p.openCalls[id] = true
+		put(&p.openCalls, id, true)
 		p.pendingTools = append(p.pendingTools, PendingToolCall{ID: id, Name: s.name, def: s})
 		return nil
 	}
@@ -467,7 +467,7 @@ func (s *activityStep) emit(p *planner) error {
 		return err
 	}
 	id := p.stepID(&s.stepCommon, "activity")
-	p.activityTypes[id] = s.activityType
+	put(&p.activityTypes, id, s.activityType)
 	ev := protocol.NewEvent(protocol.ActivitySnapshot, "messageId", id, "activityType", s.activityType, "content", content)
 	if s.replace != nil {
 		ev = ev.With("replace", *s.replace)

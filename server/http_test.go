@@ -2,12 +2,14 @@ package server
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"testing/iotest"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
@@ -155,5 +157,22 @@ func TestRunsAreReproducibleUnderASeed(t *testing.T) {
 	first := strip(post(t.Context(), s, "/", body, nil))
 	if second := strip(post(t.Context(), s, "/", body, nil)); first != second {
 		t.Errorf("two identical requests gave different streams:\n%s\n---\n%s", first, second)
+	}
+}
+
+func TestReadAllReadsWhatIsSentWhateverTheAnnouncedLength(t *testing.T) {
+	body := strings.Repeat("0123456789", 100)
+	for _, size := range []int64{-1, 0, 10, 999, 1000, 1001, 5000} {
+		got, err := readAll(strings.NewReader(body), size)
+		if err != nil || string(got) != body {
+			t.Errorf("announced %d: %d bytes, %v", size, len(got), err)
+		}
+		if size == int64(len(body)) && cap(got) != len(body)+1 {
+			t.Errorf("the announced length, when right, is read into one allocation of it: cap %d", cap(got))
+		}
+	}
+	failing := io.MultiReader(strings.NewReader("abc"), iotest.ErrReader(errors.New("boom")))
+	if got, err := readAll(failing, 3); string(got) != "abc" || err == nil || err.Error() != "boom" {
+		t.Errorf("a failing read: %q, %v", got, err)
 	}
 }

@@ -121,15 +121,20 @@ func (j *journal) clear(testID string, all bool) {
 // maxJournaledBody bounds the request body a journal entry keeps.
 const maxJournaledBody = 64 << 10
 
-type journalKey struct{}
+// journaledContext is the context of a journaled request: it carries the request's
+// entry, which its handlers add to through note.
+type journaledContext struct {
+	echo.Context
+	entry JournalEntry
+}
 
 // journaled records every request to the AG-UI endpoints in the journal. Handlers add
 // what they learn (thread, scenario, outcome) through note.
 func (s *Server) journaled(next echo.HandlerFunc) echo.HandlerFunc {
-	return func(c echo.Context) error {
-		req := c.Request()
-		entry := &JournalEntry{Time: time.Now(), TestID: req.Header.Get(TestIDHeader), Method: req.Method, Path: req.URL.Path}
-		c.Set("journal", entry)
+	return func(ec echo.Context) error {
+		req := ec.Request()
+		c := &journaledContext{Context: ec, entry: JournalEntry{Time: time.Now(), TestID: req.Header.Get(TestIDHeader), Method: req.Method, Path: req.URL.Path}}
+		entry := &c.entry
 		defer func() {
 			r := recover() // a deliberate disconnect still gets its entry
 			entry.Status = c.Response().Status
@@ -156,7 +161,7 @@ func (s *Server) journaled(next echo.HandlerFunc) echo.HandlerFunc {
 
 // note adds to the request's journal entry.
 func note(c echo.Context, update func(e *JournalEntry)) {
-	if e, ok := c.Get("journal").(*JournalEntry); ok {
-		update(e)
+	if jc, ok := c.(*journaledContext); ok {
+		update(&jc.entry)
 	}
 }

@@ -292,11 +292,17 @@ func recorderError(err error) error {
 // readBody reads a request body up to the size limit, and keeps what it read for the
 // request's journal entry. Every body the journal shows is read here.
 func (s *Server) readBody(c echo.Context) ([]byte, error) {
-	body, err := io.ReadAll(http.MaxBytesReader(c.Response(), c.Request().Body, s.cfg.MaxBodyBytes))
+	req := c.Request()
+	// The announced length is trusted up to the size of a large RunAgentInput: a client
+	// that announces more has to send it before more is allocated.
+	body, err := readAll(http.MaxBytesReader(c.Response(), req.Body, s.cfg.MaxBodyBytes), min(req.ContentLength, maxJournaledBody))
 	// Closed, the body tells net/http that nothing is left to drain before it answers.
-	_ = c.Request().Body.Close()
+	_ = req.Body.Close()
 	note(c, func(e *JournalEntry) {
-		e.body, e.bodyCut = bytes.Clone(body[:min(len(body), maxJournaledBody)]), len(body) > maxJournaledBody
+		e.body, e.bodyCut = body, len(body) > maxJournaledBody
+		if e.bodyCut { // keep no more than the entry shows
+			e.body = bytes.Clone(body[:maxJournaledBody])
+		}
 	})
 	if err != nil {
 		var tooLarge *http.MaxBytesError
@@ -306,6 +312,25 @@ func (s *Server) readBody(c echo.Context) ([]byte, error) {
 		return nil, apiError(http.StatusBadRequest, "unreadable_body", "reading the body: "+err.Error())
 	}
 	return body, nil
+}
+
+// readAll reads r to its end like io.ReadAll, into one allocation when size, the length
+// the client announced, is right (-1: unknown).
+func readAll(r io.Reader, size int64) ([]byte, error) {
+	b := make([]byte, 0, max(size, 0)+1) // the extra byte lets the read that finds the end need no growth
+	for {
+		n, err := r.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if err == io.EOF {
+			return b, nil
+		}
+		if err != nil {
+			return b, err
+		}
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)]
+		}
+	}
 }
 
 // inputError turns a decoding problem into a 400 answer naming the field.
