@@ -36,6 +36,7 @@ start_all() {
   start floor_burst "$bin" load-floor --addr 127.0.0.1:0 --events 500
   start floor_short "$bin" load-floor --addr 127.0.0.1:0 --events 5
   start floor_gap "$bin" load-floor --addr 127.0.0.1:0 --events 20 --gap 50ms
+  start floor_hold "$bin" load-floor --addr 127.0.0.1:0 --events 20 --gap 1s
 }
 
 # workload NAME MESSAGE FLAGS...: runs one load against each server in turn, keeping
@@ -115,7 +116,7 @@ row "$n × 50 ms-gap streams (started at once): failed runs (most in a round)" "
 n=$(scale 10000)
 for _ in $(seq "${ROUNDS:-3}"); do
   start_all # memory is measured from servers just started
-  workload hold gap --hold --concurrency "$n"
+  workload hold hold --hold --concurrency "$n"
 done
 row "$n streams held open: failed (most in a round)" "" hold .failed max
 row "$n streams held open: memory per stream (fresh servers)" KiB hold .bytesPerOpenStream
