@@ -220,15 +220,11 @@ func (v *Verifier) expandChunks(ev Event) ([]Event, error) {
 	return out, nil
 }
 
+// reset forgets what is open. The sets are made when something opens: a run that opens
+// no step or tool call costs no map for them.
 func (v *Verifier) reset() {
-	for _, m := range []*map[string]bool{&v.messages, &v.tools, &v.steps, &v.spans, &v.reasonings, &v.subagents} {
-		if *m == nil {
-			*m = map[string]bool{}
-		}
-		clear(*m)
-	}
-	if v.owners == nil {
-		v.owners = map[string]string{}
+	for _, m := range []map[string]bool{v.messages, v.tools, v.steps, v.spans, v.reasonings, v.subagents} {
+		clear(m)
 	}
 	clear(v.owners)
 	v.chunk = chunkState{}
@@ -280,27 +276,27 @@ func (v *Verifier) apply(ev Event) error {
 	case RunError:
 		v.runActive, v.errored, v.finished = false, true, false
 	case StepStarted:
-		return open(v.steps, ev.Str("stepName"), "Step", "already active")
+		return open(&v.steps, ev.Str("stepName"), "Step", "already active")
 	case StepFinished:
 		return closeItem(v.steps, ev.Str("stepName"), "Cannot send 'STEP_FINISHED' for step '%s' that was not started")
 	case TextMessageStart:
-		return open(v.messages, ev.Str("messageId"), "Text message", "already in progress")
+		return open(&v.messages, ev.Str("messageId"), "Text message", "already in progress")
 	case TextMessageContent, TextMessageEnd:
 		return continueItem(v.messages, ev.Str("messageId"), ev.Type, "text message", ev.Type == TextMessageEnd)
 	case ToolCallStart:
-		return open(v.tools, ev.Str("toolCallId"), "Tool call", "already in progress")
+		return open(&v.tools, ev.Str("toolCallId"), "Tool call", "already in progress")
 	case ToolCallArgs, ToolCallEnd:
 		return continueItem(v.tools, ev.Str("toolCallId"), ev.Type, "tool call", ev.Type == ToolCallEnd)
 	case ReasoningStart:
-		return open(v.spans, ev.Str("messageId"), "Reasoning span", "already active")
+		return open(&v.spans, ev.Str("messageId"), "Reasoning span", "already active")
 	case ReasoningEnd:
 		return closeItem(v.spans, ev.Str("messageId"), "Cannot send 'REASONING_END': No active reasoning span found with ID '%s'")
 	case ReasoningMessageStart:
-		return open(v.reasonings, ev.Str("messageId"), "Reasoning message", "already in progress")
+		return open(&v.reasonings, ev.Str("messageId"), "Reasoning message", "already in progress")
 	case ReasoningMessageContent, ReasoningMessageEnd:
 		return continueItem(v.reasonings, ev.Str("messageId"), ev.Type, "reasoning message", ev.Type == ReasoningMessageEnd)
 	case SubagentStarted:
-		return open(v.subagents, ev.Str("subagentRunId"), "Subagent run", "already active")
+		return open(&v.subagents, ev.Str("subagentRunId"), "Subagent run", "already active")
 	case SubagentFinished, SubagentError:
 		return closeItem(v.subagents, ev.Str("subagentRunId"), "Cannot send '"+ev.Type+"': subagent run '%s' was not started")
 	}
@@ -326,6 +322,9 @@ func (v *Verifier) checkAttribution(ev Event) error {
 		return nil
 	}
 	if strings.HasSuffix(ev.Type, "_START") {
+		if v.owners == nil {
+			v.owners = map[string]string{}
+		}
 		v.owners[key] = sa
 		return nil
 	}
@@ -411,11 +410,14 @@ func (v *Verifier) checkOutcome(ev Event) error {
 	return nil
 }
 
-func open(set map[string]bool, id, what, already string) error {
-	if set[id] {
+func open(set *map[string]bool, id, what, already string) error {
+	if (*set)[id] {
 		return fmt.Errorf("%s '%s' is %s", what, id, already)
 	}
-	set[id] = true
+	if *set == nil {
+		*set = map[string]bool{}
+	}
+	(*set)[id] = true
 	return nil
 }
 

@@ -79,8 +79,7 @@ func (s *Server) run(c echo.Context, route string) error {
 	// The player keeps the ids, not the request: an open stream does not hold on to what
 	// only planning needed.
 	p := &player{server: s, w: w, peer: protocol.PeerFor(rr.in.ProtocolVersion), run: run, threadID: rr.in.ThreadID, runID: rr.in.RunID, testID: rr.testID, fault: rr.fault}
-	route, speed := rr.route, rr.speed
-	outcome := p.play(ctx, plan, speed)
+	outcome := p.play(ctx, plan, rr.speed)
 	next := plan.Next
 	if outcome != "interrupt" && outcome != "success" {
 		next = nil // a run cut short abandons the rest of the conversation
