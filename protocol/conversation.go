@@ -319,3 +319,38 @@ func cloneValue(v any) any {
 	}
 	return v // strings, numbers, booleans and null are immutable
 }
+
+// Awaited reads what a run waits for from its events: the interrupts of its
+// RUN_FINISHED outcome, as sent, or when it raised none, the TOOL_CALL_START events of
+// the tool calls it left without a result. Both are in the order the run raised them.
+func Awaited[T any](events []T, eventOf func(T) Event) (interrupts []map[string]any, toolCalls []Event) {
+	answered := map[string]bool{}
+	var starts []Event
+	for _, item := range events {
+		ev := eventOf(item)
+		switch ev.Type {
+		case ToolCallStart:
+			starts = append(starts, ev)
+		case ToolCallResult:
+			answered[ev.Str("toolCallId")] = true
+		case RunFinished:
+			outcome, _ := ev.Get("outcome")
+			o, _ := outcome.(map[string]any)
+			list, _ := o["interrupts"].([]any)
+			for _, item := range list {
+				if wire, ok := item.(map[string]any); ok {
+					interrupts = append(interrupts, wire)
+				}
+			}
+		}
+	}
+	if len(interrupts) > 0 {
+		return interrupts, nil
+	}
+	for _, start := range starts {
+		if !answered[start.Str("toolCallId")] {
+			toolCalls = append(toolCalls, start)
+		}
+	}
+	return nil, toolCalls
+}

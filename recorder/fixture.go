@@ -40,33 +40,15 @@ type session struct {
 
 // noteAwaiting records what the session's latest run waits for.
 func (s *session) noteAwaiting(events []capturedEvent) {
+	interrupts, calls := protocol.Awaited(events, func(ce capturedEvent) protocol.Event { return ce.event })
 	s.awaiting = nil
-	var calls []string
-	answered := map[string]bool{}
-	for _, ce := range events {
-		switch ce.event.Type {
-		case protocol.ToolCallStart:
-			calls = append(calls, ce.event.Str("toolCallId"))
-		case protocol.ToolCallResult:
-			answered[ce.event.Str("toolCallId")] = true
-		case protocol.RunFinished:
-			outcome, _ := ce.event.Get("outcome")
-			o, _ := outcome.(map[string]any)
-			list, _ := o["interrupts"].([]any)
-			for _, item := range list {
-				in, _ := item.(map[string]any)
-				if id, ok := in["id"].(string); ok {
-					s.awaiting = append(s.awaiting, id)
-				}
-			}
+	for _, wire := range interrupts {
+		if id, ok := wire["id"].(string); ok {
+			s.awaiting = append(s.awaiting, id)
 		}
 	}
-	if len(s.awaiting) == 0 {
-		for _, id := range calls {
-			if !answered[id] {
-				s.awaiting = append(s.awaiting, id)
-			}
-		}
+	for _, start := range calls {
+		s.awaiting = append(s.awaiting, start.Str("toolCallId"))
 	}
 }
 

@@ -56,3 +56,38 @@ func TestRecordedContinuationsAreChosenByTheAnswers(t *testing.T) {
 		t.Errorf("got %v, want a NoBranchError", err)
 	}
 }
+
+func TestARecordingPausedOnAFrontendToolWaitsForItsResult(t *testing.T) {
+	set, err := loadOne(t, `
+match: {message: pick}
+events:
+  - {type: RUN_STARTED, threadId: "{{ .threadId }}", runId: "{{ .runId }}"}
+  - {type: TOOL_CALL_START, toolCallId: "{{ id `+"`c0`"+` }}", toolCallName: lookup}
+  - {type: TOOL_CALL_END, toolCallId: "{{ id `+"`c0`"+` }}"}
+  - {type: TOOL_CALL_RESULT, messageId: "{{ id `+"`r0`"+` }}", toolCallId: "{{ id `+"`c0`"+` }}", content: found}
+  - {type: TOOL_CALL_START, toolCallId: "{{ id `+"`c1`"+` }}", toolCallName: pickColor}
+  - {type: TOOL_CALL_END, toolCallId: "{{ id `+"`c1`"+` }}"}
+  - {type: RUN_FINISHED, threadId: "{{ .threadId }}", runId: "{{ .runId }}"}
+next:
+  - when: {toolResults: [red]}
+    events:
+      - {type: RUN_STARTED, threadId: "{{ .threadId }}", runId: "{{ .runId }}"}
+      - {type: TEXT_MESSAGE_START, messageId: "{{ id `+"`m`"+` }}", role: assistant}
+      - {type: TEXT_MESSAGE_CONTENT, messageId: "{{ id `+"`m`"+` }}", delta: "red it is"}
+      - {type: TEXT_MESSAGE_END, messageId: "{{ id `+"`m`"+` }}"}
+      - {type: RUN_FINISHED, threadId: "{{ .threadId }}", runId: "{{ .runId }}"}
+`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &conversation{t: t, set: set}
+	c.run(`{"messages":[{"role":"user","content":"pick"}]}`)
+	if c.cursor == nil || len(c.cursor.Interrupts) != 0 || len(c.cursor.ToolCalls) != 1 || c.cursor.ToolCalls[0].Name != "pickColor" {
+		t.Fatalf("the run should wait for the one tool call left without a result: %+v", c.cursor)
+	}
+	id := c.cursor.ToolCalls[0].ID
+	got := texts(c.run(`{"messages":[{"id":"a","role":"assistant","toolCalls":[{"id":"` + id + `","type":"function","function":{"name":"pickColor","arguments":"{}"}}]},{"id":"tr","role":"tool","toolCallId":"` + id + `","content":"red"}]}`))
+	if strings.Join(got, "|") != "red it is" {
+		t.Errorf("continuation %q", got)
+	}
+}

@@ -347,36 +347,18 @@ func (p *planner) chooseContinuation(c *Cursor, in *protocol.RunAgentInput, forc
 // its outcome, or the tool calls it left without a result.
 func (p *planner) pauseExplicit(run *eventsRun) {
 	c := &Cursor{node: run, captures: p.captures, ids: maps.Clone(p.ids), openCalls: maps.Clone(p.openCalls), activities: maps.Clone(p.activityTypes)}
-	answered := map[string]bool{}
-	var calls []PendingToolCall
-	for _, t := range p.events {
-		switch t.Event.Type {
-		case protocol.ToolCallStart:
-			calls = append(calls, PendingToolCall{ID: t.Event.Str("toolCallId"), Name: t.Event.Str("toolCallName")})
-		case protocol.ToolCallResult:
-			answered[t.Event.Str("toolCallId")] = true
-		case protocol.RunFinished:
-			outcome, _ := t.Event.Get("outcome")
-			o, _ := outcome.(map[string]any)
-			list, _ := o["interrupts"].([]any)
-			for _, item := range list {
-				wire, _ := item.(map[string]any)
-				pi := PendingInterrupt{Wire: wire}
-				pi.ID, _ = wire["id"].(string)
-				pi.ToolCallID, _ = wire["toolCallId"].(string)
-				if at, ok := wire["expiresAt"].(string); ok {
-					pi.ExpiresAt, _ = time.Parse(time.RFC3339Nano, at)
-				}
-				c.Interrupts = append(c.Interrupts, pi)
-			}
+	interrupts, calls := protocol.Awaited(p.events, func(t Timed) protocol.Event { return t.Event })
+	for _, wire := range interrupts {
+		pi := PendingInterrupt{Wire: wire}
+		pi.ID, _ = wire["id"].(string)
+		pi.ToolCallID, _ = wire["toolCallId"].(string)
+		if at, ok := wire["expiresAt"].(string); ok {
+			pi.ExpiresAt, _ = time.Parse(time.RFC3339Nano, at)
 		}
+		c.Interrupts = append(c.Interrupts, pi)
 	}
-	if len(c.Interrupts) == 0 {
-		for _, tc := range calls {
-			if !answered[tc.ID] {
-				c.ToolCalls = append(c.ToolCalls, tc)
-			}
-		}
+	for _, start := range calls {
+		c.ToolCalls = append(c.ToolCalls, PendingToolCall{ID: start.Str("toolCallId"), Name: start.Str("toolCallName")})
 	}
 	p.next = c
 }
