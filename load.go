@@ -77,6 +77,11 @@ func runLoad(ctx context.Context, args []string, lookupEnv func(string) (string,
 		if *gap > 0 {
 			fmt.Fprintf(stdout, "gap error     p50 %v  p99 %v  max %v\n", res.GapError.P50, res.GapError.P99, res.GapError.Max)
 			fmt.Fprintf(stdout, "run drift     p50 %v  p99 %v  max %v\n", res.Drift.P50, res.Drift.P99, res.Drift.Max)
+			fmt.Fprint(stdout, "gap error p99 by gap:")
+			for i, s := range res.GapErrorByPosition {
+				fmt.Fprintf(stdout, " %d:%v", i+1, s.P99.Round(100*time.Microsecond))
+			}
+			fmt.Fprintln(stdout)
 		}
 		if res.BytesPerOpen > 0 {
 			fmt.Fprintf(stdout, "memory        %d bytes per open stream (RSS %d → %d)\n", res.BytesPerOpen, res.RSSBefore, res.RSSHeld)

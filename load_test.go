@@ -38,7 +38,8 @@ func TestLoadCommandMeasuresAgainstAnyEndpoint(t *testing.T) {
 		}
 	}
 	code, out, _ := load(t, "--url", mock+"/agui/chat", "--message", "gap", "--runs", "2", "--expect-gap", "50ms")
-	if code != 0 || !strings.Contains(out, "2 runs (0 failed)") || !strings.Contains(out, "gap error") || !strings.Contains(out, "run drift") {
+	if code != 0 || !strings.Contains(out, "2 runs (0 failed)") || !strings.Contains(out, "gap error") || !strings.Contains(out, "run drift") ||
+		!strings.Contains(out, "gap error p99 by gap: 1:") || !strings.Contains(out, " 19:") || strings.Contains(out, " 20:") {
 		t.Errorf("text report, exit %d:\n%s", code, out)
 	}
 	code, out, _ = load(t, "--url", mock+"/agui/chat", "--message", "nothing matches this", "--runs", "2")

@@ -34,19 +34,23 @@ type Config struct {
 
 // Result is what a load run measured.
 type Result struct {
-	Runs          int           `json:"runs"`
-	Failed        int           `json:"failed"`
-	Events        int           `json:"events"`
-	Wall          time.Duration `json:"wall"`
-	RunsPerSec    float64       `json:"runsPerSec"`
-	EventsPerSec  float64       `json:"eventsPerSec"`
-	FirstEvent    Summary       `json:"firstEvent"`
-	GapError      Summary       `json:"gapError"` // |arrival gap − expected gap|
-	Drift         Summary       `json:"drift"`    // |last arrival − first − (n−1)·gap|
-	RSSBefore     int64         `json:"rssBefore,omitempty"`
-	RSSHeld       int64         `json:"rssHeld,omitempty"` // with every stream open (Hold)
-	BytesPerOpen  int64         `json:"bytesPerOpenStream,omitempty"`
-	FirstFailures []string      `json:"firstFailures,omitempty"`
+	Runs         int           `json:"runs"`
+	Failed       int           `json:"failed"`
+	Events       int           `json:"events"`
+	Wall         time.Duration `json:"wall"`
+	RunsPerSec   float64       `json:"runsPerSec"`
+	EventsPerSec float64       `json:"eventsPerSec"`
+	FirstEvent   Summary       `json:"firstEvent"`
+	GapError     Summary       `json:"gapError"` // |arrival gap − expected gap|
+	// GapErrorByPosition summarizes each gap of the runs apart, the first gap (between
+	// the first and second events) first: it shows whether timing goes wrong as runs
+	// start or all through them.
+	GapErrorByPosition []Summary `json:"gapErrorByPosition,omitempty"`
+	Drift              Summary   `json:"drift"` // |last arrival − first − (n−1)·gap|
+	RSSBefore          int64     `json:"rssBefore,omitempty"`
+	RSSHeld            int64     `json:"rssHeld,omitempty"` // with every stream open (Hold)
+	BytesPerOpen       int64     `json:"bytesPerOpenStream,omitempty"`
+	FirstFailures      []string  `json:"firstFailures,omitempty"`
 }
 
 // runResult is one run's measurements.
@@ -117,6 +121,7 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 	res.Wall = time.Since(start)
 
 	var firsts, gaps, drifts []time.Duration
+	var gapsByRun [][]time.Duration
 	for _, r := range results {
 		res.Runs++
 		if r.err != nil {
@@ -129,6 +134,7 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 		res.Events += r.events
 		firsts = append(firsts, r.firstEvent)
 		gaps = append(gaps, r.gaps...)
+		gapsByRun = append(gapsByRun, r.gaps)
 		if cfg.ExpectGap > 0 {
 			drifts = append(drifts, r.drift)
 		}
@@ -136,6 +142,7 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 	res.RunsPerSec = float64(res.Runs-res.Failed) / res.Wall.Seconds()
 	res.EventsPerSec = float64(res.Events) / res.Wall.Seconds()
 	res.FirstEvent, res.GapError, res.Drift = Summarize(firsts), Summarize(gaps), Summarize(drifts)
+	res.GapErrorByPosition = SummarizeByPosition(gapsByRun)
 	if cfg.Hold && res.RSSHeld > 0 && cfg.Concurrency > 0 {
 		res.BytesPerOpen = (res.RSSHeld - res.RSSBefore) / int64(cfg.Concurrency)
 	}

@@ -38,6 +38,29 @@ func TestSummarize(t *testing.T) {
 	}
 }
 
+func TestSummarizeByPosition(t *testing.T) {
+	ms := func(v ...int) []time.Duration {
+		out := make([]time.Duration, len(v))
+		for i, x := range v {
+			out[i] = time.Duration(x) * time.Millisecond
+		}
+		return out
+	}
+	// the third run is shorter: its missing gaps count in no position
+	got := SummarizeByPosition([][]time.Duration{ms(1, 10, 100), ms(3, 30, 300), ms(2)})
+	want := []Summary{
+		{Count: 3, P50: 2 * time.Millisecond, P99: 3 * time.Millisecond, Max: 3 * time.Millisecond},
+		{Count: 2, P50: 10 * time.Millisecond, P99: 30 * time.Millisecond, Max: 30 * time.Millisecond},
+		{Count: 2, P50: 100 * time.Millisecond, P99: 300 * time.Millisecond, Max: 300 * time.Millisecond},
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("by position\n got %+v\nwant %+v", got, want)
+	}
+	if SummarizeByPosition(nil) != nil || SummarizeByPosition([][]time.Duration{{}, nil}) != nil {
+		t.Error("samples without values have positions")
+	}
+}
+
 func TestRunMeasuresAStreamAgainstItsScript(t *testing.T) {
 	floor := httptest.NewServer(newFloor(t, 5, 20*time.Millisecond))
 	defer floor.Close()
@@ -47,6 +70,14 @@ func TestRunMeasuresAStreamAgainstItsScript(t *testing.T) {
 	}
 	if res.Runs != 8 || res.Failed != 0 || res.Events != 40 || res.GapError.Count != 32 || res.Drift.Count != 8 {
 		t.Errorf("result %+v", res)
+	}
+	if len(res.GapErrorByPosition) != 4 {
+		t.Errorf("5-event runs have 4 gaps, got %d positions", len(res.GapErrorByPosition))
+	}
+	for i, s := range res.GapErrorByPosition {
+		if s.Count != 8 {
+			t.Errorf("gap %d was measured in %d runs, not 8", i+1, s.Count)
+		}
 	}
 	if res.Drift.Max > 15*time.Millisecond || res.Wall < 40*time.Millisecond {
 		t.Errorf("a 5-event, 20 ms-gap run should take 80 ms and drift little: %+v", res)

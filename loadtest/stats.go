@@ -31,6 +31,25 @@ func Summarize(sample []time.Duration) Summary {
 	return Summary{Count: len(s), P50: rank(0.50), P99: rank(0.99), Max: s[len(s)-1]}
 }
 
+// SummarizeByPosition summarizes, for each position, the values at that position in
+// every sample that has one: the first values of all samples, then the second values,
+// and so on.
+func SummarizeByPosition(samples [][]time.Duration) []Summary {
+	var out []Summary
+	for i := 0; ; i++ {
+		var column []time.Duration
+		for _, s := range samples {
+			if i < len(s) {
+				column = append(column, s[i])
+			}
+		}
+		if len(column) == 0 {
+			return out
+		}
+		out = append(out, Summarize(column))
+	}
+}
+
 func abs(d time.Duration) time.Duration {
 	if d < 0 {
 		return -d
