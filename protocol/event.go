@@ -156,14 +156,14 @@ func (e Event) MarshalJSON() ([]byte, error) {
 // written after the type unless the event carries its own timestamp field.
 func (e Event) AppendJSON(dst []byte, timestamp int64) ([]byte, error) {
 	dst = append(dst, `{"type":`...)
-	dst = strconv.AppendQuote(dst, e.Type)
+	dst = appendString(dst, e.Type)
 	if _, has := e.Get("timestamp"); !has && timestamp >= 0 {
 		dst = append(dst, `,"timestamp":`...)
 		dst = strconv.AppendInt(dst, timestamp, 10)
 	}
 	for _, f := range e.Fields {
 		dst = append(dst, ',')
-		dst = strconv.AppendQuote(dst, f.Name)
+		dst = appendString(dst, f.Name)
 		dst = append(dst, ':')
 		var err error
 		if dst, err = AppendValue(dst, f.Value); err != nil {

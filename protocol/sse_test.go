@@ -24,6 +24,22 @@ func TestAppendFrame(t *testing.T) {
 	}
 }
 
+func TestAppendJSONQuotesNamesAsJSON(t *testing.T) {
+	// names from a scenario file may hold anything a YAML key can: quoted as JSON, not Go
+	ev := Event{Type: "CUSTOM\x7f", Fields: []Field{{Name: "a\x01b\"c", Value: 1.5}, {Name: "naïve\u2028", Value: "x"}}}
+	out, err := ev.AppendJSON(nil, -1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back map[string]any
+	if err := json.Unmarshal(out, &back); err != nil {
+		t.Fatalf("%s is not JSON: %v", out, err)
+	}
+	if back["type"] != "CUSTOM\x7f" || back["a\x01b\"c"] != 1.5 || back["naïve\u2028"] != "x" {
+		t.Errorf("%s decodes to %v", out, back)
+	}
+}
+
 func TestAppendJSONKeepsAnExplicitTimestamp(t *testing.T) {
 	ev := NewEvent(Custom, "timestamp", json.Number("12"), "name", "n", "value", nil)
 	got, _ := ev.AppendJSON(nil, 99)
