@@ -65,6 +65,15 @@ type Event struct {
 	Fields []Field
 }
 
+// NewID returns an id of the form prefix-hhhhhhhhhhhh: the high 48 bits of random as
+// twelve hex digits, which keeps ids short and as unique as their source.
+func NewID(prefix string, random uint64) string {
+	var digits [13]byte
+	// a leading 1 above the 48 bits keeps their zeros: "1" and then twelve digits
+	hex := strconv.AppendUint(digits[:0], random>>16|1<<48, 16)
+	return prefix + "-" + string(hex[1:])
+}
+
 // NewEvent builds an event from alternating name/value pairs.
 func NewEvent(typ string, nameValues ...any) Event {
 	ev := Event{Type: typ, Fields: make([]Field, 0, len(nameValues)/2)}

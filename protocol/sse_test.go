@@ -2,6 +2,8 @@ package protocol
 
 import (
 	"encoding/json"
+	"fmt"
+	"math/rand/v2"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -21,6 +23,31 @@ func TestAppendFrame(t *testing.T) {
 	got, _ = AppendFrame(nil, ev, 5, false)
 	if string(got[:6]) != "data: " {
 		t.Errorf("without ids the frame must start with data:, got %q", got)
+	}
+}
+
+func TestNewID(t *testing.T) {
+	for _, tt := range []struct {
+		prefix string
+		random uint64
+		want   string
+	}{
+		{"msg", 0, "msg-000000000000"},
+		{"run", 0x0123456789abcdef, "run-0123456789ab"},
+		{"tool", ^uint64(0), "tool-ffffffffffff"},
+		{"", 1 << 16, "-000000000001"},
+	} {
+		if got := NewID(tt.prefix, tt.random); got != tt.want {
+			t.Errorf("NewID(%q, %#x) = %q, want %q", tt.prefix, tt.random, got, tt.want)
+		}
+	}
+	// the same ids as the twelve zero-padded hex digits of the high 48 bits
+	r := rand.New(rand.NewPCG(1, 2))
+	for range 1000 {
+		v := r.Uint64()
+		if got, want := NewID("id", v), fmt.Sprintf("id-%012x", v>>16); got != want {
+			t.Fatalf("NewID(%#x) = %q, want %q", v, got, want)
+		}
 	}
 }
 

@@ -567,7 +567,7 @@ func (p *planner) wait(d time.Duration) { p.at += d }
 
 // newID returns a fresh id: unique within the thread, reproducible under a fixed seed.
 func (p *planner) newID(prefix string) string {
-	return fmt.Sprintf("%s-%012x", prefix, p.rng.Uint64()>>16)
+	return protocol.NewID(prefix, p.rng.Uint64())
 }
 
 // localID returns the id named in the scenario, minting it on first use.

@@ -16,6 +16,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/agui-mock/agui-mock/protocol"
 	"github.com/agui-mock/agui-mock/recorder"
 	"github.com/agui-mock/agui-mock/scenarios"
 	"github.com/agui-mock/agui-mock/threads"
@@ -153,5 +154,5 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener, grace time.Duration
 func (s *Server) newID(kind string) string {
 	s.idMu.Lock()
 	defer s.idMu.Unlock()
-	return fmt.Sprintf("%s-%012x", kind, s.idRNG.Uint64()>>16)
+	return protocol.NewID(kind, s.idRNG.Uint64())
 }
