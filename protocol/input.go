@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -180,18 +181,20 @@ func (d *inputDecoder) mint(kind string) string {
 	return d.opts.NewID(kind)
 }
 
-// str reads an optional string member; required members that are absent fail.
-func (d *inputDecoder) str(obj map[string]any, key, path string, required bool) string {
+// str reads the string member key of obj, whose path is parent; a required member that
+// is absent fails. The member's path is built only to report a problem: most inputs
+// have none.
+func (d *inputDecoder) str(obj map[string]any, parent, key string, required bool) string {
 	v, ok := obj[key]
 	if !ok || (v == nil && !d.opts.Strict && !required) {
 		if required {
-			d.fail(path, "required, but missing")
+			d.fail(join(parent, key), "required, but missing")
 		}
 		return ""
 	}
 	s, ok := v.(string)
 	if !ok {
-		d.fail(path, "expected a string, got %s", jsonKind(v))
+		d.fail(join(parent, key), "expected a string, got %s", jsonKind(v))
 	}
 	return s
 }
@@ -212,10 +215,10 @@ func (d *inputDecoder) input(obj map[string]any) *RunAgentInput {
 	in := &RunAgentInput{Raw: obj}
 	d.unknown(obj, "", "threadId", "runId", "parentRunId", "state", "messages", "tools", "context",
 		"forwardedProps", "resume", "protocolVersion")
-	in.ThreadID = d.str(obj, "threadId", "threadId", d.opts.Strict)
-	in.RunID = d.str(obj, "runId", "runId", d.opts.Strict)
-	in.ParentRunID = d.str(obj, "parentRunId", "parentRunId", false)
-	in.ProtocolVersion = d.str(obj, "protocolVersion", "protocolVersion", false)
+	in.ThreadID = d.str(obj, "", "threadId", d.opts.Strict)
+	in.RunID = d.str(obj, "", "runId", d.opts.Strict)
+	in.ParentRunID = d.str(obj, "", "parentRunId", false)
+	in.ProtocolVersion = d.str(obj, "", "protocolVersion", false)
 	if d.err != nil {
 		return nil
 	}
@@ -269,7 +272,7 @@ func (d *inputDecoder) list(obj map[string]any, key string, required bool) []map
 	for i, item := range arr {
 		m, ok := item.(map[string]any)
 		if !ok {
-			d.fail(fmt.Sprintf("%s[%d]", key, i), "expected an object, got %s", jsonKind(item))
+			d.fail(indexed(key, i), "expected an object, got %s", jsonKind(item))
 			return nil
 		}
 		items = append(items, m)
@@ -287,9 +290,9 @@ func (d *inputDecoder) messages(obj map[string]any) []Message {
 	}
 	msgs := make([]Message, 0, len(items))
 	for i, m := range items {
-		path := fmt.Sprintf("messages[%d]", i)
+		path := indexed("messages", i)
 		msg := Message{Raw: m}
-		msg.Role = d.str(m, "role", path+".role", true)
+		msg.Role = d.str(m, path, "role", true)
 		if d.err != nil {
 			return nil
 		}
@@ -297,13 +300,13 @@ func (d *inputDecoder) messages(obj map[string]any) []Message {
 			d.fail(path+".role", "unknown role %q (one of %s)", msg.Role, strings.Join(messageRoles, ", "))
 			return nil
 		}
-		msg.ID = d.str(m, "id", path+".id", d.opts.Strict)
+		msg.ID = d.str(m, path, "id", d.opts.Strict)
 		if msg.ID == "" && !d.opts.Strict {
 			msg.ID = d.mint("msg")
 			m["id"] = msg.ID
 		}
-		msg.Name = d.str(m, "name", path+".name", false)
-		msg.ToolCallID = d.str(m, "toolCallId", path+".toolCallId", msg.Role == "tool")
+		msg.Name = d.str(m, path, "name", false)
+		msg.ToolCallID = d.str(m, path, "toolCallId", msg.Role == "tool")
 		msg.Content = d.content(m, path, msg.Role)
 		d.roleMembers(m, path, msg.Role)
 		if d.err != nil {
@@ -316,7 +319,8 @@ func (d *inputDecoder) messages(obj map[string]any) []Message {
 
 // roleMembers checks the members that only some roles carry.
 func (d *inputDecoder) roleMembers(m map[string]any, path, role string) {
-	known := []string{"id", "role", "content", "encryptedValue", "metadata"}
+	// room for the members of any role: the list is built without allocating
+	known := append(make([]string, 0, 9), "id", "role", "content", "encryptedValue", "metadata")
 	switch role {
 	case "developer", "system", "user":
 		known = append(known, "name", "encryptedValueType", "subagentRunId")
@@ -329,19 +333,19 @@ func (d *inputDecoder) roleMembers(m map[string]any, path, role string) {
 				return
 			}
 			for j, tc := range arr {
-				d.toolCall(tc, fmt.Sprintf("%s.toolCalls[%d]", path, j))
+				d.toolCall(tc, indexed(path+".toolCalls", j))
 			}
 		}
 	case "tool":
 		known = append(known, "toolCallId", "error", "encryptedValueType", "subagentRunId")
-		d.str(m, "error", path+".error", false)
+		d.str(m, path, "error", false)
 	case "activity":
 		known = append(known, "activityType", "subagentRunId")
-		d.str(m, "activityType", path+".activityType", true)
+		d.str(m, path, "activityType", true)
 	case "reasoning":
 		known = append(known, "encryptedValueType", "subagentRunId")
 	}
-	d.str(m, "encryptedValue", path+".encryptedValue", false)
+	d.str(m, path, "encryptedValue", false)
 	if md, ok := m["metadata"]; ok {
 		if _, isObj := md.(map[string]any); !isObj {
 			d.fail(path+".metadata", "expected an object, got %s", jsonKind(md))
@@ -356,9 +360,9 @@ func (d *inputDecoder) toolCall(v any, path string) {
 		d.fail(path, "expected an object, got %s", jsonKind(v))
 		return
 	}
-	d.str(tc, "id", path+".id", true)
+	d.str(tc, path, "id", true)
 	if d.opts.Strict || tc["type"] != nil {
-		if t := d.str(tc, "type", path+".type", d.opts.Strict); d.err == nil && t != "function" {
+		if t := d.str(tc, path, "type", d.opts.Strict); d.err == nil && t != "function" {
 			d.fail(path+".type", `must be "function", got %q`, t)
 		}
 	}
@@ -367,41 +371,41 @@ func (d *inputDecoder) toolCall(v any, path string) {
 		d.fail(path+".function", "expected an object with name and arguments, got %s", jsonKind(tc["function"]))
 		return
 	}
-	d.str(fn, "name", path+".function.name", true)
-	d.str(fn, "arguments", path+".function.arguments", d.opts.Strict)
+	d.str(fn, path+".function", "name", true)
+	d.str(fn, path+".function", "arguments", d.opts.Strict)
 	d.unknown(tc, path, "id", "type", "function", "encryptedValue", "encryptedValueType", "metadata")
 }
 
-func (d *inputDecoder) content(m map[string]any, path, role string) any {
-	path += ".content"
+func (d *inputDecoder) content(m map[string]any, message, role string) any {
 	c, ok := m["content"]
 	if !ok || c == nil {
 		if role == "assistant" || (!d.opts.Strict && c == nil && ok) {
 			return nil
 		}
 		if d.opts.Strict || role != "assistant" {
-			d.fail(path, "required, but missing")
+			d.fail(join(message, "content"), "required, but missing")
 		}
 		return nil
 	}
 	switch x := c.(type) {
 	case string:
-		return x
+		return c // the decoded value as it is: boxing x again would allocate
 	case []any:
 		if role == "user" || role == "tool" {
+			path := join(message, "content")
 			for i, p := range x {
-				d.part(p, fmt.Sprintf("%s[%d]", path, i))
+				d.part(p, indexed(path, i))
 			}
-			return x
+			return c
 		}
-		d.fail(path, "a %s message's content must be a string, got an array", role)
+		d.fail(join(message, "content"), "a %s message's content must be a string, got an array", role)
 	case map[string]any:
 		if role == "activity" {
-			return x
+			return c
 		}
-		d.fail(path, "expected a string or an array of content parts, got an object")
+		d.fail(join(message, "content"), "expected a string or an array of content parts, got an object")
 	default:
-		d.fail(path, "expected a string or an array of content parts, got %s", jsonKind(c))
+		d.fail(join(message, "content"), "expected a string or an array of content parts, got %s", jsonKind(c))
 	}
 	return nil
 }
@@ -414,13 +418,13 @@ func (d *inputDecoder) part(v any, path string) {
 		d.fail(path, "expected a content part object, got %s", jsonKind(v))
 		return
 	}
-	typ := d.str(p, "type", path+".type", true)
+	typ := d.str(p, path, "type", true)
 	if d.err != nil {
 		return
 	}
 	switch {
 	case typ == "text":
-		d.str(p, "text", path+".text", true)
+		d.str(p, path, "text", true)
 		d.unknown(p, path, "type", "text", "id", "metadata")
 	case slices.Contains(mediaParts, typ):
 		src, ok := p["source"].(map[string]any)
@@ -428,16 +432,16 @@ func (d *inputDecoder) part(v any, path string) {
 			d.fail(path+".source", "expected an object with type and value, got %s", jsonKind(p["source"]))
 			return
 		}
-		st := d.str(src, "type", path+".source.type", true)
-		d.str(src, "value", path+".source.value", true)
-		d.str(src, "mimeType", path+".source.mimeType", st == "data")
+		st := d.str(src, path+".source", "type", true)
+		d.str(src, path+".source", "value", true)
+		d.str(src, path+".source", "mimeType", st == "data")
 		if d.err == nil && st != "data" && st != "url" && st != "file" {
 			d.fail(path+".source.type", `unknown source type %q (one of data, url, file)`, st)
 		}
 		d.unknown(src, path+".source", "type", "value", "mimeType", "provider")
 		d.unknown(p, path, "type", "source", "id", "metadata")
 	case typ == "binary":
-		d.str(p, "mimeType", path+".mimeType", true)
+		d.str(p, path, "mimeType", true)
 		if d.err == nil && p["id"] == nil && p["url"] == nil && p["data"] == nil {
 			d.fail(path, "a binary part needs at least one of id, url or data")
 		}
@@ -453,10 +457,10 @@ func (d *inputDecoder) tools(obj map[string]any) []Tool {
 	items := d.list(obj, "tools", false)
 	tools := make([]Tool, 0, len(items))
 	for i, t := range items {
-		path := fmt.Sprintf("tools[%d]", i)
+		path := indexed("tools", i)
 		tool := Tool{
-			Name:        d.str(t, "name", path+".name", true),
-			Description: d.str(t, "description", path+".description", d.opts.Strict),
+			Name:        d.str(t, path, "name", true),
+			Description: d.str(t, path, "description", d.opts.Strict),
 			Parameters:  t["parameters"],
 		}
 		if p, ok := t["parameters"]; ok && p != nil {
@@ -474,10 +478,10 @@ func (d *inputDecoder) context(obj map[string]any) []Context {
 	items := d.list(obj, "context", false)
 	ctx := make([]Context, 0, len(items))
 	for i, c := range items {
-		path := fmt.Sprintf("context[%d]", i)
+		path := indexed("context", i)
 		ctx = append(ctx, Context{
-			Description: d.str(c, "description", path+".description", true),
-			Value:       d.str(c, "value", path+".value", true),
+			Description: d.str(c, path, "description", true),
+			Value:       d.str(c, path, "value", true),
 		})
 		d.unknown(c, path, "description", "value")
 	}
@@ -488,10 +492,10 @@ func (d *inputDecoder) resume(obj map[string]any) []ResumeEntry {
 	items := d.list(obj, "resume", false)
 	var entries []ResumeEntry
 	for i, r := range items {
-		path := fmt.Sprintf("resume[%d]", i)
+		path := indexed("resume", i)
 		e := ResumeEntry{
-			InterruptID: d.str(r, "interruptId", path+".interruptId", true),
-			Status:      d.str(r, "status", path+".status", true),
+			InterruptID: d.str(r, path, "interruptId", true),
+			Status:      d.str(r, path, "status", true),
 			Payload:     r["payload"],
 		}
 		if d.err == nil && e.Status != ResumeResolved && e.Status != ResumeCancelled {
@@ -521,6 +525,9 @@ func jsonKind(v any) string {
 	}
 	return fmt.Sprintf("%T", v)
 }
+
+// indexed is the path of item i of the array at path.
+func indexed(path string, i int) string { return path + "[" + strconv.Itoa(i) + "]" }
 
 func join(path, key string) string {
 	if path == "" {
