@@ -7,10 +7,12 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"regexp"
 	"strings"
 	"testing"
 	"testing/iotest"
 
+	"github.com/labstack/echo/v4"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/agui-mock/agui-mock/internal/spectest"
@@ -139,6 +141,20 @@ func TestEventIDLinesCanBeSwitchedOff(t *testing.T) {
 		if strings.Contains(rec.body(), "\r") {
 			t.Error("CR in the stream: framing must be LF only")
 		}
+	}
+}
+
+func TestRunsCarryARequestID(t *testing.T) {
+	s := newServer(t, "", func(c *Config) { c.Speed = 0 })
+	body := `{"messages":[{"role":"user","content":"hi"}]}`
+	first := post(t.Context(), s, "/agui/chat", body, nil).Header().Get(echo.HeaderXRequestID)
+	second := post(t.Context(), s, "/agui/chat", body, nil).Header().Get(echo.HeaderXRequestID)
+	if !regexp.MustCompile(`^[0-9a-f]{32}$`).MatchString(first) || first == second {
+		t.Errorf("request ids %q and %q: want two different sets of 32 hex digits", first, second)
+	}
+	// a caller's own id is kept, so that it can follow its request through the logs
+	if got := post(t.Context(), s, "/agui/chat", body, map[string]string{echo.HeaderXRequestID: "e2e-42"}).Header().Get(echo.HeaderXRequestID); got != "e2e-42" {
+		t.Errorf("the caller's request id came back as %q", got)
 	}
 }
 
