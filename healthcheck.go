@@ -19,7 +19,7 @@ func runHealthcheck(ctx context.Context, args []string, lookupEnv func(string) (
 	fs.SetOutput(stderr)
 	addr := fs.String("addr", "127.0.0.1:8000", "the server's listen address (AGUI_MOCK_ADDR, as for serve)")
 	timeout := fs.Duration("timeout", 2*time.Second, "how long to wait for an answer")
-	if code := parseFlags(fs, args, lookupEnv, stderr); code >= 0 {
+	if _, code := parseFlags(fs, args, false, lookupEnv, stderr); code >= 0 {
 		return code
 	}
 	host, port, err := net.SplitHostPort(*addr)

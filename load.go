@@ -35,7 +35,7 @@ func runLoad(ctx context.Context, args []string, lookupEnv func(string) (string,
 		fmt.Fprintf(stderr, "Usage: agui-mock load [flags]\n\nDrives concurrent AG-UI runs against -url and reports runs/s, events/s, time to\nfirst event, timing error against -expect-gap, failed runs and server memory.\n\nFlags:\n")
 		fs.PrintDefaults()
 	}
-	if code := parseFlags(fs, args, lookupEnv, stderr); code >= 0 {
+	if _, code := parseFlags(fs, args, false, lookupEnv, stderr); code >= 0 {
 		return code
 	}
 	if *ramp < 0 {
@@ -103,7 +103,7 @@ func runFloor(ctx context.Context, args []string, lookupEnv func(string) (string
 	addr := fs.String("addr", "127.0.0.1:8001", "address to listen on")
 	events := fs.Int("events", 20, "events per run, RUN_STARTED and RUN_FINISHED included (at least 4)")
 	gap := fs.Duration("gap", 0, "the gap between events")
-	if code := parseFlags(fs, args, lookupEnv, stderr); code >= 0 {
+	if _, code := parseFlags(fs, args, false, lookupEnv, stderr); code >= 0 {
 		return code
 	}
 	floor, err := loadtest.NewFloor(*events, *gap)

@@ -21,17 +21,19 @@ func main() {
 	os.Exit(run(ctx, os.Args[1:], os.LookupEnv, os.Stdout, os.Stderr))
 }
 
-// usage is the command's overview.
-const usage = `Usage:
-  agui-mock [serve] [flags]            serve AG-UI run endpoints from YAML scenarios
+// commands lists the commands, for the overview and for the help of serve, the default.
+const commands = `  agui-mock [serve] [flags]            serve AG-UI run endpoints from YAML scenarios
   agui-mock record -upstream URL       proxy to a real agent and record its sessions as scenarios
   agui-mock validate [flags] PATH...   check scenario files and AG-UI event streams
   agui-mock healthcheck [-addr A]      exit 0 if the server at A is alive (for containers)
   agui-mock load [flags]               drive concurrent runs against an AG-UI endpoint and measure
   agui-mock load-floor [flags]         the minimal SSE server that load is compared against
+`
 
-Run 'agui-mock serve -h' or 'agui-mock validate -h' for the flags. Every flag can also
-be set through the environment variable AGUI_MOCK_<NAME> (e.g. AGUI_MOCK_SPEED=0).
+// usage is the command's overview.
+const usage = "Usage:\n" + commands + `
+Run 'agui-mock COMMAND -h' for a command's flags. Every flag can also be set through
+the environment variable AGUI_MOCK_<NAME> (e.g. AGUI_MOCK_SPEED=0).
 `
 
 // run is the whole program, with its environment passed in. It returns the exit code.
@@ -61,20 +63,38 @@ func run(ctx context.Context, args []string, lookupEnv func(string) (string, boo
 	return 2
 }
 
-// parseFlags parses a command's flags and then fills those not given from the
-// environment. It returns the exit code to stop with, or -1 to go on.
-func parseFlags(fs *flag.FlagSet, args []string, lookupEnv func(string) (string, bool), stderr io.Writer) int {
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
+// parseFlags parses a command's flags, which may come before, between or after its
+// operands (all after "--" are operands), and then fills the flags not given from the
+// environment. A command that takes no operands refuses them. It returns the operands
+// and the exit code to stop with, or -1 to go on.
+func parseFlags(fs *flag.FlagSet, args []string, takesOperands bool, lookupEnv func(string) (string, bool), stderr io.Writer) ([]string, int) {
+	var operands []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return nil, 0
+			}
+			return nil, 2
 		}
-		return 2
+		rest := fs.Args()
+		if len(rest) == 0 {
+			break
+		}
+		if afterDashes := len(rest) < len(args) && args[len(args)-len(rest)-1] == "--"; afterDashes {
+			operands = append(operands, rest...)
+			break
+		}
+		operands, args = append(operands, rest[0]), rest[1:]
+	}
+	if len(operands) > 0 && !takesOperands {
+		fmt.Fprintf(stderr, "%s: unexpected argument %q\n", fs.Name(), operands[0])
+		return nil, 2
 	}
 	if err := applyEnv(fs, lookupEnv); err != nil {
 		fmt.Fprintln(stderr, "agui-mock:", err)
-		return 2
+		return nil, 2
 	}
-	return -1
+	return operands, -1
 }
 
 // listFlag is a repeatable flag; from the environment it takes a comma-separated list.

@@ -95,6 +95,7 @@ func TestStartupFailuresExplainThemselves(t *testing.T) {
 		{"missing directory", []string{"--scenarios", filepath.Join(bad, "nope")}, nil, 1, "no such file or directory"},
 		{"invalid scenario", []string{"--scenarios", bad}, nil, 1, filepath.Join(bad, "broken.yaml") + `:2:5: unknown key "txt" in a step (hint: did you mean "text"?)`},
 		{"stray argument", []string{"serve", "extra"}, nil, 2, `unexpected argument "extra"`},
+		{"stray argument after a flag", []string{"load", "--runs", "1", "extra"}, nil, 2, `agui-mock load: unexpected argument "extra"`},
 		{"unknown command", []string{"bogus"}, nil, 2, `unknown command "bogus"`},
 		{"bad watch mode", []string{"--watch", "inotify"}, nil, 1, "-watch must be auto, poll or off"},
 		{"bad log format", []string{"--log-format", "xml"}, nil, 1, "-log-format must be text or json"},
@@ -110,6 +111,24 @@ func TestStartupFailuresExplainThemselves(t *testing.T) {
 				t.Errorf("exit %d, stderr:\n%s\nwant exit %d and %q", code, stderr.String(), tt.code, tt.want)
 			}
 		})
+	}
+}
+
+func TestHelpListsEveryCommand(t *testing.T) {
+	for _, args := range [][]string{{"--help"}, {"help"}} {
+		var stdout, stderr strings.Builder
+		if code := run(t.Context(), args, env(nil), &stdout, &stderr); code != 0 {
+			t.Fatalf("%q: exit %d", args, code)
+		}
+		help := stdout.String() + stderr.String()
+		for _, cmd := range []string{"[serve]", "record", "validate", "healthcheck", "load", "load-floor"} {
+			if !strings.Contains(help, "agui-mock "+cmd+" ") {
+				t.Errorf("%q: the help does not list %q:\n%s", args, cmd, help)
+			}
+		}
+		if strings.Contains(help, "-sse-ids id") {
+			t.Errorf("%q: a flag's usage names a value it does not take:\n%s", args, help)
+		}
 	}
 }
 

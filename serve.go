@@ -68,7 +68,7 @@ func runServe(ctx context.Context, args []string, lookupEnv func(string) (string
 	fs.Uint64Var(&o.seed, "seed", 0, "seed for generated ids, fake data and jitter (0 picks a random one)")
 	fs.Float64Var(&o.speed, "speed", 1, "multiplies every delay: 0.5 plays twice as fast, 0 without delays")
 	fs.BoolVar(&o.strict, "strict", false, "reject run inputs that do not conform to AG-UI 1.1")
-	fs.BoolVar(&o.sseIDs, "sse-ids", true, "write an `id: <TYPE>_<timestamp>` line before each event")
+	fs.BoolVar(&o.sseIDs, "sse-ids", true, "write an id line (id: <TYPE>_<timestamp>) before each event")
 	fs.DurationVar(&o.keepAlive, "keepalive", 15*time.Second, "interval of keep-alive comments during long pauses (0 disables)")
 	fs.Int64Var(&o.maxBody, "max-body", 10<<20, "largest request body in bytes")
 	fs.StringVar(&o.logFormat, "log-format", "text", "log format: text or json")
@@ -95,13 +95,12 @@ func runServe(ctx context.Context, args []string, lookupEnv func(string) (string
 			fmt.Fprintf(stderr, "Usage: agui-mock [serve] [flags]\n\nServes AG-UI run endpoints from YAML scenarios, reloading scenario directories\nwhen their files change. Every flag can also be set through the environment\nvariable AGUI_MOCK_<NAME> (e.g. AGUI_MOCK_SPEED=0).\n\nFlags:\n")
 		}
 		fs.PrintDefaults()
+		if !recordAll { // serve is the default command, so its help is the first one read
+			fmt.Fprintf(stderr, "\nAll commands (run 'agui-mock COMMAND -h' for a command's flags):\n%s", commands)
+		}
 	}
-	if code := parseFlags(fs, args, lookupEnv, stderr); code >= 0 {
+	if _, code := parseFlags(fs, args, false, lookupEnv, stderr); code >= 0 {
 		return code
-	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "agui-mock: unexpected argument %q\n", fs.Arg(0))
-		return 2
 	}
 	if err := serve(ctx, o, stdout, stderr); err != nil {
 		fmt.Fprintln(stderr, "agui-mock:", err)

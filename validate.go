@@ -42,18 +42,19 @@ Flags:
 `)
 		fs.PrintDefaults()
 	}
-	if code := parseFlags(fs, args, lookupEnv, stderr); code >= 0 {
+	paths, code := parseFlags(fs, args, true, lookupEnv, stderr)
+	if code >= 0 {
 		return code
 	}
 	if *format != "text" && *format != "json" {
 		fmt.Fprintf(stderr, "agui-mock validate: -format must be text or json, got %q\n", *format)
 		return 2
 	}
-	if fs.NArg() == 0 {
+	if len(paths) == 0 {
 		fs.Usage()
 		return 2
 	}
-	rep := validatePaths(fs.Args())
+	rep := validatePaths(paths)
 	if *format == "json" {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")

@@ -62,16 +62,30 @@ func TestValidateReportsEveryProblemWithItsPosition(t *testing.T) {
 func TestValidateJSONOutput(t *testing.T) {
 	dir := t.TempDir()
 	writeFile(t, filepath.Join(dir, "a.yaml"), "steps: [{pause: fast}]\n")
-	var out strings.Builder
-	if code := run(t.Context(), []string{"validate", "--format", "json", dir}, env(nil), &out, io.Discard); code != 1 {
-		t.Fatalf("exit %d", code)
+	for _, args := range [][]string{{"--format", "json", dir}, {dir, "--format", "json"}, {dir, "--format=json"}} {
+		var out strings.Builder
+		if code := run(t.Context(), append([]string{"validate"}, args...), env(nil), &out, io.Discard); code != 1 {
+			t.Fatalf("%q: exit %d", args, code)
+		}
+		var rep report
+		if err := json.Unmarshal([]byte(out.String()), &rep); err != nil {
+			t.Fatalf("%q: %v", args, err)
+		}
+		if rep.Valid || len(rep.Problems) != 1 || rep.Problems[0].Line != 1 || rep.Problems[0].Hint == "" {
+			t.Errorf("%q: report %+v", args, rep)
+		}
 	}
-	var rep report
-	if err := json.Unmarshal([]byte(out.String()), &rep); err != nil {
-		t.Fatal(err)
+}
+
+func TestValidateTakesEverythingAfterDoubleDashAsPaths(t *testing.T) {
+	t.Chdir(t.TempDir())
+	writeFile(t, "-dash.yaml", "match: {message: hi}\nsteps: [{text: hello}]\n")
+	var out, stderr strings.Builder
+	if code := run(t.Context(), []string{"validate", "--", "-dash.yaml"}, env(nil), &out, &stderr); code != 0 {
+		t.Fatalf("exit %d\n%s%s", code, out.String(), stderr.String())
 	}
-	if rep.Valid || len(rep.Problems) != 1 || rep.Problems[0].Line != 1 || rep.Problems[0].Hint == "" {
-		t.Errorf("report %+v", rep)
+	if code := run(t.Context(), []string{"validate", "-dash.yaml"}, env(nil), io.Discard, io.Discard); code != 2 {
+		t.Errorf("without --, a path that looks like a flag is a usage error; exit %d", code)
 	}
 }
 
