@@ -1,12 +1,14 @@
 package main
 
 import (
+	"encoding/json"
 	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -19,20 +21,7 @@ import (
 // real upstream: a miss is recorded from it, and the same request then replays the
 // recording without reaching the upstream.
 func TestServeRecordsWhatNoScenarioAnswers(t *testing.T) {
-	set, err := scenarios.Load(scenarios.Builtin())
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg := server.DefaultConfig()
-	cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
-	agent := server.New(cfg, set).Handler()
-	var hits atomic.Int64
-	upstream := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		hits.Add(1)
-		agent.ServeHTTP(w, r)
-	}))
-	defer upstream.Close()
-
+	upstream, hits := countingAgent(t)
 	own, recorded := t.TempDir(), t.TempDir()
 	writeFile(t, filepath.Join(own, "mine.yaml"), scenarioFile("own"))
 	url := start(t, []string{"--addr", "127.0.0.1:0", "--no-builtin", "--scenarios", own, "--scenarios", recorded,
@@ -56,6 +45,73 @@ func TestServeRecordsWhatNoScenarioAnswers(t *testing.T) {
 	}
 	if data, _ := os.ReadFile(files[0]); !strings.Contains(string(data), "delay:") {
 		t.Errorf("the recording has no timing:\n%s", data)
+	}
+}
+
+// countingAgent is a real AG-UI agent serving the built-in scenarios, and the number of
+// requests it has had.
+func countingAgent(t *testing.T) (*httptest.Server, *atomic.Int64) {
+	t.Helper()
+	set, err := scenarios.Load(scenarios.Builtin())
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := server.DefaultConfig()
+	cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	agent := server.New(cfg, set).Handler()
+	hits := new(atomic.Int64)
+	upstream := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits.Add(1)
+		agent.ServeHTTP(w, r)
+	}))
+	t.Cleanup(upstream.Close)
+	return upstream, hits
+}
+
+// listedIDs returns the ids GET /_mock/scenarios lists.
+func listedIDs(t *testing.T, url string) []string {
+	t.Helper()
+	resp, err := http.Get(url + "/_mock/scenarios")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var list struct {
+		Scenarios []struct {
+			ID string `json:"id"`
+		} `json:"scenarios"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&list); err != nil {
+		t.Fatal(err)
+	}
+	ids := make([]string, len(list.Scenarios))
+	for i, sc := range list.Scenarios {
+		ids[i] = sc.ID
+	}
+	return ids
+}
+
+// TestRecordingsReplayFromARecordDirOfTheirOwn serves -record-missing with a record
+// directory outside every scenario directory: it is served and watched too, so the
+// second identical request replays the recording without reaching the upstream.
+func TestRecordingsReplayFromARecordDirOfTheirOwn(t *testing.T) {
+	upstream, hits := countingAgent(t)
+	own := t.TempDir()
+	recorded := filepath.Join(t.TempDir(), "not-yet-there")
+	writeFile(t, filepath.Join(own, "mine.yaml"), scenarioFile("own"))
+	url := start(t, []string{"--addr", "127.0.0.1:0", "--no-builtin", "--scenarios", own,
+		"--record-missing", "--upstream", upstream.URL, "--record-dir", recorded, "--poll-interval", "1h"}, nil)
+
+	first := ask(t, url, "showcase")
+	if hits.Load() != 1 || !strings.Contains(first, "Here is what I found") {
+		t.Fatalf("the miss was not proxied: %q, %d hits", first, hits.Load())
+	}
+	eventually(t, "the recording is loaded", func() bool { return status(t, url).Scenarios == 2 })
+	if ids := listedIDs(t, url); len(ids) != 2 || !slices.ContainsFunc(ids, func(id string) bool { return strings.HasPrefix(id, "rec-showcase-") }) {
+		t.Errorf("/_mock/scenarios lists %v", ids)
+	}
+	if got := ask(t, url, "showcase"); !strings.Contains(got, "Here is what I found") || hits.Load() != 1 {
+		t.Errorf("the replay got %q and reached the upstream %d more times", got, hits.Load()-1)
 	}
 }
 

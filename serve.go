@@ -10,8 +10,10 @@ import (
 	"net"
 	"net/url"
 	"os"
+	"path/filepath"
 	"regexp"
 	"runtime/debug"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -80,7 +82,7 @@ func runServe(ctx context.Context, args []string, lookupEnv func(string) (string
 	fs.StringVar(&o.watch, "watch", watcher.ModeAuto, "how scenario directories are watched: auto (file-system events), poll (for bind mounts and network file systems that deliver none) or off")
 	fs.DurationVar(&o.pollEvery, "poll-interval", 2*time.Second, "rescan period with -watch=poll; with -watch=auto, the safety rescan")
 	fs.StringVar(&o.upstream, "upstream", "", "the real AG-UI agent's base URL, to record from")
-	fs.StringVar(&o.recordDir, "record-dir", "recorded", "where recordings are written")
+	fs.StringVar(&o.recordDir, "record-dir", "recorded", "where recordings are written; with -record-missing it is served and watched too")
 	fs.BoolVar(&o.recMissing, "record-missing", false, "serve: proxy to -upstream and record what no scenario answers")
 	fs.Var(&o.redact, "redact", "a regular expression scrubbed from recordings (repeatable; bearer tokens and API keys always are)")
 	fs.BoolVar(&o.metrics, "metrics", false, "serve Prometheus metrics at /metrics")
@@ -120,7 +122,6 @@ func serve(ctx context.Context, o options, stdout, stderr io.Writer) error {
 	if o.seed == 0 {
 		o.seed = rand.Uint64()
 	}
-	var sources []scenarios.Source
 	for _, dir := range o.dirs {
 		info, err := os.Stat(dir)
 		if err != nil {
@@ -129,6 +130,13 @@ func serve(ctx context.Context, o options, stdout, stderr io.Writer) error {
 		if !info.IsDir() {
 			return fmt.Errorf("scenario directory %s is not a directory", dir)
 		}
+	}
+	dirs, err := servedDirs(o)
+	if err != nil {
+		return err
+	}
+	var sources []scenarios.Source
+	for _, dir := range dirs {
 		sources = append(sources, scenarios.Source{FS: os.DirFS(dir), Root: ".", Label: dir})
 	}
 	if !o.noBuiltin {
@@ -142,9 +150,9 @@ func serve(ctx context.Context, o options, stdout, stderr io.Writer) error {
 	}
 	load := func() (*scenarios.Set, error) { return scenarios.Load(sources...) }
 	var watch *watcher.Watcher
-	if len(o.dirs) > 0 && o.watch != watcher.ModeOff {
+	if len(dirs) > 0 && o.watch != watcher.ModeOff {
 		// started before the load, so no change between the two goes unnoticed
-		wcfg := watcher.Config{Roots: o.dirs, Mode: o.watch, Debounce: 100 * time.Millisecond, PollInterval: o.pollEvery, Include: scenarios.IsScenarioFile, Logger: logger}
+		wcfg := watcher.Config{Roots: dirs, Mode: o.watch, Debounce: 100 * time.Millisecond, PollInterval: o.pollEvery, Include: scenarios.IsScenarioFile, Logger: logger}
 		if watch, err = watcher.New(wcfg); err != nil {
 			return err
 		}
@@ -203,6 +211,43 @@ func serve(ctx context.Context, o options, stdout, stderr io.Writer) error {
 	}()
 	logger.Info("ready", "scenarios", len(set.Scenarios()), "seed", strconv.FormatUint(o.seed, 10), "speed", o.speed, "strict", o.strict, "auth", o.authToken != "")
 	return srv.Serve(ctx, ln, o.shutdownIn)
+}
+
+// servedDirs returns the directories whose scenarios are served and watched: the
+// scenario directories and, with -record-missing, the record directory when none of
+// them holds it already, so that a recording replays on the next identical request. The
+// record directory is created if it does not exist yet, to be watched from the start.
+func servedDirs(o options) ([]string, error) {
+	if !o.recMissing || o.recordAll {
+		return o.dirs, nil
+	}
+	if err := os.MkdirAll(o.recordDir, 0o755); err != nil {
+		return nil, fmt.Errorf("-record-dir: %w", err)
+	}
+	rec, err := resolvedPath(o.recordDir)
+	if err != nil {
+		return nil, fmt.Errorf("-record-dir: %w", err)
+	}
+	for _, dir := range o.dirs {
+		scen, err := resolvedPath(dir)
+		if err != nil {
+			return nil, fmt.Errorf("scenario directory: %w", err)
+		}
+		if rel, err := filepath.Rel(scen, rec); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			return o.dirs, nil // loaded and watched with the scenario directory
+		}
+	}
+	return append(slices.Clone(o.dirs), o.recordDir), nil
+}
+
+// resolvedPath is a directory's absolute path with symbolic links resolved, to compare
+// directories however they were named.
+func resolvedPath(dir string) (string, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", err
+	}
+	return filepath.EvalSymlinks(abs)
 }
 
 // newRecorder builds the recorder the options ask for, or none.
