@@ -83,7 +83,7 @@ func runServe(ctx context.Context, args []string, lookupEnv func(string) (string
 	fs.DurationVar(&o.pollEvery, "poll-interval", 2*time.Second, "rescan period with -watch=poll; with -watch=auto, the safety rescan")
 	fs.StringVar(&o.upstream, "upstream", "", "the real AG-UI agent's base URL, to record from")
 	fs.StringVar(&o.recordDir, "record-dir", "recorded", "where recordings are written; with -record-missing it is served and watched too")
-	fs.BoolVar(&o.recMissing, "record-missing", false, "serve: proxy to -upstream and record what no scenario answers")
+	fs.BoolVar(&o.recMissing, "record-missing", false, "serve: proxy to -upstream and record what no scenario answers (the built-in catch-all is left out)")
 	fs.Var(&o.redact, "redact", "a regular expression scrubbed from recordings (repeatable; bearer tokens and API keys always are)")
 	fs.BoolVar(&o.metrics, "metrics", false, "serve Prometheus metrics at /metrics")
 	fs.IntVar(&o.journal, "journal-size", 1000, "requests the admin journal keeps")
@@ -140,7 +140,13 @@ func serve(ctx context.Context, o options, stdout, stderr io.Writer) error {
 		sources = append(sources, scenarios.Source{FS: os.DirFS(dir), Root: ".", Label: dir})
 	}
 	if !o.noBuiltin {
-		sources = append(sources, scenarios.Builtin())
+		builtin := scenarios.Builtin()
+		if o.recMissing && !o.recordAll {
+			// it would answer every request, leaving nothing missing to record
+			builtin.Omit = []string{scenarios.CatchAllID}
+			logger.Info("the built-in catch-all scenario is left out, so that what no other scenario answers is recorded", "scenario", scenarios.CatchAllID)
+		}
+		sources = append(sources, builtin)
 	}
 	if o.watch != watcher.ModeAuto && o.watch != watcher.ModePoll && o.watch != watcher.ModeOff {
 		return fmt.Errorf("-watch must be auto, poll or off, got %q", o.watch)

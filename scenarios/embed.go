@@ -11,5 +11,9 @@ var schema []byte
 // Schema returns the JSON Schema of a scenario document, for editors.
 func Schema() []byte { return schema }
 
+// CatchAllID is the id of the built-in scenario that answers any request no other
+// scenario matches.
+const CatchAllID = "catch-all"
+
 // Builtin returns the scenario set embedded in the binary.
 func Builtin() Source { return Source{FS: builtinFiles, Root: "builtin", Label: "builtin"} }

@@ -30,6 +30,8 @@ type Source struct {
 	FS    fs.FS
 	Root  string // the directory inside FS to walk
 	Label string // how file names are shown: Label joined with the path below Root
+	// Omit lists ids of the source's scenarios that a set leaves out.
+	Omit []string
 }
 
 // IsScenarioFile reports whether a file name is one the loader reads: YAML files that

@@ -54,6 +54,7 @@ func LoadWith(extra []*Scenario, sources ...Source) (*Set, error) {
 	for _, src := range sources {
 		list, d := ReadFiles(src)
 		diags = append(diags, d...)
+		list = slices.DeleteFunc(list, func(sc *Scenario) bool { return slices.Contains(src.Omit, sc.ID) })
 		for _, sc := range list {
 			if !defined[sc.ID] {
 				all = append(all, sc)
