@@ -145,6 +145,34 @@ func TestRecordMissingWithTheBuiltinScenarios(t *testing.T) {
 	}
 }
 
+// TestRecordingsWithoutDedupeValidateAndServe records the same request twice with
+// -dedupe=false: each session keeps a file and an id of its own, and the directory
+// validates and serves, replaying the first recording.
+func TestRecordingsWithoutDedupeValidateAndServe(t *testing.T) {
+	upstream, _ := countingAgent(t)
+	recorded := t.TempDir()
+	proxy := start(t, []string{"record", "--addr", "127.0.0.1:0", "--upstream", upstream.URL, "--record-dir", recorded, "--dedupe=false"}, nil)
+	first := ask(t, proxy, "tell me about whales")
+	if second := ask(t, proxy, "tell me about whales"); second == first {
+		t.Fatalf("the upstream answered the same twice: %q", first)
+	}
+	files, _ := filepath.Glob(filepath.Join(recorded, "*.yaml"))
+	if len(files) != 2 {
+		t.Fatalf("recordings %v, want one per session", files)
+	}
+	var stdout, stderr strings.Builder
+	if code := run(t.Context(), []string{"validate", recorded}, env(nil), &stdout, &stderr); code != 0 {
+		t.Fatalf("validate exits %d:\n%s%s", code, stdout.String(), stderr.String())
+	}
+	url := start(t, []string{"--addr", "127.0.0.1:0", "--no-builtin", "--scenarios", recorded, "--watch", "off"}, nil)
+	if ids := listedIDs(t, url); len(ids) != 2 || ids[0] == ids[1] {
+		t.Errorf("served ids %v", ids)
+	}
+	if got := ask(t, url, "tell me about whales"); got != first {
+		t.Errorf("the replay got %q, want the first recording's %q", got, first)
+	}
+}
+
 func TestRecordNeedsAnUpstream(t *testing.T) {
 	var stderr strings.Builder
 	if code := run(t.Context(), []string{"record"}, env(nil), &strings.Builder{}, &stderr); code != 1 || !strings.Contains(stderr.String(), "recording needs -upstream") {

@@ -27,11 +27,13 @@ type capturedEvent struct {
 
 // session is what the recorder remembers of a thread it is recording.
 type session struct {
-	file   string            // the fixture the thread's runs go into
-	path   []string          // the canonical when-keys from the root run to the latest
-	ids    map[string]string // upstream ids → local names, shared by the thread's runs
-	counts map[string]int    // per prefix, names handed out so far
-	runs   int
+	file     string            // the fixture the thread's runs go into
+	id       string            // the fixture's scenario id
+	shadowed bool              // an earlier recording answers the same first request
+	path     []string          // the canonical when-keys from the root run to the latest
+	ids      map[string]string // upstream ids → local names, shared by the thread's runs
+	counts   map[string]int    // per prefix, names handed out so far
+	runs     int
 	// awaiting lists, in the order the last run raised them, the upstream ids of its
 	// interrupts or of its tool calls left without a result: the order replays match
 	// answers in.

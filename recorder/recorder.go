@@ -249,16 +249,7 @@ func (r *Recorder) save(route string, in *protocol.RunAgentInput, events []captu
 	continuing := s != nil && (len(in.Resume) > 0 || hasToolResult(in))
 	if !continuing {
 		s = &session{ids: map[string]string{}, counts: map[string]int{}}
-		msg, _ := in.LastUserMessage()
-		text := msg.Text()
-		for _, re := range r.cfg.Redact {
-			text = re.ReplaceAllString(text, redacted)
-		}
-		name := slug(text) + "-" + fixtureKey(route, msg.Text(), in.ForwardedProps)
-		if !r.cfg.Dedupe {
-			name += "-" + time.Now().UTC().Format("20060102T150405.000")
-		}
-		s.file = filepath.Join(r.cfg.OutDir, name+".yaml")
+		r.name(s, route, in)
 	}
 	threadID, runID := in.ThreadID, in.RunID
 	if len(events) > 0 && events[0].event.Type == protocol.RunStarted {
@@ -267,9 +258,10 @@ func (r *Recorder) save(route string, in *protocol.RunAgentInput, events []captu
 	nodes := s.templated(redactStreams(events, r.cfg.Redact), threadID, runID, r.cfg.Redact)
 	if problem != "" {
 		// kept apart, in a hidden directory no server loads, and marked as what it is
-		file := filepath.Join(r.cfg.OutDir, ".incomplete", strings.TrimSuffix(filepath.Base(s.file), ".yaml")+
-			fmt.Sprintf("-run%d-%s.yaml", s.runs+1, time.Now().UTC().Format("20060102T150405.000")))
-		doc := r.newDocument(route, in, "incomplete recording: "+problem)
+		suffix := fmt.Sprintf("-run%d-%s", s.runs+1, time.Now().UTC().Format(stampFormat))
+		file := filepath.Join(r.cfg.OutDir, ".incomplete", strings.TrimSuffix(filepath.Base(s.file), ".yaml")+suffix+".yaml")
+		doc := r.newDocument(s, route, in, "incomplete recording: "+problem)
+		setMember(doc, "id", scalar(s.id+suffix))
 		setMember(doc, "events", &yaml.Node{Kind: yaml.SequenceNode, Content: nodes})
 		return file, r.write(file, doc)
 	}
@@ -286,7 +278,7 @@ func (r *Recorder) save(route string, in *protocol.RunAgentInput, events []captu
 	} else {
 		// the first run of a session starts the fixture afresh, keeping the branches
 		// earlier sessions with the same first request recorded
-		doc = r.newDocument(route, in, "")
+		doc = r.newDocument(s, route, in, "")
 	}
 	if err := place(doc, path, nodes); err != nil {
 		return "", err
@@ -355,17 +347,67 @@ func (s *session) pathValues() []any {
 	return out
 }
 
-// newDocument starts a fixture: its id, a match on the first request, and an example.
-func (r *Recorder) newDocument(route string, in *protocol.RunAgentInput, broken string) *yaml.Node {
+// stampFormat is the UTC time in the names of recordings kept apart.
+const stampFormat = "20060102T150405.000"
+
+// name gives a new session its fixture file and scenario id. With dedupe both derive
+// from the first request alone, so that repeating it updates the fixture. Without, a
+// time stamp (and a counter, should two sessions start within a millisecond) keeps every
+// session's file and id apart; and a session whose first request an earlier recording
+// already answers gets no example, since that recording replays first.
+func (r *Recorder) name(s *session, route string, in *protocol.RunAgentInput) {
 	msg, _ := in.LastUserMessage()
-	text := msg.Text()
+	text := r.scrub(msg.Text())
+	stem := slug(text) + "-" + fixtureKey(route, msg.Text(), in.ForwardedProps)
+	s.id = "rec-" + slug(text) + "-" + fixtureKey(route, text, in.ForwardedProps)
+	if r.cfg.Dedupe {
+		s.file = filepath.Join(r.cfg.OutDir, stem+".yaml")
+		return
+	}
+	s.shadowed = r.recorded(stem)
+	stamp := time.Now().UTC().Format(stampFormat)
+	suffix := "-" + stamp
+	for n := 2; exists(filepath.Join(r.cfg.OutDir, stem+suffix+".yaml")); n++ {
+		suffix = fmt.Sprintf("-%s-%d", stamp, n)
+	}
+	s.file, s.id = filepath.Join(r.cfg.OutDir, stem+suffix+".yaml"), s.id+suffix
+}
+
+// recorded reports whether the output directory holds a fixture of a first request,
+// by its file name's stem.
+func (r *Recorder) recorded(stem string) bool {
+	entries, _ := os.ReadDir(r.cfg.OutDir)
+	for _, e := range entries {
+		name := e.Name()
+		if !e.IsDir() && strings.HasSuffix(name, ".yaml") && (name == stem+".yaml" || strings.HasPrefix(name, stem+"-")) {
+			return true
+		}
+	}
+	return false
+}
+
+func exists(file string) bool {
+	_, err := os.Stat(file)
+	return err == nil
+}
+
+// scrub replaces every secret in text.
+func (r *Recorder) scrub(text string) string {
 	for _, re := range r.cfg.Redact {
 		text = re.ReplaceAllString(text, redacted)
 	}
+	return text
+}
+
+// newDocument starts a session's fixture: its id, a match on the first request, and
+// an example unless an earlier recording answers the same request.
+func (r *Recorder) newDocument(s *session, route string, in *protocol.RunAgentInput, broken string) *yaml.Node {
+	msg, _ := in.LastUserMessage()
+	text := r.scrub(msg.Text())
 	doc := &yaml.Node{Kind: yaml.MappingNode}
 	doc.HeadComment = fmt.Sprintf("Recorded by agui-mock from %s at %s.\nIt replays with the recorded timing; edit it freely (see docs/recording.md in agui-mock).",
 		r.cfg.Upstream.Redacted(), time.Now().UTC().Format(time.RFC3339))
-	setMember(doc, "id", scalar("rec-"+slug(text)+"-"+fixtureKey(route, text, in.ForwardedProps)))
+	setMember(doc, "id", scalar(s.id))
 	setMember(doc, "description", scalar("Recorded from "+r.cfg.Upstream.Redacted()))
 	if broken != "" {
 		setMember(doc, "broken", scalar(broken))
@@ -390,7 +432,9 @@ func (r *Recorder) newDocument(route string, in *protocol.RunAgentInput, broken 
 	if len(match.Content) > 0 {
 		setMember(doc, "match", match)
 	}
-	setMember(doc, "examples", &yaml.Node{Kind: yaml.SequenceNode, Content: []*yaml.Node{example}})
+	if !s.shadowed {
+		setMember(doc, "examples", &yaml.Node{Kind: yaml.SequenceNode, Content: []*yaml.Node{example}})
+	}
 	return doc
 }
 
