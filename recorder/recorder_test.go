@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -370,5 +371,74 @@ func TestReadersNeverSeeAPartialFixture(t *testing.T) {
 	wg.Wait()
 	if reads.Load() == 0 || partial.Load() != 0 {
 		t.Errorf("%d reads, %d saw a partial file", reads.Load(), partial.Load())
+	}
+}
+
+// TestTheMocksControlHeadersStayWithTheMock records with the mock's control headers
+// set: they are not forwarded and do not apply to the recorded run (the client's other
+// headers are forwarded), except a status fault, answered before anything is proxied.
+func TestTheMocksControlHeadersStayWithTheMock(t *testing.T) {
+	out := t.TempDir()
+	set, err := scenarios.Load(scenarios.Source{FS: fstest.MapFS{"s/u.yaml": {Data: []byte(upstreamScenarios)}}, Root: "s", Label: "upstream"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	agentCfg := server.DefaultConfig()
+	agentCfg.Logger = quiet()
+	agent := server.New(agentCfg, set).Handler()
+	var mu sync.Mutex
+	var seen []http.Header
+	requests := func() []http.Header {
+		mu.Lock()
+		defer mu.Unlock()
+		return slices.Clone(seen)
+	}
+	upstream := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		seen = append(seen, r.Header.Clone())
+		mu.Unlock()
+		agent.ServeHTTP(w, r) // a forwarded fault would strike here
+	}))
+	t.Cleanup(upstream.Close)
+	u, _ := url.Parse(upstream.URL)
+	rec, _ := recorder.New(recorder.Config{Upstream: u, OutDir: out, Dedupe: true, Logger: quiet()})
+	cfg := server.DefaultConfig()
+	cfg.Recorder, cfg.RecordAll = rec, true
+	proxy := serverFor(t, cfg, scenarios.Builtin())
+
+	post := func(fault string) *http.Response {
+		req, _ := http.NewRequest("POST", proxy.URL+"/agui/chat", strings.NewReader(`{"threadId":"t","runId":"r","messages":[{"role":"user","content":"pick"}]}`))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Authorization", "Bearer token-for-the-agent")
+		req.Header.Set("X-Test-Id", "t-1")
+		req.Header.Set("X-Agui-Mock-Fault", fault)
+		req.Header.Set("X-Agui-Mock-Speed", "0")
+		req.Header.Set("X-Agui-Mock-Scenario", "showcase")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { resp.Body.Close() })
+		return resp
+	}
+	body, _ := io.ReadAll(post("truncate; after=3").Body)
+	if !strings.Contains(string(body), `"type":"RUN_FINISHED"`) || strings.Count(string(body), "data: ") < 4 {
+		t.Errorf("the recorded run did not play out as the agent sent it:\n%s", body)
+	}
+	got := requests()
+	if len(got) != 1 {
+		t.Fatalf("the upstream had %d requests", len(got))
+	}
+	for name := range got[0] {
+		if strings.HasPrefix(strings.ToLower(name), "x-agui-mock-") {
+			t.Errorf("the control header %s reached the upstream", name)
+		}
+	}
+	if got[0].Get("Authorization") != "Bearer token-for-the-agent" || got[0].Get("X-Test-Id") != "t-1" {
+		t.Errorf("the client's headers were not forwarded: %v", got[0])
+	}
+
+	if resp := post("status; status=503"); resp.StatusCode != http.StatusServiceUnavailable || len(requests()) != 1 {
+		t.Errorf("a status fault got %d and reached the upstream %d times", resp.StatusCode, len(requests()))
 	}
 }

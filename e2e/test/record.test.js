@@ -498,9 +498,9 @@ describe('record mode writes files atomically', () => {
       }
     })();
     try {
-      // Sessions that rewrite the same two files again and again, without delays upstream.
+      // Sessions that rewrite the same two files again and again.
       for (let i = 0; i < 6; i++) {
-        const conversation = new Conversation(current, { url: recorder.url }); // X-Agui-Mock-Speed: 0 reaches the upstream
+        const conversation = new Conversation(current, { url: recorder.url }); // X-Agui-Mock-Speed stays with the recorder: the upstream keeps its timing
         const first = await conversation.send(MEDIA_MESSAGE, { forwardedProps: MEDIA_PROPS });
         assertCleanRun(first);
         const status = i % 2 ? 'cancelled' : 'resolved';
