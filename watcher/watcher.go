@@ -212,7 +212,8 @@ func addTrees(w *fsnotify.Watcher, roots []string, log *slog.Logger) {
 
 // Fingerprint hashes the names and contents of the files under the roots that include
 // accepts (all files when it is nil), following symbolic links as the loader does.
-// Unreadable files count by name, so their recovery is a change too.
+// Unreadable files, and files that are not regular ones, count by name, so their
+// recovery is a change too.
 func Fingerprint(roots []string, include func(string) bool) string {
 	h := sha256.New()
 	for _, root := range roots {
@@ -234,7 +235,15 @@ func Fingerprint(roots []string, include func(string) bool) string {
 		})
 		sort.Strings(files)
 		for _, f := range files {
-			data, err := os.ReadFile(f)
+			// Only regular files are read: opening a named pipe would wait for a writer.
+			var data []byte
+			info, err := os.Stat(f)
+			if err == nil && !info.Mode().IsRegular() {
+				err = fmt.Errorf("not a regular file (%s)", info.Mode().Type())
+			}
+			if err == nil {
+				data, err = os.ReadFile(f)
+			}
 			fmt.Fprintf(h, "%s\x00%d\x00", f, len(data))
 			if err != nil {
 				fmt.Fprintf(h, "unreadable: %v", err)

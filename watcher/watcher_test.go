@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"syscall"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -109,5 +110,24 @@ func TestFingerprintFollowsWhatTheLoaderReads(t *testing.T) {
 	write("sub/c.yaml", "edited")
 	if fp() == withSub {
 		t.Error("an edit did not change the fingerprint")
+	}
+}
+
+func TestFingerprintDoesNotOpenNamedPipes(t *testing.T) {
+	dir := t.TempDir()
+	if err := syscall.Mkfifo(filepath.Join(dir, "pipe.yaml"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan string)
+	go func() { done <- Fingerprint([]string{dir}, nil) }()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second): // opening the pipe would block for good
+		// a writer lets the blocked open return, so that no goroutine is left behind
+		if w, err := os.OpenFile(filepath.Join(dir, "pipe.yaml"), os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
+			w.Close()
+		}
+		<-done
+		t.Fatal("Fingerprint waits on a named pipe")
 	}
 }
