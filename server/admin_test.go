@@ -348,3 +348,47 @@ func TestTheJournalKeepsBodiesAsSent(t *testing.T) {
 		t.Errorf("a body over the limit keeps its first %d bytes, as text; got %d bytes", maxJournaledBody, len(got))
 	}
 }
+
+func TestAStreamPausedBeforeItsFirstEventHasSentItsHeaders(t *testing.T) {
+	s := newServer(t, "steps: [{text: hi}]\n", func(c *Config) { c.Speed = 0 })
+	ts := startHTTP(t, s)
+	t.Cleanup(func() { call(t, s, "POST", AdminPrefix+"/reset", "", nil) }) // a paused stream would hold the server open
+	tagged := map[string]string{TestIDHeader: "t1"}
+	status, body := call(t, s, "POST", AdminPrefix+"/breakpoints", `{"event":0}`, tagged)
+	var bp Breakpoint
+	if err := json.Unmarshal([]byte(body), &bp); err != nil || status != 201 {
+		t.Fatal(status, body)
+	}
+	req, _ := http.NewRequest("POST", ts.URL+"/agui/chat", strings.NewReader(`{"messages":[]}`))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set(TestIDHeader, "t1")
+	got := make(chan *http.Response, 1)
+	go func() {
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Error(err)
+		}
+		got <- resp
+	}()
+	if status, body := call(t, s, "GET", AdminPrefix+"/breakpoints/"+bp.ID+"?wait=10s", "", nil); status != 200 {
+		t.Fatalf("wait: %d %s", status, body)
+	}
+	var resp *http.Response
+	select {
+	case resp = <-got: // the stream is still paused: only its headers have come
+	case <-time.After(10 * time.Second):
+		t.Fatal("a stream paused before its first event has sent no headers")
+	}
+	if resp == nil {
+		return
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "text/event-stream; charset=utf-8" {
+		t.Errorf("paused stream's head: %d %q", resp.StatusCode, resp.Header.Get("Content-Type"))
+	}
+	call(t, s, "POST", AdminPrefix+"/breakpoints/"+bp.ID+"/release", "", nil)
+	rest, err := io.ReadAll(resp.Body)
+	if events, _ := protocol.ReadEvents(strings.NewReader(string(rest)), 1<<20); err != nil || len(events) == 0 || events[0].Type != protocol.RunStarted {
+		t.Errorf("after the release: %v %v", err, types(events))
+	}
+}
