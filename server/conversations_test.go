@@ -183,3 +183,16 @@ func TestCORSPreflight(t *testing.T) {
 		t.Errorf("preflight got %d %v", rec.Code, rec.Header())
 	}
 }
+
+func TestAnIdleThreadExpiresWithoutAnotherBeingCreated(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := newServer(t, "", func(c *Config) { c.Speed = 0; c.Threads.IdleTTL = 3 * time.Second })
+		if rec := post(t.Context(), s, "/agui/chat", `{"threadId":"T9","messages":[{"role":"user","content":"hi"}]}`, nil); rec.status != 200 {
+			t.Fatal(rec.status, rec.body())
+		}
+		time.Sleep(8 * time.Second)
+		if status, answer := postJSON(t, s, HistoryPath, `{"threadId":"T9"}`, nil); status != 404 || answer["error"] != "unknown_thread" {
+			t.Errorf("history of a thread idle past --thread-ttl: %d %v", status, answer)
+		}
+	})
+}

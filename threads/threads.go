@@ -74,6 +74,30 @@ func NewStore(limits Limits, now func() time.Time) *Store {
 	return &Store{limits: limits, threads: map[string]*Thread{}, lru: list.New(), now: now}
 }
 
+// find returns a thread, or nil for an unknown one. A thread idle past the TTL is
+// forgotten here, so that it expires on every access, not only when a new thread
+// makes room. The caller holds s.mu.
+func (s *Store) find(threadID string) *Thread {
+	t := s.threads[threadID]
+	if t != nil && s.expired(t, s.now()) {
+		s.forget(t)
+		return nil
+	}
+	return t
+}
+
+// expired reports whether a thread has been idle past the TTL; a thread with a run
+// streaming never is. The caller holds s.mu.
+func (s *Store) expired(t *Thread, now time.Time) bool {
+	return t.active == nil && now.Sub(t.lastUsed) > s.limits.IdleTTL
+}
+
+// forget removes a thread. The caller holds s.mu.
+func (s *Store) forget(t *Thread) {
+	s.lru.Remove(t.elem)
+	delete(s.threads, t.id)
+}
+
 // touch marks a thread used now. The caller holds s.mu.
 func (s *Store) touch(t *Thread) {
 	t.lastUsed = s.now()
@@ -102,7 +126,7 @@ type Run struct {
 func (s *Store) Begin(threadID, runID string, cancel context.CancelCauseFunc) (*Run, *scenarios.Cursor, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	t := s.threads[threadID]
+	t := s.find(threadID)
 	created := t == nil
 	if created {
 		s.evict()
@@ -138,8 +162,7 @@ func (r *Run) Release() {
 	defer r.store.mu.Unlock()
 	r.thread.active = nil
 	if r.created {
-		r.store.lru.Remove(r.thread.elem)
-		delete(r.store.threads, r.thread.id)
+		r.store.forget(r.thread)
 	}
 	close(r.active.done)
 }
@@ -211,7 +234,7 @@ type History struct {
 func (s *Store) History(threadID string) (History, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	t := s.threads[threadID]
+	t := s.find(threadID)
 	if t == nil {
 		return History{}, false
 	}
@@ -253,7 +276,7 @@ type Cancellation struct {
 // has ended.
 func (s *Store) Cancel(threadID string, wait time.Duration) Cancellation {
 	s.mu.Lock()
-	t := s.threads[threadID]
+	t := s.find(threadID)
 	if t == nil {
 		s.mu.Unlock()
 		return Cancellation{}
@@ -282,16 +305,16 @@ func (s *Store) Reset(prefix string, all bool) {
 			if t.active != nil {
 				t.active.cancel(ErrCancelled)
 			}
-			s.lru.Remove(t.elem)
-			delete(s.threads, id)
+			s.forget(t)
 		}
 	}
 }
 
-// Len returns how many threads the store holds.
+// Len returns how many threads the store holds, idle ones past the TTL not counted.
 func (s *Store) Len() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.dropExpired()
 	return len(s.threads)
 }
 
@@ -299,16 +322,29 @@ func (s *Store) Len() int {
 // the count limit, the least recently used ones. A thread with a run streaming is never
 // forgotten. The caller holds s.mu.
 func (s *Store) evict() {
+	s.dropExpired()
+	for e := s.lru.Back(); e != nil && len(s.threads) >= s.limits.MaxThreads; {
+		t := e.Value.(*Thread)
+		prev := e.Prev()
+		if t.active == nil {
+			s.forget(t)
+		}
+		e = prev
+	}
+}
+
+// dropExpired forgets the threads idle past the TTL. The caller holds s.mu.
+func (s *Store) dropExpired() {
 	now := s.now()
 	for e := s.lru.Back(); e != nil; {
 		t := e.Value.(*Thread)
 		prev := e.Prev()
-		if len(s.threads) < s.limits.MaxThreads && now.Sub(t.lastUsed) <= s.limits.IdleTTL {
+		switch {
+		case t.active != nil: // streaming: kept
+		case s.expired(t, now):
+			s.forget(t)
+		default:
 			return // everything in front of it is newer
-		}
-		if t.active == nil {
-			s.lru.Remove(e)
-			delete(s.threads, t.id)
 		}
 		e = prev
 	}

@@ -66,6 +66,32 @@ func TestStoreForgetsIdleThreads(t *testing.T) {
 	}
 }
 
+func TestIdleThreadsExpireOnEveryAccess(t *testing.T) {
+	c := &clock{t: time.Unix(0, 0)}
+	s := NewStore(Limits{MaxThreads: 100, IdleTTL: 3 * time.Second, MaxRuns: 10}, c.now)
+	for _, id := range []string{"history", "cancel", "resume", "len"} {
+		runOnce(t, s, id)
+	}
+	c.t = c.t.Add(8 * time.Second) // no other thread is created meanwhile
+	if _, ok := s.History("history"); ok {
+		t.Error("history of a thread idle past its TTL")
+	}
+	if res := s.Cancel("cancel", time.Second); res.Known {
+		t.Error("cancel found a thread idle past its TTL")
+	}
+	run, _, err := s.Begin("resume", "r2", noCancel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !run.created {
+		t.Error("a run resumed a thread idle past its TTL instead of starting afresh")
+	}
+	run.Release()
+	if n := s.Len(); n != 0 {
+		t.Errorf("%d threads counted, all idle past the TTL", n)
+	}
+}
+
 func TestStoreNeverForgetsAStreamingThread(t *testing.T) {
 	c := &clock{t: time.Unix(0, 0)}
 	s := NewStore(Limits{MaxThreads: 1, IdleTTL: time.Minute, MaxRuns: 10}, c.now)
