@@ -70,7 +70,8 @@ type cancelAnswer struct {
 	Message   string `json:"message"`
 }
 
-// cancel stops the run streaming on a thread; its stream ends with a cancelled outcome.
+// cancel stops the run streaming on a thread; its stream ends with a cancelled outcome
+// (RUN_ERROR code cancelled for 0.0.x clients), and the answer says which it got.
 func (s *Server) cancel(c echo.Context) error {
 	tr, err := s.decodeThreadRequest(c)
 	if err != nil {
@@ -86,5 +87,9 @@ func (s *Server) cancel(c echo.Context) error {
 	if res.RunID == "" {
 		return c.JSON(http.StatusOK, cancelAnswer{ThreadID: tr.ThreadID, Message: "no run is streaming on this thread; nothing was cancelled"})
 	}
-	return c.JSON(http.StatusOK, cancelAnswer{ThreadID: tr.ThreadID, Cancelled: true, RunID: res.RunID, Scenario: res.Scenario, Message: "the run was cancelled; its stream ended with a cancelled outcome"})
+	msg := "the run was cancelled; its stream had not ended within " + s.cfg.CancelWait.String()
+	if res.Ending != "" {
+		msg = "the run was cancelled; its stream ended with " + res.Ending
+	}
+	return c.JSON(http.StatusOK, cancelAnswer{ThreadID: tr.ThreadID, Cancelled: true, RunID: res.RunID, Scenario: res.Scenario, Message: msg})
 }

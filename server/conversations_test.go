@@ -25,8 +25,11 @@ func postJSON(t *testing.T, s *Server, path, body string, header map[string]stri
 
 func TestCancelEndsTheStreamWithACancelledOutcome(t *testing.T) {
 	for _, tt := range []struct {
-		version, lastType, code string
-	}{{"1.0", protocol.RunFinished, ""}, {"", protocol.RunError, "cancelled"}} {
+		version, lastType, code, message string
+	}{
+		{"1.0", protocol.RunFinished, "", "its stream ended with RUN_FINISHED with outcome cancelled"},
+		{"", protocol.RunError, "cancelled", "its stream ended with RUN_ERROR with code cancelled (the client sent no protocolVersion"},
+	} {
 		t.Run("client "+tt.version, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				s := newServer(t, timedScenario, nil)
@@ -38,8 +41,8 @@ func TestCancelEndsTheStreamWithACancelledOutcome(t *testing.T) {
 				go func() { done <- post(t.Context(), s, "/", body, nil) }()
 				time.Sleep(1150 * time.Millisecond) // inside the first text message
 				status, answer := postJSON(t, s, CancelPath, `{"threadId":"t1"}`, nil)
-				if status != 200 || answer["cancelled"] != true || answer["runId"] != "r1" {
-					t.Errorf("cancel answered %d %v", status, answer)
+				if status != 200 || answer["cancelled"] != true || answer["runId"] != "r1" || !strings.Contains(answer["message"].(string), tt.message) {
+					t.Errorf("cancel answered %d %v, want a message with %q", status, answer, tt.message)
 				}
 				events := (<-done).events(t)
 				if _, err := protocol.VerifyStream(events, "t1"); err != nil {

@@ -98,13 +98,27 @@ func (p *player) stop(cause error) string {
 		for _, ev := range p.open.Closers() {
 			_ = p.send(ev)
 		}
-		_ = p.send(protocol.NewEvent(protocol.RunFinished, "threadId", p.threadID, "runId", p.runID, "outcome", map[string]any{"type": "cancelled"}))
+		end := protocol.NewEvent(protocol.RunFinished, "threadId", p.threadID, "runId", p.runID, "outcome", map[string]any{"type": "cancelled"})
+		ending := describeEnd(p.peer, end)
+		if err := p.send(end); err != nil {
+			ending = "no terminal event: the client had gone away"
+		}
+		p.run.Cancelled(ending)
 		return "cancelled"
 	case errors.Is(cause, errShutdown):
 		_ = p.send(protocol.NewEvent(protocol.RunError, "message", "the mock server is shutting down", "code", "server_shutdown"))
 		return "error"
 	}
 	return "cancelled"
+}
+
+// describeEnd says in words what a terminal event becomes on the peer's wire.
+func describeEnd(peer protocol.Peer, end protocol.Event) string {
+	adapted, _ := peer.Adapt(end)
+	if adapted.Type == protocol.RunError {
+		return "RUN_ERROR with code " + adapted.Str("code") + " (the client sent no protocolVersion, and 0.0.x clients reject a cancelled outcome)"
+	}
+	return "RUN_FINISHED with outcome cancelled"
 }
 
 // strike breaks the stream on purpose.

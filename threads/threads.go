@@ -58,6 +58,7 @@ type activeRun struct {
 	scenario string
 	cancel   context.CancelCauseFunc
 	done     chan struct{} // closed when the run's stream has ended
+	ending   string        // how the stream ended after a cancel, as the client got it
 }
 
 // Store holds the threads.
@@ -193,6 +194,14 @@ func (r *Run) Apply(ev protocol.Event) {
 	_ = r.thread.conv.Apply(ev) // the client ignores what cannot apply, and so does history
 }
 
+// Cancelled records how the run's stream ended after a cancel (e.g. "RUN_FINISHED with
+// outcome cancelled"), for the cancel endpoint to report.
+func (r *Run) Cancelled(ending string) {
+	r.store.mu.Lock()
+	defer r.store.mu.Unlock()
+	r.active.ending = ending
+}
+
 // Finish releases the thread: outcome is how the run ended, next where the conversation
 // continues (nil when it does not).
 func (r *Run) Finish(outcome string, next *scenarios.Cursor) {
@@ -270,6 +279,7 @@ type Cancellation struct {
 	Known    bool   // the thread exists
 	RunID    string // the run stopped; empty when none was streaming
 	Scenario string
+	Ending   string // how its stream ended, as the run recorded it; empty if not (yet) known
 }
 
 // Cancel stops the run streaming on a thread and waits, up to wait, until its stream
@@ -292,7 +302,9 @@ func (s *Store) Cancel(threadID string, wait time.Duration) Cancellation {
 	case <-a.done:
 	case <-time.After(wait):
 	}
-	return Cancellation{Known: true, RunID: a.runID, Scenario: a.scenario}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return Cancellation{Known: true, RunID: a.runID, Scenario: a.scenario, Ending: a.ending}
 }
 
 // Reset forgets the threads whose key starts with prefix (every thread with all),
