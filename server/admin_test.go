@@ -294,6 +294,20 @@ func TestScenarioFaultSteps(t *testing.T) {
 	}
 }
 
+func TestAStreamWithoutATerminalEventIsNotASuccess(t *testing.T) {
+	yaml := "id: unfinished\nbroken: ends without a terminal event\nevents:\n  - {type: RUN_STARTED, threadId: t, runId: r}\n  - {type: TEXT_MESSAGE_START, messageId: m, role: assistant}\n"
+	s := newServer(t, yaml, func(c *Config) { c.Speed = 0; c.Metrics = true })
+	if rec := post(t.Context(), s, "/", `{"messages":[]}`, nil); len(rec.events(t)) != 2 {
+		t.Fatalf("stream %s", rec.body())
+	}
+	if _, body := call(t, s, "GET", AdminPrefix+"/journal", "", nil); !strings.Contains(body, `"outcome":"fault"`) {
+		t.Errorf("journal: %s", body)
+	}
+	if _, body := call(t, s, "GET", "/metrics", "", nil); !strings.Contains(body, `agui_mock_runs_total{scenario="unfinished",outcome="fault"} 1`) {
+		t.Errorf("metrics:\n%s", body)
+	}
+}
+
 func TestTheJournalKeepsTheLatestEntries(t *testing.T) {
 	j := journal{limit: 3}
 	for i := range 7 {

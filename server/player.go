@@ -29,7 +29,8 @@ type player struct {
 // play writes the plan's events on their timeline, measured from the start of the run
 // so that lateness never accumulates, and returns how the run ended: success,
 // interrupt, error (RUN_ERROR), cancelled (by the cancel endpoint or the client going
-// away) or error when the server shuts down.
+// away), fault (a fault broke the stream, or a broken scenario ended it without a
+// terminal event) or error when the server shuts down.
 func (p *player) play(ctx context.Context, plan *scenarios.Plan, speed float64) string {
 	if f := p.fault; f != nil && f.Kind == scenarios.FaultSlowStart {
 		if err := p.server.sleep(ctx, f.Delay); err != nil {
@@ -68,6 +69,8 @@ func (p *player) play(ctx context.Context, plan *scenarios.Plan, speed float64) 
 	switch {
 	case last.Type == protocol.RunError:
 		return "error"
+	case last.Type != protocol.RunFinished:
+		return "fault" // a broken scenario ended its stream without a terminal event, as truncate does
 	case plan.Next != nil && len(plan.Next.Interrupts) > 0:
 		return "interrupt"
 	}

@@ -35,7 +35,7 @@ var ErrCancelled = errors.New("cancelled through /agui/cancel")
 type RunRecord struct {
 	RunID    string    `json:"runId"`
 	Scenario string    `json:"scenario"`
-	Outcome  string    `json:"outcome"` // running, success, interrupt, cancelled, error
+	Outcome  string    `json:"outcome"` // running, success, interrupt, cancelled, error, fault
 	Started  time.Time `json:"startedAt"`
 	Ended    time.Time `json:"endedAt,omitzero"`
 }
