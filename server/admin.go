@@ -2,9 +2,14 @@ package server
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
+	"reflect"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -293,15 +298,78 @@ func (s *Server) deleteBreakpoint(c echo.Context) error {
 }
 
 // decodeAdminBody reads an admin call's JSON body into v, rejecting unknown members.
+// Its errors name the member at fault in words, never in Go's terms.
 func decodeAdminBody(c echo.Context, v any) error {
 	if err := checkJSONContentType(c.Request()); err != nil {
 		return err
 	}
 	dec := jsonDecoder(c.Request().Body)
 	if err := dec.Decode(v); err != nil {
-		return &httpError{status: http.StatusBadRequest, body: errorBody{Error: "invalid_input", Message: "invalid admin request: " + err.Error()}}
+		msg, field := adminDecodeProblem(err)
+		return &httpError{status: http.StatusBadRequest, body: errorBody{Error: "invalid_input", Message: "invalid admin request: " + msg, Field: field}}
 	}
 	return nil
+}
+
+// adminDecodeProblem says what is wrong with an admin body, and which member, if one is
+// to blame. Admin bodies are flat objects, so a member is named by its own key.
+func adminDecodeProblem(err error) (msg, field string) {
+	var te *json.UnmarshalTypeError
+	var se *json.SyntaxError
+	switch {
+	case errors.As(err, &te) && te.Field != "":
+		field = te.Field[strings.LastIndexByte(te.Field, '.')+1:] // embedded structs add their Go names
+		return fmt.Sprintf("%s must be %s, got %s", field, jsonTypeName(te.Type), jsonValueName(te.Value)), field
+	case errors.As(err, &te):
+		return fmt.Sprintf("the body must be %s, got %s", jsonTypeName(te.Type), jsonValueName(te.Value)), ""
+	case errors.As(err, &se):
+		return fmt.Sprintf("malformed JSON at byte %d: %s", se.Offset, strings.TrimPrefix(se.Error(), "json: ")), ""
+	case errors.Is(err, io.EOF):
+		return "the body is empty; send a JSON object", ""
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return "the JSON body ends too early", ""
+	}
+	if name, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
+		field, _ = strconv.Unquote(name)
+		return "unknown member " + name, field
+	}
+	return strings.TrimPrefix(err.Error(), "json: "), ""
+}
+
+// jsonTypeName names, in JSON's terms, what a Go type accepts.
+func jsonTypeName(t reflect.Type) string {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch t.Kind() {
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "true or false"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return "an integer"
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "an integer of 0 or more"
+	case reflect.Float32, reflect.Float64:
+		return "a number"
+	case reflect.Slice, reflect.Array:
+		return "an array"
+	}
+	return "an object"
+}
+
+// jsonValueName names the kind of JSON value encoding/json reports ("object", "number
+// 1.5", ...).
+func jsonValueName(v string) string {
+	switch {
+	case v == "object" || v == "array":
+		return "an " + v
+	case v == "bool":
+		return "true or false"
+	case strings.HasPrefix(v, "number "):
+		return "the number " + strings.TrimPrefix(v, "number ")
+	}
+	return "a " + v
 }
 
 func contains(list []string, s string) bool {

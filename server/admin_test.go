@@ -406,3 +406,57 @@ func TestAStreamPausedBeforeItsFirstEventHasSentItsHeaders(t *testing.T) {
 		t.Errorf("after the release: %v %v", err, types(events))
 	}
 }
+
+func TestAStatusFaultSendsItsBodyAsGiven(t *testing.T) {
+	s := newServer(t, "steps: [{text: hi}]\n", func(c *Config) { c.Speed = 0 })
+	ts := startHTTP(t, s)
+	for _, tt := range []struct{ body, want, contentType string }{
+		{`{"error":"rate","retry":[1, 2]}`, `{"error":"rate","retry":[1,2]}`, "application/json"},
+		{`[1,2]`, `[1,2]`, "application/json"},
+		{`"slow down"`, `slow down`, "text/plain; charset=utf-8"},
+		{`"{\"detail\":\"boom\"}"`, `{"detail":"boom"}`, "application/json"},
+	} {
+		t.Run(tt.body, func(t *testing.T) {
+			tagged := map[string]string{TestIDHeader: "t-" + tt.body}
+			if status, body := call(t, s, "POST", AdminPrefix+"/faults", `{"kind":"status","status":429,"body":`+tt.body+`}`, tagged); status != 201 {
+				t.Fatal(status, body)
+			}
+			req, _ := http.NewRequest("POST", ts.URL+"/agui/chat", strings.NewReader(`{"messages":[]}`))
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set(TestIDHeader, tagged[TestIDHeader])
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer resp.Body.Close()
+			got, _ := io.ReadAll(resp.Body)
+			if resp.StatusCode != 429 || string(got) != tt.want || resp.Header.Get("Content-Type") != tt.contentType {
+				t.Errorf("got %d %q %q, want 429 %q %q", resp.StatusCode, got, resp.Header.Get("Content-Type"), tt.want, tt.contentType)
+			}
+		})
+	}
+}
+
+func TestAdminBodiesOfTheWrongTypeNameTheMember(t *testing.T) {
+	s := newServer(t, "", nil)
+	for _, tt := range []struct{ path, body, field, want string }{
+		{"/faults", `{"kind":"status","status":"429"}`, "status", "status must be an integer, got a string"},
+		{"/faults", `{"kind":"stall","keepAlive":"yes"}`, "keepAlive", "keepAlive must be true or false, got a string"},
+		{"/faults", `{"kind":"status","status":429,"times":1.5}`, "times", "times must be an integer, got the number 1.5"},
+		{"/force", `{"scenario":["showcase"]}`, "scenario", "scenario must be a string, got an array"},
+		{"/breakpoints", `{"event":"0"}`, "event", "event must be an integer, got a string"},
+		{"/breakpoints", `[]`, "", "the body must be an object, got an array"},
+		{"/force", `{"scenario":"showcase","tims":1}`, "tims", `unknown member "tims"`},
+	} {
+		t.Run(tt.path+" "+tt.body, func(t *testing.T) {
+			status, body := call(t, s, "POST", AdminPrefix+tt.path, tt.body, nil)
+			var answer errorBody
+			if err := json.Unmarshal([]byte(body), &answer); err != nil || status != 400 {
+				t.Fatal(status, body)
+			}
+			if answer.Error != "invalid_input" || answer.Field != tt.field || !strings.Contains(answer.Message, tt.want) || strings.Contains(answer.Message, "Go ") {
+				t.Errorf("got %+v, want field %q and %q", answer, tt.field, tt.want)
+			}
+		})
+	}
+}

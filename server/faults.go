@@ -1,6 +1,8 @@
 package server
 
 import (
+	"bytes"
+	"encoding/json"
 	"net/http"
 	"sync"
 	"time"
@@ -62,18 +64,21 @@ func (q *faultQueue) clear(testID string, all bool) {
 }
 
 // addFault queues a fault for the next run requests of the caller's test id: the
-// fault's fields, plus "times" (requests it applies to; default 1, 0 for every one) and
-// "delay" (slowStart, a duration such as "2s").
+// fault's fields, plus "times" (requests it applies to; default 1, 0 for every one),
+// "delay" (slowStart, a duration such as "2s") and "body" (status: any JSON value, sent
+// as the JSON body; a string is sent as it is).
 func (s *Server) addFault(c echo.Context) error {
 	var body struct {
 		scenarios.Fault
-		Delay string `json:"delay"`
-		Times *int   `json:"times"`
+		Body  json.RawMessage `json:"body"` // shadows the fault's string
+		Delay string          `json:"delay"`
+		Times *int            `json:"times"`
 	}
 	if err := decodeAdminBody(c, &body); err != nil {
 		return err
 	}
 	f := body.Fault
+	f.Body = faultBody(body.Body)
 	if body.Delay != "" {
 		var err error
 		if f.Delay, err = time.ParseDuration(body.Delay); err != nil {
@@ -96,6 +101,20 @@ func (s *Server) addFault(c echo.Context) error {
 		reply["delay"] = f.Delay.String()
 	}
 	return c.JSON(http.StatusCreated, reply)
+}
+
+// faultBody is the answer body a status fault's "body" member asks for: a string as it
+// is, any other JSON value as compact JSON, null or nothing for the default body.
+func faultBody(raw json.RawMessage) string {
+	var str string
+	if json.Unmarshal(raw, &str) == nil {
+		return str
+	}
+	var compact bytes.Buffer
+	if json.Compact(&compact, raw) != nil || compact.String() == "null" {
+		return "" // absent: the decoder has already checked that it is JSON
+	}
+	return compact.String()
 }
 
 // requestFault is the fault a run request asks for: its header's, or the test's queued

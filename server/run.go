@@ -3,6 +3,7 @@ package server
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -194,7 +195,11 @@ func statusFault(c echo.Context, f scenarios.Fault) error {
 		c.Response().Header().Set("Retry-After", strconv.Itoa(f.RetryAfter))
 	}
 	if f.Body != "" {
-		return c.Blob(f.Status, "application/json", []byte(f.Body))
+		contentType := "application/json"
+		if !json.Valid([]byte(f.Body)) {
+			contentType = "text/plain; charset=utf-8" // a string body that is not JSON, as given
+		}
+		return c.Blob(f.Status, contentType, []byte(f.Body))
 	}
 	return apiError(f.Status, "injected_fault", fmt.Sprintf("an injected %d answer (%s)", f.Status, FaultHeader))
 }
