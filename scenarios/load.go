@@ -233,6 +233,7 @@ type fileLoader struct {
 	diag         *diagnostics
 	templates    *template.Template // the template set of the scenario being parsed
 	captureNames []string           // named groups of that scenario's message pattern
+	stepIDs      []string           // ids of that scenario's steps, nested ones included
 	verbatim     bool               // strings are data, not templates
 	plain        map[string][]plainPart
 }
@@ -254,6 +255,7 @@ func (l *fileLoader) scenario(n *yaml.Node, doc int) *Scenario {
 	l.templates = template.New(l.file).Funcs(funcMap(gofakeit.New(1), func(string) string { return "" }))
 	l.plain = map[string][]plainPart{}
 	l.captureNames = nil
+	l.stepIDs = nil
 	if v := f["id"]; v != nil {
 		sc.ID = l.str(v)
 		if sc.ID == "" || strings.ContainsAny(sc.ID, " \t\n/") {
@@ -300,7 +302,7 @@ func (l *fileLoader) scenario(n *yaml.Node, doc int) *Scenario {
 		}
 		sc.result = l.valueFromNode(v)
 	}
-	sc.templates, sc.plain = l.templates, l.plain
+	sc.templates, sc.plain, sc.stepIDs = l.templates, l.plain, l.stepIDs
 	return sc
 }
 

@@ -5,6 +5,7 @@ package scenarios
 import (
 	"regexp"
 	"regexp/syntax"
+	"slices"
 	"strings"
 	"text/template"
 	"time"
@@ -28,12 +29,17 @@ type Scenario struct {
 	run       *eventsRun // the explicit form
 	result    *value
 	templates *template.Template
+	stepIDs   []string               // ids of the steps, nested ones included, in file order
 	plain     map[string][]plainPart // the templates that need no text/template
 	order     int                    // position in load order, the last tie-breaker
 	// eventsHint is how many events the first run had in the load-time check: a plan
 	// starts with room for that many rather than growing to it.
 	eventsHint int
 }
+
+// StepIDs returns the ids given to the scenario's steps, nested ones included, in file
+// order.
+func (sc *Scenario) StepIDs() []string { return slices.Clone(sc.stepIDs) }
 
 // Match says which requests a scenario answers. Every criterion given must hold.
 type Match struct {

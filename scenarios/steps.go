@@ -77,6 +77,9 @@ func (l *fileLoader) step(n *yaml.Node) step {
 	c := stepCommon{at: l.pos(n)}
 	if v := f["id"]; v != nil {
 		c.localID = l.name(v, "a step id")
+		if c.localID != "" && !slices.Contains(l.stepIDs, c.localID) {
+			l.stepIDs = append(l.stepIDs, c.localID)
+		}
 	}
 	if v := f["delay"]; v != nil {
 		d := l.duration(v)

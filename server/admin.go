@@ -224,13 +224,16 @@ func (s *Server) force(c echo.Context) error {
 	return c.JSON(http.StatusOK, fc)
 }
 
-func (s *Server) hasScenario(id string) bool {
+func (s *Server) hasScenario(id string) bool { return s.scenario(id) != nil }
+
+// scenario returns the loaded scenario with an id, or nil.
+func (s *Server) scenario(id string) *scenarios.Scenario {
 	for _, sc := range s.set.Load().Scenarios() {
 		if sc.ID == id {
-			return true
+			return sc
 		}
 	}
-	return false
+	return nil
 }
 
 func (s *Server) addBreakpoint(c echo.Context) error {
@@ -241,11 +244,36 @@ func (s *Server) addBreakpoint(c echo.Context) error {
 	if (bp.Step == "") == (bp.Event == nil) {
 		return &httpError{status: http.StatusBadRequest, body: errorBody{Error: "invalid_input", Message: "a breakpoint needs either step (a step id) or event (an event index)"}}
 	}
-	if bp.Scenario != "" && !s.hasScenario(bp.Scenario) {
-		return apiError(http.StatusNotFound, "unknown_scenario", fmt.Sprintf("no scenario %q", bp.Scenario))
+	if bp.Scenario != "" {
+		sc := s.scenario(bp.Scenario)
+		if sc == nil {
+			return apiError(http.StatusNotFound, "unknown_scenario", fmt.Sprintf("no scenario %q", bp.Scenario))
+		}
+		if err := checkStep(sc, bp.Step); err != nil {
+			return err
+		}
 	}
 	bp.TestID = c.Request().Header.Get(TestIDHeader)
 	return c.JSON(http.StatusCreated, s.breaks.add(bp))
+}
+
+// checkStep refuses a breakpoint on a step id the scenario does not have: it could
+// never be reached.
+func checkStep(sc *scenarios.Scenario, step string) error {
+	ids := sc.StepIDs()
+	if step == "" || contains(ids, step) {
+		return nil
+	}
+	if ids == nil {
+		ids = []string{}
+	}
+	known := "it has no step ids"
+	if len(ids) > 0 {
+		known = "its step ids: " + strings.Join(ids, ", ")
+	}
+	return &httpError{status: http.StatusNotFound, body: errorBody{Error: "unknown_step", Field: "step",
+		Message: fmt.Sprintf("scenario %q has no step %q, so the breakpoint could never be reached (%s)", sc.ID, step, known),
+		Details: map[string]any{"stepIds": ids}}}
 }
 
 // breakpointOf finds the breakpoint a request's path names. Its id is unique across

@@ -460,3 +460,18 @@ func TestAdminBodiesOfTheWrongTypeNameTheMember(t *testing.T) {
 		})
 	}
 }
+
+func TestABreakpointOnAStepTheScenarioLacksIsRefused(t *testing.T) {
+	s := newServer(t, "id: nested\nsteps:\n  - step:\n      name: outer\n      steps:\n        - text: inside\n          id: inner\n  - text: after\n    id: last\n", nil)
+	if status, body := call(t, s, "POST", AdminPrefix+"/breakpoints", `{"scenario":"nested","step":"inner"}`, nil); status != 201 {
+		t.Errorf("a nested step: %d %s", status, body)
+	}
+	status, body := call(t, s, "POST", AdminPrefix+"/breakpoints", `{"scenario":"nested","step":"nope"}`, nil)
+	var answer errorBody
+	if err := json.Unmarshal([]byte(body), &answer); err != nil || status != 404 {
+		t.Fatal(status, body)
+	}
+	if answer.Error != "unknown_step" || answer.Field != "step" || !strings.Contains(answer.Message, `scenario "nested" has no step "nope"`) || !strings.Contains(answer.Message, "its step ids: inner, last") {
+		t.Errorf("got %+v", answer)
+	}
+}
