@@ -7,6 +7,8 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -190,5 +192,35 @@ func TestReadAllReadsWhatIsSentWhateverTheAnnouncedLength(t *testing.T) {
 	failing := io.MultiReader(strings.NewReader("abc"), iotest.ErrReader(errors.New("boom")))
 	if got, err := readAll(failing, 3); string(got) != "abc" || err == nil || err.Error() != "boom" {
 		t.Errorf("a failing read: %q, %v", got, err)
+	}
+}
+
+func TestTheReadmeListsEveryErrorCode(t *testing.T) {
+	doc, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, table, _ := strings.Cut(string(doc), "Errors are JSON")
+	table, _, _ = strings.Cut(table, "\n## ")
+	codes := regexp.MustCompile(`(?:apiError\([^,]+,|Error:|Code:)\s*"([a-z_]+)"`)
+	for _, pattern := range []string{"*.go", "../recorder/*.go", "../scenarios/conversation.go"} {
+		files, err := filepath.Glob(pattern)
+		if err != nil || len(files) == 0 {
+			t.Fatalf("%s: %v", pattern, err)
+		}
+		for _, file := range files {
+			if strings.HasSuffix(file, "_test.go") {
+				continue
+			}
+			src, err := os.ReadFile(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, m := range codes.FindAllSubmatch(src, -1) {
+				if !strings.Contains(table, "`"+string(m[1])+"`") {
+					t.Errorf("%s answers error %q, which the README's error table does not list", file, m[1])
+				}
+			}
+		}
 	}
 }
