@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"io"
 	"net/http"
@@ -9,6 +10,7 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -26,11 +28,17 @@ func env(vars map[string]string) func(string) (string, bool) {
 // start runs the program until the test ends and returns its base URL.
 func start(t testing.TB, args []string, vars map[string]string) string {
 	t.Helper()
+	return startLogged(t, args, vars, io.Discard)
+}
+
+// startLogged is start with the program's log written to stderr.
+func startLogged(t testing.TB, args []string, vars map[string]string, stderr io.Writer) string {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	outR, outW := io.Pipe()
 	done := make(chan int)
 	go func() {
-		code := run(ctx, args, env(vars), outW, io.Discard)
+		code := run(ctx, args, env(vars), outW, stderr)
 		outW.Close()
 		done <- code
 	}()
@@ -75,6 +83,41 @@ func TestServesScenarioDirectoriesConfiguredFromTheEnvironment(t *testing.T) {
 	if resp.StatusCode != http.StatusNotFound {
 		t.Errorf("without the built-in catch-all a miss is a 404, got %d", resp.StatusCode)
 	}
+}
+
+func TestStartingWithoutScenariosSaysItIsNotReady(t *testing.T) {
+	var log syncBuffer
+	url := startLogged(t, []string{"--addr", "127.0.0.1:0", "--no-builtin", "--scenarios", t.TempDir()}, nil, &log)
+	resp, err := http.Get(url + "/_mock/readyz") // answered once serving, after the start-up log
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusServiceUnavailable {
+		t.Errorf("readyz without scenarios: %d", resp.StatusCode)
+	}
+	got := log.String()
+	if !strings.Contains(got, `level=WARN msg="not ready: no scenario is loaded; /_mock/readyz answers 503 until one is`) || strings.Contains(got, "msg=ready") {
+		t.Errorf("the log does not say the server is not ready:\n%s", got)
+	}
+}
+
+// syncBuffer is a bytes.Buffer safe for a writer and a reader on other goroutines.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.String()
 }
 
 func TestStartupFailuresExplainThemselves(t *testing.T) {

@@ -215,7 +215,7 @@ func serve(ctx context.Context, o options, stdout, stderr io.Writer) error {
 		stopWatching()
 		<-watching
 	}()
-	logger.Info("ready", "scenarios", len(set.Scenarios()), "seed", strconv.FormatUint(o.seed, 10), "speed", o.speed, "strict", o.strict, "auth", o.authToken != "")
+	logStarted(logger, len(set.Scenarios()), o)
 	return srv.Serve(ctx, ln, o.shutdownIn)
 }
 
@@ -254,6 +254,17 @@ func resolvedPath(dir string) (string, error) {
 		return "", err
 	}
 	return filepath.EvalSymlinks(abs)
+}
+
+// logStarted logs that the server serves, as /_mock/readyz sees it: ready with
+// scenarios, not ready without any.
+func logStarted(logger *slog.Logger, n int, o options) {
+	attrs := []any{"scenarios", n, "seed", strconv.FormatUint(o.seed, 10), "speed", o.speed, "strict", o.strict, "auth", o.authToken != ""}
+	if n == 0 {
+		logger.Warn("not ready: no scenario is loaded; /_mock/readyz answers 503 until one is (add a file to a -scenarios directory, or POST /_mock/scenarios)", attrs...)
+		return
+	}
+	logger.Info("ready", attrs...)
 }
 
 // newRecorder builds the recorder the options ask for, or none.
