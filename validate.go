@@ -35,7 +35,8 @@ func runValidate(args []string, lookupEnv func(string) (string, bool), stdout, s
 Checks scenario files (.yaml, .yml; directories are searched) exactly as the server
 loads them, and AG-UI event streams (.json: an array of events or a conformance fixture
 with a "stream" array; .jsonl: one event per line) against the event rules of the
-official client. Every problem is printed as file:line:col: message. The exit status
+official client. Every problem is printed as file:line:col: message, or as
+file:line: message for YAML syntax errors, whose column is not known. The exit status
 is 0 when everything is valid, 1 when there are problems, 2 for usage errors.
 
 Flags:

@@ -9,6 +9,8 @@ import (
 const Warning = "warning"
 
 // Diagnostic is one problem found in a scenario file or event stream, with its position.
+// Column is 0 when only the line is known, as for YAML syntax errors; Line is 0 when
+// the problem concerns the whole file.
 type Diagnostic struct {
 	File     string `json:"file"`
 	Line     int    `json:"line"`
@@ -22,7 +24,10 @@ func (d Diagnostic) Error() string {
 	var b strings.Builder
 	b.WriteString(d.File)
 	if d.Line > 0 {
-		fmt.Fprintf(&b, ":%d:%d", d.Line, d.Column)
+		fmt.Fprintf(&b, ":%d", d.Line)
+	}
+	if d.Line > 0 && d.Column > 0 {
+		fmt.Fprintf(&b, ":%d", d.Column)
 	}
 	b.WriteString(": ")
 	if d.Severity != "" {

@@ -140,7 +140,7 @@ func Parse(file string, data []byte) ([]*Scenario, []Diagnostic) {
 			break
 		}
 		if err != nil {
-			l.diag.list = append(l.diag.list, yamlDiagnostic(file, err))
+			l.diag.list = append(l.diag.list, yamlDiagnostic(file, data, err))
 			break
 		}
 		if len(root.Content) == 0 || (root.Content[0].Kind == yaml.ScalarNode && root.Content[0].ShortTag() == "!!null") {
@@ -159,18 +159,83 @@ func Parse(file string, data []byte) ([]*Scenario, []Diagnostic) {
 
 var yamlLine = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
 
-// yamlDiagnostic turns a yaml syntax error into a positioned diagnostic.
-func yamlDiagnostic(file string, err error) Diagnostic {
-	msg := err.Error()
-	d := Diagnostic{File: file, Line: 1, Column: 1, Message: "YAML syntax: " + strings.TrimPrefix(msg, "yaml: ")}
-	if m := yamlLine.FindStringSubmatch(msg); m != nil {
-		d.Line, _ = strconv.Atoi(m[1])
-		d.Message = "YAML syntax: " + m[2]
+// Hints for the usual causes of YAML syntax errors in scenarios, each recognized on the
+// line of the error: a template as an unquoted value, and a quoted value that goes on
+// after its closing quote (a quote inside it that is not escaped).
+var (
+	unquotedTemplateValue = regexp.MustCompile(`(?:^\s*-\s+|:\s+|[\[,]\s*)\{\{`)
+	quoteInsideQuotes     = regexp.MustCompile(`(?:^\s*-\s+|:\s+)(?:"(?:[^"\\]|\\.)*"|'(?:[^']|'')*')[ \t]*[^\s#,:\]}]`)
+)
+
+// yamlDiagnostic turns a yaml syntax error into a diagnostic on the line where the
+// problem is. The YAML decoder reports no column, so the diagnostic has none.
+func yamlDiagnostic(file string, data []byte, err error) Diagnostic {
+	msg := strings.TrimPrefix(err.Error(), "yaml: ")
+	reported := 0
+	if m := yamlLine.FindStringSubmatch(err.Error()); m != nil {
+		reported, _ = strconv.Atoi(m[1])
+		msg = m[2]
 	}
-	if strings.Contains(msg, "invalid map key") || strings.Contains(msg, "did not find expected key") {
-		d.Hint = `quote values that start with "{{", e.g. text: "{{ .message }}"`
+	lines := strings.SplitAfter(string(data), "\n")
+	if lines[len(lines)-1] == "" {
+		lines = lines[:len(lines)-1]
+	}
+	line := syntaxErrorLine(lines, reported, msg)
+	d := Diagnostic{File: file, Line: line, Message: "YAML syntax: " + msg}
+	if line > 0 && line <= len(lines) {
+		switch text := lines[line-1]; {
+		case unquotedTemplateValue.MatchString(text):
+			d.Hint = `quote values that start with "{{", e.g. text: "{{ .message }}"`
+		case quoteInsideQuotes.MatchString(text):
+			d.Hint = `a quoted value ends at its closing quote: write \" inside double quotes and '' inside single quotes, or quote the value with the other kind`
+		}
 	}
 	return d
+}
+
+// syntaxErrorLine finds the line of a YAML syntax error: the first line at which the
+// text up to it already fails with the same problem. The line the decoder reports is
+// not it: it counts from 0 for most errors, and names where the enclosing mapping or
+// sequence starts rather than where the problem is, so it serves only as the lower
+// bound of the search.
+func syntaxErrorLine(lines []string, reported int, problem string) int {
+	if len(lines) == 0 {
+		return 1
+	}
+	lo := max(reported, 1)
+	if lo > len(lines) {
+		lo = 1 // reported at the end of the input: the problem began earlier
+	}
+	fails := func(n int) bool { return yamlProblem(strings.Join(lines[:n], "")) == problem }
+	hi := len(lines)
+	for lo < hi {
+		mid := lo + (hi-lo)/2
+		if fails(mid) {
+			hi = mid
+		} else {
+			lo = mid + 1
+		}
+	}
+	return lo
+}
+
+// yamlProblem returns the syntax problem of a YAML text without its position, or "".
+func yamlProblem(text string) string {
+	dec := yaml.NewDecoder(strings.NewReader(text))
+	for {
+		var n yaml.Node
+		err := dec.Decode(&n)
+		if errors.Is(err, io.EOF) {
+			return ""
+		}
+		if err != nil {
+			msg := strings.TrimPrefix(err.Error(), "yaml: ")
+			if m := yamlLine.FindStringSubmatch(err.Error()); m != nil {
+				msg = m[2]
+			}
+			return msg
+		}
+	}
 }
 
 // maxAliasDepth bounds alias expansion; the YAML decoder already refuses documents

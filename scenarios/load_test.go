@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -15,13 +16,53 @@ func loadOne(t *testing.T, yaml string) (*Set, error) {
 	return Load(Source{FS: fsys, Root: "s", Label: "dir"})
 }
 
+func TestYAMLSyntaxErrorsNameTheirLine(t *testing.T) {
+	const (
+		templateHint = `quote values that start with "{{", e.g. text: "{{ .message }}"`
+		quoteHint    = `a quoted value ends at its closing quote: write \" inside double quotes and '' inside single quotes, or quote the value with the other kind`
+	)
+	tests := []struct {
+		name, yaml string
+		line       int
+		message    string
+		hint       string
+	}{
+		{"flow mapping on the last line", "id: a\nmatch:\n  message: hi\nsteps:\n  - text: hello\n  - tool:\n      args: {question: Which format?, choices: [MP4]}\n", 7, "did not find expected ',' or '}'", ""},
+		{"a quote inside double quotes", "id: b\nsteps:\n  - text: \"say \"hi\" now\"\n", 3, "did not find expected key", quoteHint},
+		{"a quote inside single quotes", "id: b\nsteps:\n  - text: 'it's'\n", 3, "did not find expected key", quoteHint},
+		{"deep in a mapping", "id: c\nsteps:\n  - text: a\n    delay: 1s\n    chunk: \"a\"b\n", 5, "did not find expected key", quoteHint},
+		{"in the top-level mapping", "id: d\ndescription: x\npriority: 1\nsteps: \"a\"b\n", 4, "did not find expected key", quoteHint},
+		{"an unquoted template with text after it", "steps:\n  - text: a\n  - text: {{ .message }} there\n", 3, "did not find expected key", templateHint},
+		{"a quoted template is no template problem", "steps:\n  - text: \"{{ .message }}\" there\n", 2, "did not find expected key", quoteHint},
+		{"a tab", "steps:\n\t- text: a\n", 2, "found character that cannot start any token", ""},
+		{"an unterminated quote", "steps:\n  - text: 'open\n", 2, "found unexpected end of stream", ""},
+		{"on the first line", "a: b: c\n", 1, "mapping values are not allowed in this context", ""},
+		{"in a later document", "steps: [{text: a}]\n---\nsteps:\n  - text: [x\n", 4, "did not find expected ',' or ']'", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, diags := Parse("f.yaml", []byte(tt.yaml))
+			if len(diags) != 1 {
+				t.Fatalf("diagnostics %v", diags)
+			}
+			want := Diagnostic{File: "f.yaml", Line: tt.line, Message: "YAML syntax: " + tt.message, Hint: tt.hint}
+			if diags[0] != want {
+				t.Errorf("got  %+v\nwant %+v", diags[0], want)
+			}
+			if !strings.HasPrefix(diags[0].Error(), fmt.Sprintf("f.yaml:%d: YAML syntax: ", tt.line)) {
+				t.Errorf("printed as %q", diags[0].Error())
+			}
+		})
+	}
+}
+
 func TestLoadReportsProblemsWithPositions(t *testing.T) {
 	tests := []struct {
 		name string
 		yaml string
 		want string // a line of the error, file:line:col: message
 	}{
-		{"yaml syntax", "steps:\n  - text: [unclosed\n", "dir/test.yaml:1:1: YAML syntax: did not find expected ',' or ']'"},
+		{"yaml syntax", "steps:\n  - text: [unclosed\n", "dir/test.yaml:2: YAML syntax: did not find expected ',' or ']'"},
 		{"unquoted template", "steps:\n  - text: {{ .message }}\n", `dir/test.yaml:2:11: YAML read an unquoted template as a mapping (hint: quote values that start with "{{"`},
 		{"unknown top-level key", "stepz: []\n", `dir/test.yaml:1:1: unknown key "stepz" in a scenario (hint: did you mean "steps"?)`},
 		{"no steps", "id: x\n", "a scenario needs steps"},
