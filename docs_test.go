@@ -1,0 +1,138 @@
+package main
+
+import (
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/agui-mock/agui-mock/scenarios"
+	"go.yaml.in/yaml/v3"
+)
+
+// docBlock is a fenced yaml code block of a document.
+type docBlock struct {
+	file string
+	line int // of the block's first line of YAML
+	text string
+}
+
+// yamlBlocks returns the ```yaml blocks of a Markdown file, de-indented as far as their
+// fence is indented. Blocks fenced ```yaml excerpt are shortened on purpose (with …)
+// and left out.
+func yamlBlocks(t *testing.T, file string) []docBlock {
+	t.Helper()
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var blocks []docBlock
+	var cur *docBlock
+	indent := ""
+	for i, line := range strings.Split(string(data), "\n") {
+		trimmed := strings.TrimSpace(line)
+		switch {
+		case cur == nil && trimmed == "```yaml excerpt":
+			// an excerpt, shortened with …: not meant to load
+		case cur == nil && trimmed == "```yaml":
+			indent = line[:len(line)-len(strings.TrimLeft(line, " "))]
+			cur = &docBlock{file: file, line: i + 2}
+		case cur != nil && trimmed == "```":
+			blocks = append(blocks, *cur)
+			cur = nil
+		case cur != nil:
+			cur.text += strings.TrimPrefix(line, indent) + "\n"
+		}
+	}
+	if cur != nil {
+		t.Errorf("%s:%d: the yaml block is not closed", file, cur.line-1)
+	}
+	return blocks
+}
+
+// isScenario reports whether a block holds whole scenarios: a document whose top level
+// has steps or events. Other blocks (fragments, compose files) are checked as YAML only.
+func isScenario(block docBlock) (bool, error) {
+	dec := yaml.NewDecoder(strings.NewReader(block.text))
+	scenario := false
+	for {
+		var root yaml.Node
+		err := dec.Decode(&root)
+		if errors.Is(err, io.EOF) {
+			return scenario, nil
+		}
+		if err != nil {
+			return false, err
+		}
+		if len(root.Content) == 0 || root.Content[0].Kind != yaml.MappingNode {
+			continue
+		}
+		for i := 0; i < len(root.Content[0].Content); i += 2 {
+			if k := root.Content[0].Content[i].Value; k == "steps" || k == "events" {
+				scenario = true
+			}
+		}
+	}
+}
+
+// TestDocumentedScenariosLoad loads every scenario the documentation shows with the
+// real loader, as validate would, and checks that every other yaml block is valid YAML.
+func TestDocumentedScenariosLoad(t *testing.T) {
+	docs, err := filepath.Glob("docs/*.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	scenarioBlocks := 0
+	for _, file := range append([]string{"README.md"}, docs...) {
+		for _, block := range yamlBlocks(t, file) {
+			if ok, _ := isScenario(block); ok {
+				scenarioBlocks++
+			}
+			for _, p := range checkDocBlock(block) {
+				t.Errorf("%s:%d: %s", block.file, block.line+max(p.Line, 1)-1, p.Message)
+			}
+		}
+	}
+	if scenarioBlocks < 6 {
+		t.Errorf("only %d scenario blocks found in the documentation", scenarioBlocks)
+	}
+}
+
+// checkDocBlock returns the problems of one block, with lines counted within the block.
+func checkDocBlock(block docBlock) []scenarios.Diagnostic {
+	ok, err := isScenario(block)
+	if !ok && err == nil {
+		return nil
+	}
+	list, diags := scenarios.Parse("block.yaml", []byte(block.text))
+	if err != nil {
+		return diags[len(diags)-1:] // the syntax error, which ends the parse
+	}
+	if len(diags) > 0 {
+		return diags
+	}
+	var le *scenarios.LoadError
+	if _, err := scenarios.NewSet(list); errors.As(err, &le) {
+		return le.Diagnostics
+	}
+	return nil
+}
+
+func TestDocBlockProblemsNameTheirLine(t *testing.T) {
+	dir := t.TempDir()
+	doc := filepath.Join(dir, "doc.md")
+	writeFile(t, doc, "# Title\n\n```yaml\nsteps:\n  - tool:\n      name: clarify\n      args: {question: Which format?, choices: [MP4]}\n```\n\n```yaml\nservices: {a: {b: c}}\n```\n")
+	blocks := yamlBlocks(t, doc)
+	if len(blocks) != 2 || blocks[0].line != 4 {
+		t.Fatalf("blocks %+v", blocks)
+	}
+	problems := checkDocBlock(blocks[0])
+	if len(problems) != 1 || blocks[0].line+problems[0].Line-1 != 7 || !strings.Contains(problems[0].Message, "YAML syntax") {
+		t.Errorf("problems %+v", problems)
+	}
+	if problems := checkDocBlock(blocks[1]); len(problems) != 0 {
+		t.Errorf("a valid fragment: %+v", problems)
+	}
+}
