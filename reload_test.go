@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -209,5 +210,44 @@ func TestAStreamFinishesWithTheScenarioItStartedWith(t *testing.T) {
 	body := string(buf) + string(rest)
 	if !strings.Contains(body, "original-end") || strings.Contains(body, "edited") {
 		t.Errorf("the running stream changed with the edit:\n%s", body)
+	}
+}
+
+func TestAnIDRepeatedAcrossDirectoriesIsRefusedAtStartAndOnReload(t *testing.T) {
+	a, b := t.TempDir(), t.TempDir()
+	alpha := "id: shared\nmatch: {message: alpha}\nsteps: [{text: served-a}]\n"
+	writeFile(t, filepath.Join(a, "alpha.yaml"), alpha)
+	clash := filepath.Join(b, "beta.yaml")
+	writeFile(t, clash, "id: shared\nmatch: {message: beta}\nsteps: [{text: served-b}]\n")
+	want := clash + `:1:1: scenario id "shared" is already used by ` + filepath.Join(a, "alpha.yaml") + `:1:1 (hint: give one of them an explicit id)`
+
+	var stderr strings.Builder
+	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second) // a server that starts serves until then
+	defer cancel()
+	code := run(ctx, []string{"--addr", "127.0.0.1:0", "--scenarios", a, "--scenarios", b}, env(nil), io.Discard, &stderr)
+	if code != 1 || !strings.Contains(stderr.String(), want) {
+		t.Errorf("start: exit %d, stderr:\n%s\nwant exit 1 and %q", code, stderr.String(), want)
+	}
+	var out strings.Builder
+	if code := run(t.Context(), []string{"validate", a, b}, env(nil), &out, io.Discard); code != 1 || !strings.Contains(out.String(), want) {
+		t.Errorf("validate: exit %d, output:\n%s", code, out.String())
+	}
+
+	writeFile(t, clash, "id: beta\nmatch: {message: beta}\nsteps: [{text: served-b}]\n")
+	url := start(t, []string{"--addr", "127.0.0.1:0", "--scenarios", a, "--scenarios", b, "--watch", "poll", "--poll-interval", "100ms"}, nil)
+	if got := ask(t, url, "beta"); got != "served-b" {
+		t.Fatalf("got %q", got)
+	}
+	saveAtomically(t, clash, "id: shared\nmatch: {message: beta}\nsteps: [{text: served-b2}]\n")
+	eventually(t, "the repeated id is reported", func() bool { return status(t, url).Failed })
+	st := status(t, url)
+	if len(st.Errors) != 1 || st.Errors[0].File != clash || st.Errors[0].Line != 1 || !strings.Contains(st.Errors[0].Message, `scenario id "shared" is already used by `+filepath.Join(a, "alpha.yaml")) {
+		t.Errorf("status %+v", st)
+	}
+	if got := ask(t, url, "beta"); got != "served-b" {
+		t.Errorf("the last good set must keep serving, got %q", got)
+	}
+	if got := ask(t, url, "alpha"); got != "served-a" {
+		t.Errorf("got %q", got)
 	}
 }

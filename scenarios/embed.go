@@ -15,5 +15,8 @@ func Schema() []byte { return schema }
 // scenario matches.
 const CatchAllID = "catch-all"
 
-// Builtin returns the scenario set embedded in the binary.
-func Builtin() Source { return Source{FS: builtinFiles, Root: "builtin", Label: "builtin"} }
+// Builtin returns the scenario set embedded in the binary. Scenarios of other sources
+// override its scenarios of the same id.
+func Builtin() Source {
+	return Source{FS: builtinFiles, Root: "builtin", Label: "builtin", Fallback: true}
+}

@@ -32,6 +32,9 @@ type Source struct {
 	Label string // how file names are shown: Label joined with the path below Root
 	// Omit lists ids of the source's scenarios that a set leaves out.
 	Omit []string
+	// Fallback marks a source whose scenarios give way to scenarios of the same id in
+	// the other sources, as the built-in set does; elsewhere a repeated id is an error.
+	Fallback bool
 }
 
 // IsScenarioFile reports whether a file name is one the loader reads: YAML files that

@@ -137,6 +137,25 @@ func TestEarlierSourcesOverrideLaterOnes(t *testing.T) {
 	}
 }
 
+func TestAnIDTwiceAcrossSourcesIsAnErrorAsWithinOne(t *testing.T) {
+	a := fstest.MapFS{"a/x.yaml": {Data: []byte("id: same\nmatch: {message: one}\nsteps: [{text: a}]\n")}}
+	b := fstest.MapFS{"b/y.yaml": {Data: []byte("id: same\nmatch: {message: two}\nsteps: [{text: b}]\n")}}
+	both := fstest.MapFS{"a/x.yaml": a["a/x.yaml"], "a/y.yaml": {Data: b["b/y.yaml"].Data}}
+	want := map[string]string{
+		"two sources": `b/y.yaml:1:1: scenario id "same" is already used by a/x.yaml:1:1 (hint: give one of them an explicit id)`,
+		"one source":  `a/y.yaml:1:1: scenario id "same" is already used by a/x.yaml:1:1 (hint: give one of them an explicit id)`,
+	}
+	got := map[string]error{}
+	_, got["two sources"] = Load(Source{FS: a, Root: "a", Label: "a"}, Source{FS: b, Root: "b", Label: "b"}, Builtin())
+	_, got["one source"] = Load(Source{FS: both, Root: "a", Label: "a"}, Builtin())
+	for name, err := range got {
+		var le *LoadError
+		if !errors.As(err, &le) || len(le.Diagnostics) != 1 || le.Diagnostics[0].Error() != want[name] {
+			t.Errorf("%s: got %v\nwant %s", name, err, want[name])
+		}
+	}
+}
+
 func TestReadFilesSkipsHiddenAndForeignFiles(t *testing.T) {
 	fsys := fstest.MapFS{
 		"d/a.yaml":           {Data: []byte("steps: [{text: a}]\n")},

@@ -36,10 +36,11 @@ func (s *Set) Routes() []string {
 // IsRunRoute reports whether route answers runs.
 func (s *Set) IsRunRoute(route string) bool { return s.routes[route] }
 
-// Load reads every source and builds a set. A scenario whose id an earlier source
-// already defines is left out, so directories given first override the built-in set. It
-// fails with a *LoadError listing every problem if any file or scenario is invalid, so a
-// set is either whole or not at all.
+// Load reads every source and builds a set. Scenario ids must be unique across the
+// sources, as within one, except that a scenario of a Fallback source (the built-in
+// set) gives way to one of the same id elsewhere. It fails with a *LoadError listing
+// every problem if any file or scenario is invalid, so a set is either whole or not at
+// all.
 func Load(sources ...Source) (*Set, error) { return LoadWith(nil, sources...) }
 
 // LoadWith is Load with scenarios added at run time, which come first: they override
@@ -47,21 +48,30 @@ func Load(sources ...Source) (*Set, error) { return LoadWith(nil, sources...) }
 func LoadWith(extra []*Scenario, sources ...Source) (*Set, error) {
 	all := slices.Clone(extra)
 	var diags []Diagnostic
-	defined := map[string]bool{}
+	runtime := map[string]bool{}
 	for _, sc := range extra {
-		defined[sc.ID] = true
+		runtime[sc.ID] = true
 	}
+	defined := maps.Clone(runtime)
+	var fallback []*Scenario
 	for _, src := range sources {
 		list, d := ReadFiles(src)
 		diags = append(diags, d...)
 		list = slices.DeleteFunc(list, func(sc *Scenario) bool { return slices.Contains(src.Omit, sc.ID) })
-		for _, sc := range list {
-			if !defined[sc.ID] {
-				all = append(all, sc)
-			}
+		if src.Fallback {
+			fallback = append(fallback, list...)
+			continue
 		}
 		for _, sc := range list {
-			defined[sc.ID] = true
+			if !runtime[sc.ID] {
+				all = append(all, sc)
+				defined[sc.ID] = true
+			}
+		}
+	}
+	for _, sc := range fallback {
+		if !defined[sc.ID] {
+			all = append(all, sc)
 		}
 	}
 	if len(diags) > 0 {
