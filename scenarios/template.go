@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
+	"regexp"
 	"slices"
 	"strings"
 	"text/template"
@@ -33,6 +35,7 @@ func funcMap(f *gofakeit.Faker, id func(name string) string) template.FuncMap {
 		"trim":    strings.TrimSpace,
 		"join":    func(sep string, items []any) string { return joinAny(sep, items) },
 		"last":    lastItem,
+		"kind":    kindOf,
 		"now":     func() string { return time.Now().UTC().Format(time.RFC3339) },
 
 		"Name": f.Name, "FirstName": f.FirstName, "LastName": f.LastName, "Email": f.Email,
@@ -87,6 +90,32 @@ func defaultValue(def, v any) any {
 		return def
 	}
 	return v
+}
+
+// kindOf names the JSON type of a value: object, list, string, number, bool, or null
+// for a value the request does not have, so templates can read request data of any
+// shape without failing, e.g. {{ if eq (kind .metadata) "object" }}.
+func kindOf(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case string:
+		return "string"
+	case bool:
+		return "bool"
+	case json.Number:
+		return "number"
+	}
+	switch reflect.ValueOf(v).Kind() {
+	case reflect.Map, reflect.Struct:
+		return "object"
+	case reflect.Slice, reflect.Array:
+		return "list"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64, reflect.Uint, reflect.Uint8,
+		reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Float32, reflect.Float64:
+		return "number"
+	}
+	return "null"
 }
 
 // lastItem returns a list's last element, e.g. {{ (last .messages).id }}.
@@ -335,6 +364,46 @@ func (r *renderer) values() map[string]any {
 
 var errRenderTooLarge = errors.New("template output exceeds 1 MiB")
 
+// text/template's execution errors read "template: NAME:LINE:COL: executing "NAME" at
+// <ACTION>: PROBLEM"; these pick out the action and the problem.
+var (
+	execAt         = regexp.MustCompile(`executing ".*" at <(.*)>: (.*)$`)
+	callProblem    = regexp.MustCompile(`^error calling (\w+): (.*)$`)
+	fieldOfNonMap  = regexp.MustCompile(`^can't evaluate field (\w+) in type (.*)$`)
+	missingProblem = regexp.MustCompile(`zero Value|nil pointer|of nil|untyped nil|invalid value`)
+)
+
+// execError words a template's execution error for the scenario's author: which
+// template, the action that failed, and the problem, where text/template would speak of
+// reflection and nil pointers.
+func execError(name string, err error) error {
+	var ee template.ExecError
+	if errors.Is(err, errRenderTooLarge) || !errors.As(err, &ee) {
+		return fmt.Errorf("template %s: %w", name, err)
+	}
+	m := execAt.FindStringSubmatch(ee.Err.Error())
+	if m == nil {
+		return fmt.Errorf("template %s: %w", name, err)
+	}
+	action, problem := m[1], m[2]
+	if c := callProblem.FindStringSubmatch(problem); c != nil {
+		fn, args := c[1], strings.TrimSpace(strings.TrimPrefix(action, c[1]))
+		switch {
+		case missingProblem.MatchString(c[2]) && args != "":
+			problem = fmt.Sprintf("%s was given %s, which the request does not have (guard it with {{ with %s }}…{{ end }})", fn, args, args)
+		case missingProblem.MatchString(c[2]):
+			problem = fmt.Sprintf("%s was given a value the request does not have", fn)
+		default:
+			problem = fmt.Sprintf("%s failed: %s", fn, c[2])
+		}
+	} else if f := fieldOfNonMap.FindStringSubmatch(problem); f != nil {
+		problem = fmt.Sprintf("cannot read .%s: in the request, what it is read from is not an object", f[1])
+	} else if missingProblem.MatchString(problem) {
+		problem = "it reads a value the request does not have"
+	}
+	return fmt.Errorf("template %s: {{ %s }}: %s", name, action, problem)
+}
+
 // limitedBuilder stops a template whose output grows past maxRenderBytes.
 type limitedBuilder struct{ b *strings.Builder }
 
@@ -362,7 +431,7 @@ func (r *renderer) exec(name string) (string, error) {
 	}
 	r.buf.Reset()
 	if err := t.Execute(limitedBuilder{&r.buf}, r.values()); err != nil {
-		return "", fmt.Errorf("template %s: %w", name, err)
+		return "", execError(name, err)
 	}
 	// A path the request does not have renders as nothing rather than "<no value>".
 	return strings.ReplaceAll(r.buf.String(), "<no value>", ""), nil
