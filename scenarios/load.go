@@ -452,7 +452,10 @@ func (l *fileLoader) timing(n *yaml.Node) TimingOverride {
 	return t
 }
 
-var exampleKeys = []string{"route", "message", "forwardedProps", "state", "tools", "headers"}
+var (
+	exampleKeys     = []string{"route", "message", "forwardedProps", "state", "tools", "headers", "context"}
+	contextItemKeys = []string{"description", "value"}
+)
 
 func (l *fileLoader) examples(n *yaml.Node) []Example {
 	if n.Kind != yaml.SequenceNode {
@@ -487,9 +490,33 @@ func (l *fileLoader) examples(n *yaml.Node) []Example {
 				ex.Headers[k] = l.str(hv)
 			}
 		}
+		if v := f["context"]; v != nil {
+			ex.Context = l.exampleContext(v)
+		}
 		list = append(list, ex)
 	}
 	return list
+}
+
+// exampleContext reads an example's context: a list of {description, value}.
+func (l *fileLoader) exampleContext(n *yaml.Node) []ContextItem {
+	if n.Kind != yaml.SequenceNode {
+		l.diag.add(l.pos(n), "", "an example's context must be a list of {description, value}")
+		return nil
+	}
+	items := make([]ContextItem, 0, len(n.Content))
+	for _, it := range n.Content {
+		var item ContextItem
+		f := l.fields(it, "an example's context item", contextItemKeys)
+		if v := f["description"]; v != nil {
+			item.Description = l.str(v)
+		}
+		if v := f["value"]; v != nil {
+			item.Value = l.str(v)
+		}
+		items = append(items, item)
+	}
+	return items
 }
 
 // fields reads a mapping and reports keys outside allowed (nil allows any key).

@@ -111,7 +111,14 @@ type Example struct {
 	State          any               `json:"state,omitempty"`
 	Tools          []string          `json:"tools,omitempty"`
 	Headers        map[string]string `json:"headers,omitempty"`
+	Context        []ContextItem     `json:"context,omitempty"`
 	pos            pos
+}
+
+// ContextItem is one piece of application context an example request carries.
+type ContextItem struct {
+	Description string `json:"description"`
+	Value       string `json:"value"`
 }
 
 // Timing is the pacing of a run. Every duration is scaled by the server's speed factor.

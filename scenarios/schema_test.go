@@ -300,6 +300,13 @@ examples:
 steps:
   - text: "Hi {{ .captures.name }}"
 `},
+		{"an example's context, which templates read", `
+examples:
+  - message: hi
+    context: [{description: locale, value: de-DE}, {value: only a value}]
+steps:
+  - text: "Locale {{ (index .context 0).value }}"
+`},
 		{"single route and tool", `
 match: {route: /custom, tools: search}
 examples: [{route: /custom, tools: search}]
@@ -585,6 +592,8 @@ func TestSchemaParserEdgeCases(t *testing.T) {
 		{"a message role AG-UI does not define", "steps: [{messages: [{id: m, role: bot, content: hi}]}]\n", false, true},
 		{"an example route without a slash", "examples: [{route: chat}]\nsteps: [{text: hi}]\n", false, true},
 		{"an example's forwardedProps that is a list", "examples: [{forwardedProps: [1]}]\nsteps: [{text: hi}]\n", false, false},
+		{"an example's context that is an object", "examples: [{context: {locale: de}}]\nsteps: [{text: hi}]\n", false, false},
+		{"an example's context item with another key", "examples: [{context: [{name: locale}]}]\nsteps: [{text: hi}]\n", false, false},
 		{"NaN jitter", "timing: {jitter: NaN}\nsteps: [{text: hi}]\n", false, false},
 		{"an infinite pause", "steps: [{pause: inf}]\n", false, false},
 		{"priority written as a float", "priority: 1.0\nsteps: [{text: hi}]\n", true, false},

@@ -160,6 +160,9 @@ func (ex Example) request() *Request {
 	for _, t := range ex.Tools {
 		in.Tools = append(in.Tools, protocol.Tool{Name: t, Description: t})
 	}
+	for _, c := range ex.Context {
+		in.Context = append(in.Context, protocol.Context{Description: c.Description, Value: c.Value})
+	}
 	route := ex.Route
 	if route == "" {
 		route = "/agui/chat"

@@ -393,6 +393,8 @@ func execError(name string, err error) error {
 			problem = fmt.Sprintf("%s was given %s, which the request does not have (guard it with {{ with %s }}…{{ end }})", fn, args, args)
 		case missingProblem.MatchString(c[2]):
 			problem = fmt.Sprintf("%s was given a value the request does not have", fn)
+		case strings.Contains(c[2], "index out of range"):
+			problem = fmt.Sprintf("%s was given an index past the end of the list", fn)
 		default:
 			problem = fmt.Sprintf("%s failed: %s", fn, c[2])
 		}
