@@ -136,3 +136,68 @@ func TestDocBlockProblemsNameTheirLine(t *testing.T) {
 		t.Errorf("a valid fragment: %+v", problems)
 	}
 }
+
+// TestReadmeValidateSamplesAreTrue runs each validate command the README shows, after
+// writing the files its here-documents create, and compares the output with the block
+// that follows it.
+func TestReadmeValidateSamplesAreTrue(t *testing.T) {
+	data, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	blocks := strings.Split(string(data), "```")
+	samples := 0
+	for i := 1; i+2 < len(blocks); i += 2 {
+		script, ok := strings.CutPrefix(blocks[i], "sh\n")
+		if !ok || !strings.Contains(script, "go run . validate") {
+			continue
+		}
+		samples++
+		args, created := readmeScript(t, script)
+		var out strings.Builder
+		code := run(t.Context(), append([]string{"validate"}, args...), env(nil), &out, io.Discard)
+		got := out.String()
+		if valid := strings.HasSuffix(got, ": valid\n"); valid != (code == 0) {
+			t.Errorf("README.md: validate %s exits %d after\n%s", strings.Join(args, " "), code, got)
+		}
+		for name, p := range created {
+			got = strings.ReplaceAll(got, p, name)
+		}
+		if want := strings.TrimPrefix(blocks[i+2], "\n"); got != want {
+			t.Errorf("README.md: validate %s prints\n%s\nthe README shows\n%s", strings.Join(args, " "), got, want)
+		}
+	}
+	if samples != 2 {
+		t.Errorf("found %d validate samples in README.md, want 2", samples)
+	}
+}
+
+// readmeScript writes the files a README shell block creates with cat > NAME <<'EOF'
+// into a temporary directory, and returns the arguments of its go run . validate, with
+// those files' paths, and the paths by name.
+func readmeScript(t *testing.T, script string) ([]string, map[string]string) {
+	t.Helper()
+	dir := t.TempDir()
+	created := map[string]string{}
+	var args []string
+	lines := strings.Split(script, "\n")
+	for i := 0; i < len(lines); i++ {
+		if name, ok := strings.CutPrefix(lines[i], "cat > "); ok {
+			name = strings.TrimSuffix(name, " <<'EOF'")
+			var body strings.Builder
+			for i++; i < len(lines) && lines[i] != "EOF"; i++ {
+				body.WriteString(lines[i] + "\n")
+			}
+			created[name] = filepath.Join(dir, name)
+			writeFile(t, created[name], body.String())
+		} else if rest, ok := strings.CutPrefix(lines[i], "go run . validate "); ok {
+			args = strings.Fields(rest)
+		}
+	}
+	for i, a := range args {
+		if p, ok := created[a]; ok {
+			args[i] = p
+		}
+	}
+	return args, created
+}
