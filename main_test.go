@@ -134,7 +134,9 @@ func TestStartupFailuresExplainThemselves(t *testing.T) {
 	}{
 		{"bad flag value", []string{"--speed", "fast"}, nil, 2, `invalid value "fast" for flag -speed`},
 		{"bad environment value", nil, map[string]string{"AGUI_MOCK_SEED": "x"}, 2, `AGUI_MOCK_SEED="x"`},
-		{"negative speed", []string{"--speed", "-1"}, nil, 1, "-speed must be 0 or more"},
+		{"negative speed", []string{"--speed", "-1"}, nil, 1, "-speed must be a finite number of 0 or more, got -1"},
+		{"infinite speed", []string{"--speed", "Inf"}, nil, 1, "-speed must be a finite number of 0 or more, got +Inf"},
+		{"speed not a number", nil, map[string]string{"AGUI_MOCK_SPEED": "NaN"}, 1, "-speed must be a finite number of 0 or more, got NaN"},
 		{"missing directory", []string{"--scenarios", filepath.Join(bad, "nope")}, nil, 1, "no such file or directory"},
 		{"invalid scenario", []string{"--scenarios", bad}, nil, 1, filepath.Join(bad, "broken.yaml") + `:2:5: unknown key "txt" in a step (hint: did you mean "text"?)`},
 		{"stray argument", []string{"serve", "extra"}, nil, 2, `unexpected argument "extra"`},

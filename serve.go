@@ -116,8 +116,8 @@ func serve(ctx context.Context, o options, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if o.speed < 0 {
-		return fmt.Errorf("-speed must be 0 or more, got %v", o.speed)
+	if !scenarios.ValidSpeed(o.speed) {
+		return fmt.Errorf("-speed must be a finite number of 0 or more, got %v", o.speed)
 	}
 	if o.seed == 0 {
 		o.seed = rand.Uint64()

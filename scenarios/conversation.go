@@ -284,7 +284,7 @@ func (s *interruptStep) emit(p *planner) error {
 		}
 		switch {
 		case d.expiresIn != nil:
-			pi.ExpiresAt = p.now.Add(time.Duration(float64(p.at)*p.speed) + *d.expiresIn) // from when it is sent
+			pi.ExpiresAt = p.now.Add(Scale(p.at, p.speed)).Add(*d.expiresIn) // from when it is sent
 			wire["expiresAt"] = pi.ExpiresAt.UTC().Format(time.RFC3339Nano)
 		case d.expiresAt != nil:
 			at, err := p.renderText(d.expiresAt)

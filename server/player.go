@@ -40,7 +40,7 @@ func (p *player) play(ctx context.Context, plan *scenarios.Plan, speed float64) 
 	p.w.begin()
 	start := time.Now()
 	for i, t := range plan.Events {
-		due := start.Add(time.Duration(float64(t.At) * speed))
+		due := start.Add(scenarios.Scale(t.At, speed))
 		if err := p.waitUntil(ctx, due); err != nil {
 			return p.stop(err)
 		}

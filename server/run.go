@@ -364,8 +364,8 @@ func (s *Server) speedFor(req *http.Request) (float64, error) {
 		return s.cfg.Speed, nil
 	}
 	f, err := strconv.ParseFloat(h, 64)
-	if err != nil || f < 0 {
-		return 0, apiError(http.StatusBadRequest, "invalid_header", SpeedHeader+" must be a number of 0 or more, got "+strconv.Quote(h))
+	if err != nil || !scenarios.ValidSpeed(f) {
+		return 0, apiError(http.StatusBadRequest, "invalid_header", SpeedHeader+" must be a finite number of 0 or more, got "+strconv.Quote(h))
 	}
 	return f, nil
 }

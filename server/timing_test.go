@@ -76,6 +76,28 @@ func TestStreamFollowsTheScenarioTimeline(t *testing.T) {
 	}
 }
 
+func TestSpeedHeaderRefusesNonFiniteValues(t *testing.T) {
+	for _, h := range []string{"Inf", "+Inf", "NaN", "-1", "1e400"} {
+		s := newServer(t, timedScenario, nil)
+		rec := post(t.Context(), s, "/", `{"messages":[]}`, map[string]string{SpeedHeader: h})
+		if rec.status != 400 || !strings.Contains(rec.body(), `"invalid_header"`) || !strings.Contains(rec.body(), "finite number of 0 or more") {
+			t.Errorf("%s: %s: %d %s", SpeedHeader, h, rec.status, rec.body())
+		}
+	}
+}
+
+func TestAHugeSpeedSlowsTheRunInsteadOfOverflowing(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := newServer(t, timedScenario, nil)
+		ctx, cancel := context.WithTimeout(t.Context(), time.Hour)
+		defer cancel()
+		rec := post(ctx, s, "/", `{"messages":[]}`, map[string]string{SpeedHeader: "1e300"})
+		if got := eventTimes(rec); len(got) != 0 {
+			t.Errorf("events within an hour at speed 1e300 (100ms of delay takes ages): %q", got)
+		}
+	})
+}
+
 func TestEventsDueTogetherGoOutInOneWrite(t *testing.T) {
 	for _, tt := range []struct {
 		speed  float64
