@@ -144,13 +144,18 @@ func TestBearerAuth(t *testing.T) {
 	tests := []struct {
 		name, path, auth string
 		status           int
+		mention          string // a 401 answer must say this
 	}{
-		{"run without a token", "/agui/chat", "", 401},
-		{"run with a wrong token", "/agui/chat", "Bearer nope", 401},
-		{"history without a token", HistoryPath, "", 401},
-		{"cancel with the token in the wrong scheme", CancelPath, "Basic s3cret", 401},
-		{"run with the token", "/agui/chat", "Bearer s3cret", 200},
-		{"history with the token", HistoryPath, "Bearer s3cret", 200},
+		{"run without a token", "/agui/chat", "", 401, "missing Authorization header"},
+		{"run with a wrong token", "/agui/chat", "Bearer nope", 401, "the bearer token is not valid"},
+		{"history without a token", HistoryPath, "", 401, "missing Authorization header"},
+		{"cancel with the token in the wrong scheme", CancelPath, "Basic s3cret", 401, `uses the \"Basic\" scheme; send Authorization: Bearer`},
+		{"run with a token and no scheme", "/agui/chat", "s3cret", 401, "names no scheme"},
+		{"run with the scheme and no token", "/agui/chat", "Bearer", 401, "the bearer token is not valid"},
+		{"run with the token", "/agui/chat", "Bearer s3cret", 200, ""},
+		{"run with the scheme in lower case", "/agui/chat", "bearer s3cret", 200, ""},
+		{"run with the scheme in upper case", "/agui/chat", "BEARER s3cret", 200, ""},
+		{"history with the token", HistoryPath, "Bearer s3cret", 200, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -162,8 +167,8 @@ func TestBearerAuth(t *testing.T) {
 			if rec.status != tt.status {
 				t.Errorf("got %d %s, want %d", rec.status, rec.body(), tt.status)
 			}
-			if tt.status == 401 && (!strings.Contains(rec.body(), `"error":"unauthorized"`) || rec.header.Get("WWW-Authenticate") == "") {
-				t.Errorf("401 answer %q %v", rec.body(), rec.header)
+			if tt.status == 401 && (!strings.Contains(rec.body(), `"error":"unauthorized"`) || !strings.Contains(rec.body(), tt.mention) || rec.header.Get("WWW-Authenticate") == "") {
+				t.Errorf("401 answer %q %v, want it to say %q", rec.body(), rec.header, tt.mention)
 			}
 		})
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"net/http"
 	"strings"
@@ -55,27 +56,42 @@ func newRequestID() string {
 	return string(hex.AppendEncode(digits[:0], random[:]))
 }
 
-// authenticate requires the configured Bearer token, as the production API does.
+// authenticate requires the configured Bearer token, as the production API does. The
+// scheme is matched case-insensitively (RFC 7235), the token exactly.
 func (s *Server) authenticate(next echo.HandlerFunc) echo.HandlerFunc {
 	if s.cfg.AuthToken == "" {
 		return next
 	}
-	want := []byte("Bearer " + s.cfg.AuthToken)
+	want := []byte(s.cfg.AuthToken)
 	return func(c echo.Context) error {
 		if c.Request().Method == http.MethodOptions {
 			return next(c)
 		}
-		got := []byte(c.Request().Header.Get("Authorization"))
-		if subtle.ConstantTimeCompare(got, want) != 1 {
+		if msg := credentialProblem(c.Request().Header.Get("Authorization"), want); msg != "" {
 			c.Response().Header().Set("WWW-Authenticate", `Bearer realm="agui-mock"`)
-			msg := "missing Authorization header: send Authorization: Bearer <token>"
-			if len(got) > 0 {
-				msg = "the bearer token is not valid"
-			}
 			return apiError(http.StatusUnauthorized, "unauthorized", msg)
 		}
 		return next(c)
 	}
+}
+
+// credentialProblem says what is wrong with an Authorization header that has to carry
+// the Bearer token want, or returns "" when it carries it.
+func credentialProblem(header string, want []byte) string {
+	if header == "" {
+		return "missing Authorization header: send Authorization: Bearer <token>"
+	}
+	scheme, token, found := strings.Cut(header, " ")
+	if !found && !strings.EqualFold(scheme, "Bearer") { // not a scheme: a credential, not to be echoed
+		return "the Authorization header names no scheme; send Authorization: Bearer <token>"
+	}
+	if !strings.EqualFold(scheme, "Bearer") {
+		return fmt.Sprintf("the Authorization header uses the %q scheme; send Authorization: Bearer <token>", scheme)
+	}
+	if subtle.ConstantTimeCompare([]byte(strings.TrimLeft(token, " ")), want) != 1 {
+		return "the bearer token is not valid"
+	}
+	return ""
 }
 
 // dispatch sends POSTs on run routes to the run handler; the set of run routes follows
