@@ -126,8 +126,12 @@ type DecodeOptions struct {
 	MaxMessages int
 }
 
-// DecodeJSON decodes one JSON value, keeping numbers exact, and rejects trailing data.
+// DecodeJSON decodes one JSON value, keeping numbers exact, and rejects trailing data
+// and bytes that are not UTF-8.
 func DecodeJSON(body []byte) (any, error) {
+	if err := checkUTF8(body); err != nil {
+		return nil, err
+	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.UseNumber()
 	var v any

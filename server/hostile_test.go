@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/agui-mock/agui-mock/protocol"
 	"github.com/agui-mock/agui-mock/recorder"
@@ -49,7 +50,8 @@ func TestHostileInputCatalogue(t *testing.T) {
 		{"a string body", "", "POST", "/agui/chat", js, `"hello"`, nil, 400, "must be a JSON object"},
 		{"null body", "", "POST", "/", js, `null`, nil, 400, "must be a JSON object"},
 		{"deeply nested JSON", "", "POST", "/agui/chat", js, deep, nil, 400, "malformed JSON"},
-		{"invalid UTF-8", "", "POST", "/agui/chat", js, "{\"messages\":[{\"role\":\"user\",\"content\":\"\xc3\x28\"}],", nil, 400, "malformed JSON"},
+		{"invalid UTF-8", "", "POST", "/agui/chat", js, "{\"messages\":[{\"role\":\"user\",\"content\":\"fail \xff\xfe\"}]}", nil, 400, "invalid UTF-8 at byte 44 (0xff)"},
+		{"invalid UTF-8: a cut-off character", "", "POST", "/agui/chat", js, "{\"messages\":[{\"role\":\"user\",\"content\":\"\xc3\x28\"}]}", nil, 400, "invalid UTF-8 at byte 39 (0xc3)"},
 		{"a huge string", "", "POST", "/agui/chat", js, huge, nil, 413, "exceeds the limit"},
 		{"too many messages", "", "POST", "/agui/chat", js, many, nil, 400, "exceed the limit of 100"},
 		{"wrong type: threadId", "", "POST", "/agui/chat", js, `{"threadId":["t"]}`, nil, 400, `threadId`},
@@ -83,6 +85,8 @@ func TestHostileInputCatalogue(t *testing.T) {
 		{"history: threadId a number", "", "POST", HistoryPath, js, `{"threadId":42}`, nil, 400, "threadId"},
 		{"history: unknown thread", "", "POST", HistoryPath, js, `{"threadId":"../../etc"}`, nil, 404, "no thread"},
 		{"cancel: array body", "", "POST", CancelPath, js, `[]`, nil, 400, "JSON object"},
+		{"history: invalid UTF-8", "", "POST", HistoryPath, js, "{\"threadId\":\"t\xff\"}", nil, 400, "invalid UTF-8 at byte 14"},
+		{"cancel: invalid UTF-8", "", "POST", CancelPath, js, "{\"threadId\":\"\xfe\"}", nil, 400, "invalid UTF-8 at byte 13"},
 		{"cancel: wrong content type", "", "POST", CancelPath, "text/plain", `{"threadId":"t"}`, nil, 415, "Content-Type"},
 		// auth
 		{"missing token", "secured", "POST", "/agui/chat", js, `{}`, nil, 401, "Authorization"},
@@ -92,6 +96,7 @@ func TestHostileInputCatalogue(t *testing.T) {
 		{"admin: scenario empty", "", "POST", AdminPrefix + "/scenarios", "application/yaml", "", nil, 422, "no scenario"},
 		{"admin: remove with traversal", "", "DELETE", AdminPrefix + "/scenarios/..%2F..%2Fetc%2Fpasswd", "", ``, nil, 404, "no scenario"},
 		{"admin: force malformed", "", "POST", AdminPrefix + "/force", js, `{"scenario":`, nil, 400, "invalid admin request"},
+		{"admin: force invalid UTF-8", "", "POST", AdminPrefix + "/force", js, "{\"scenario\":\"catch\xffall\"}", nil, 400, "invalid UTF-8 at byte 18"},
 		{"admin: force negative times", "", "POST", AdminPrefix + "/force", js, `{"scenario":"catch-all","times":-1}`, nil, 400, "times"},
 		{"admin: fault unknown kind", "", "POST", AdminPrefix + "/faults", js, `{"kind":"meltdown"}`, nil, 400, "unknown fault"},
 		{"admin: fault bad delay", "", "POST", AdminPrefix + "/faults", js, `{"kind":"slowStart","delay":"soon"}`, nil, 400, "delay"},
@@ -102,6 +107,7 @@ func TestHostileInputCatalogue(t *testing.T) {
 		{"admin: unknown endpoint", "", "POST", AdminPrefix + "/explode", js, `{}`, nil, 404, "no endpoint"},
 		// the record proxy
 		{"record: malformed input", "proxy", "POST", "/agui/chat", js, `{"messages":`, nil, 400, "malformed JSON"},
+		{"record: invalid UTF-8", "proxy", "POST", "/agui/chat", js, "{\"messages\":[{\"role\":\"user\",\"content\":\"\xff\"}]}", nil, 400, "invalid UTF-8"},
 		{"record: wrong type", "proxy", "POST", "/agui/chat", js, `{"messages":[{"role":"user","content":5}]}`, nil, 400, "content"},
 		{"record: history of nothing upstream", "proxy", "POST", HistoryPath, js, `{"threadId":"nope"}`, nil, 404, "no thread"},
 	}
@@ -148,5 +154,24 @@ func TestHostileInputCatalogue(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(out, "..", "etc")); err == nil {
 		t.Error("a recording escaped its directory")
+	}
+}
+
+func TestTheJournalShowsABodyWithInvalidUTF8AsValidJSON(t *testing.T) {
+	s := newServer(t, "", func(c *Config) { c.Speed = 0 })
+	sent := "{\"messages\":[{\"role\":\"user\",\"content\":\"fail \xff\xfe\"}]}"
+	if rec := post(t.Context(), s, "/agui/chat", sent, map[string]string{TestIDHeader: "utf8"}); rec.status != 400 {
+		t.Fatalf("%d %s", rec.status, rec.body())
+	}
+	status, body := call(t, s, "GET", AdminPrefix+"/journal", "", map[string]string{TestIDHeader: "utf8"})
+	if status != 200 || !utf8.ValidString(body) || !json.Valid([]byte(body)) {
+		t.Fatalf("the journal is not valid UTF-8 JSON: %d %q", status, body)
+	}
+	var j struct{ Entries []JournalEntry }
+	if err := json.Unmarshal([]byte(body), &j); err != nil || len(j.Entries) != 1 {
+		t.Fatal(body, err)
+	}
+	if got, _ := j.Entries[0].Request.(string); got != "{\"messages\":[{\"role\":\"user\",\"content\":\"fail \uFFFD\uFFFD\"}]}" {
+		t.Errorf("a body that is not UTF-8 is kept as text, its bad bytes replaced; got %#v", j.Entries[0].Request)
 	}
 }

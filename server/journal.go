@@ -6,8 +6,11 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/labstack/echo/v4"
+
+	"github.com/agui-mock/agui-mock/protocol"
 )
 
 // TestIDHeader scopes a request to one test: its threads, journal entries, forced
@@ -25,9 +28,10 @@ func threadKey(testID, threadID string) string {
 // threadPrefix starts the keys of a test's threads.
 func threadPrefix(testID string) string { return testID + "\x1f" }
 
-// jsonDecoder decodes admin bodies strictly: an unknown member is a typo to report.
+// jsonDecoder decodes admin bodies strictly: an unknown member is a typo to report, and
+// a byte that is not UTF-8 an error.
 func jsonDecoder(r io.Reader) *json.Decoder {
-	dec := json.NewDecoder(r)
+	dec := json.NewDecoder(protocol.UTF8Reader(r))
 	dec.DisallowUnknownFields()
 	return dec
 }
@@ -140,7 +144,7 @@ func (s *Server) journaled(next echo.HandlerFunc) echo.HandlerFunc {
 			entry.Status = c.Response().Status
 			entry.DurationMs = time.Since(entry.Time).Milliseconds()
 			if raw := entry.body; len(raw) > 0 {
-				if entry.bodyIsJSON && !entry.bodyCut || json.Valid(raw) {
+				if entry.bodyIsJSON && !entry.bodyCut || json.Valid(raw) && utf8.Valid(raw) {
 					entry.Request = json.RawMessage(raw) // kept as sent; decoded only if read
 				} else {
 					entry.Request = string(raw)
