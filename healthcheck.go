@@ -23,8 +23,11 @@ func runHealthcheck(ctx context.Context, args []string, lookupEnv func(string) (
 		return code
 	}
 	host, port, err := net.SplitHostPort(*addr)
-	if err != nil {
-		fmt.Fprintf(stderr, "agui-mock healthcheck: -addr %q: %v\n", *addr, err)
+	if err := checkFlags(
+		flagCheck{"addr", *addr, err == nil, "host:port, e.g. 127.0.0.1:8000 or :8000"},
+		flagCheck{"timeout", *timeout, *timeout > 0, "positive"},
+	); err != nil {
+		fmt.Fprintln(stderr, "agui-mock healthcheck:", err)
 		return 2
 	}
 	if host == "" || host == "0.0.0.0" || host == "::" {

@@ -38,12 +38,17 @@ func runLoad(ctx context.Context, args []string, lookupEnv func(string) (string,
 	if _, code := parseFlags(fs, args, false, lookupEnv, stderr); code >= 0 {
 		return code
 	}
-	if *ramp < 0 {
-		fmt.Fprintf(stderr, "agui-mock load: -ramp must be 0 or more, got %v\n", *ramp)
-		return 2
-	}
-	if *format != "text" && *format != "json" {
-		fmt.Fprintf(stderr, "agui-mock load: -format must be text or json, got %q\n", *format)
+	if err := checkFlags(
+		flagCheck{"url", *url, isHTTPURL(*url), "an http:// or https:// URL of a run endpoint"},
+		flagCheck{"concurrency", *concurrency, *concurrency >= 1, "1 or more"},
+		flagCheck{"runs", *runs, *runs >= 1, "1 or more"},
+		flagCheck{"ramp", *ramp, *ramp >= 0, "0 or more"},
+		flagCheck{"expect-gap", *gap, *gap >= 0, "0 or more"},
+		flagCheck{"pid", *pid, *pid >= 0, "a process id, or 0 for none"},
+		flagCheck{"timeout", *timeout, *timeout > 0, "positive"},
+		flagCheck{"format", *format, *format == "text" || *format == "json", "text or json"},
+	); err != nil {
+		fmt.Fprintln(stderr, "agui-mock load:", err)
 		return 2
 	}
 	cfg := loadtest.Config{URL: *url, Concurrency: *concurrency, Runs: *runs, Ramp: *ramp, Hold: *hold, ExpectGap: *gap, PID: *pid, Timeout: *timeout, Header: http.Header{}}
@@ -105,6 +110,14 @@ func runFloor(ctx context.Context, args []string, lookupEnv func(string) (string
 	gap := fs.Duration("gap", 0, "the gap between events")
 	if _, code := parseFlags(fs, args, false, lookupEnv, stderr); code >= 0 {
 		return code
+	}
+	_, _, addrErr := net.SplitHostPort(*addr)
+	if err := checkFlags(
+		flagCheck{"addr", *addr, addrErr == nil, "host:port, e.g. 127.0.0.1:8001 or :8001"},
+		flagCheck{"gap", *gap, *gap >= 0, "0 or more"},
+	); err != nil {
+		fmt.Fprintln(stderr, "agui-mock load-floor:", err)
+		return 2
 	}
 	floor, err := loadtest.NewFloor(*events, *gap)
 	if err != nil {

@@ -57,7 +57,7 @@ func TestLoadCommandRejectsBadFlags(t *testing.T) {
 		{[]string{"load", "--header", "no colon"}, 2, `-header "no colon" is not Name: value`},
 		{[]string{"load", "--format", "xml"}, 2, `-format must be text or json, got "xml"`},
 		{[]string{"load", "--ramp", "-1s"}, 2, "-ramp must be 0 or more, got -1s"},
-		{[]string{"load", "--concurrency", "0"}, 1, "concurrency and runs must be at least 1"},
+		{[]string{"load", "--concurrency", "0"}, 2, "-concurrency must be 1 or more, got 0"},
 		{[]string{"load", "--runs", "many"}, 2, `invalid value "many"`},
 		{[]string{"load-floor", "--events", "3"}, 2, "a run needs at least 4 events, got 3"},
 	} {

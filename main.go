@@ -9,8 +9,10 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/url"
 	"os"
 	"os/signal"
+	"strconv"
 	"strings"
 	"syscall"
 )
@@ -102,12 +104,48 @@ type listFlag []string
 
 func (l *listFlag) String() string { return strings.Join(*l, ",") }
 func (l *listFlag) Set(v string) error {
+	added := 0
 	for _, part := range strings.Split(v, ",") {
 		if part = strings.TrimSpace(part); part != "" {
 			*l = append(*l, part)
+			added++
 		}
 	}
+	if added == 0 {
+		return errors.New("empty: give a value (or several, comma-separated)")
+	}
 	return nil
+}
+
+// flagCheck is a rule for a flag's value: ok says whether the value keeps it, allowed
+// what the flag takes.
+type flagCheck struct {
+	name    string
+	value   any
+	ok      bool
+	allowed string
+}
+
+// checkFlags returns an error naming the first flag whose value breaks its rule, with
+// the value and what the flag takes, or nil.
+func checkFlags(checks ...flagCheck) error {
+	for _, c := range checks {
+		if c.ok {
+			continue
+		}
+		got := fmt.Sprint(c.value)
+		if s, isString := c.value.(string); isString {
+			got = strconv.Quote(s)
+		}
+		return fmt.Errorf("-%s must be %s, got %s", c.name, c.allowed, got)
+	}
+	return nil
+}
+
+// isHTTPURL reports whether s is an absolute http or https URL with a host.
+func isHTTPURL(s string) bool {
+	u, err := url.Parse(s)
+	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != ""
 }
 
 // applyEnv sets every flag not given on the command line from AGUI_MOCK_<NAME>.
@@ -133,5 +171,5 @@ func newLogger(format string, w io.Writer) (*slog.Logger, error) {
 	case "json":
 		return slog.New(slog.NewJSONHandler(w, nil)), nil
 	}
-	return nil, fmt.Errorf("-log-format must be text or json, got %q", format)
+	return nil, checkFlags(flagCheck{"log-format", format, false, "text or json"})
 }

@@ -146,6 +146,7 @@ func TestStartupFailuresExplainThemselves(t *testing.T) {
 		{"bad log format", []string{"--log-format", "xml"}, nil, 1, "-log-format must be text or json"},
 		{"port in use", []string{"--addr", "127.0.0.1:-1"}, nil, 1, "listen"},
 	}
+	tests = append(tests, badFlagValues(t)...)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var stderr strings.Builder
@@ -156,6 +157,61 @@ func TestStartupFailuresExplainThemselves(t *testing.T) {
 				t.Errorf("exit %d, stderr:\n%s\nwant exit %d and %q", code, stderr.String(), tt.code, tt.want)
 			}
 		})
+	}
+}
+
+// badFlagValues lists flag values that make no sense, each with the message that must
+// name the flag, the value and what the flag takes.
+func badFlagValues(t *testing.T) []struct {
+	name string
+	args []string
+	vars map[string]string
+	code int
+	want string
+} {
+	file := filepath.Join(t.TempDir(), "some-file.yaml")
+	if err := os.WriteFile(file, []byte("steps: [{text: hi}]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	const upstream = "http://127.0.0.1:9"
+	return []struct {
+		name string
+		args []string
+		vars map[string]string
+		code int
+		want string
+	}{
+		{"addr without a port", []string{"--addr", "localhost"}, nil, 1, `-addr must be host:port, e.g. 127.0.0.1:8000 or :8000, got "localhost"`},
+		{"zero max-body", []string{"--max-body", "0"}, nil, 1, "-max-body must be a positive number of bytes, got 0"},
+		{"negative max-body", []string{"--max-body", "-1"}, nil, 1, "-max-body must be a positive number of bytes, got -1"},
+		{"negative keepalive", []string{"--keepalive", "-1s"}, nil, 1, "-keepalive must be 0 (off) or more, got -1s"},
+		{"negative shutdown-timeout", []string{"--shutdown-timeout", "-1s"}, nil, 1, "-shutdown-timeout must be 0 or more, got -1s"},
+		{"negative journal-size", []string{"--journal-size", "-1"}, nil, 1, "-journal-size must be 1 or more, got -1"},
+		{"zero max-threads", []string{"--max-threads", "0"}, nil, 1, "-max-threads must be 1 or more, got 0"},
+		{"zero thread-ttl", []string{"--thread-ttl", "0s"}, nil, 1, "-thread-ttl must be positive, got 0s"},
+		{"zero poll-interval", []string{"--poll-interval", "0s"}, nil, 1, "-poll-interval must be positive, got 0s"},
+		{"negative max-messages", []string{"--max-messages", "-1"}, nil, 1, "-max-messages must be 0 (no limit) or more, got -1"},
+		{"negative max-streams", []string{"--max-streams", "-5"}, nil, 1, "-max-streams must be 0 (no limit) or more, got -5"},
+		{"not an origin", []string{"--cors-origins", "not an origin"}, nil, 1, `-cors-origins must be "none" alone, "*", or origins such as http://localhost:3000`},
+		{"an origin with a path", []string{"--cors-origins", "http://localhost:3000/"}, nil, 1, `got "http://localhost:3000/"`},
+		{"none with an origin", nil, map[string]string{"AGUI_MOCK_CORS_ORIGINS": "none,http://localhost:3000"}, 1, `-cors-origins must be "none" alone`},
+		{"empty scenarios", []string{"--scenarios", ""}, nil, 2, `invalid value "" for flag -scenarios: empty`},
+		{"empty scenarios from the environment", nil, map[string]string{"AGUI_MOCK_SCENARIOS": " , "}, 2, `AGUI_MOCK_SCENARIOS=" , ": empty`},
+		{"bad redact pattern in serve", []string{"serve", "--redact", "("}, nil, 1, `-redact must be a regular expression (Go RE2 syntax), got "(": missing closing )`},
+		{"record dir that is a file", []string{"record", "--upstream", upstream, "--record-dir", file}, nil, 1, `-record-dir must be a directory, or a path where one can be created, got "` + file + `"`},
+		{"record dir that is a file, record-missing", []string{"--record-missing", "--upstream", upstream, "--record-dir", file}, nil, 1, "-record-dir must be a directory"},
+		{"upstream not an http URL", []string{"record", "--upstream", "localhost:9000"}, nil, 1, `-upstream must be the agent's base URL, http:// or https://, got "localhost:9000"`},
+		{"load: url not an http URL", []string{"load", "--url", "127.0.0.1:8000/agui/chat"}, nil, 2, `agui-mock load: -url must be an http:// or https:// URL of a run endpoint, got "127.0.0.1:8000/agui/chat"`},
+		{"load: zero runs", []string{"load", "--runs", "0"}, nil, 2, "agui-mock load: -runs must be 1 or more, got 0"},
+		{"load: negative expect-gap", []string{"load", "--expect-gap", "-1ms"}, nil, 2, "-expect-gap must be 0 or more, got -1ms"},
+		{"load: negative pid", []string{"load", "--pid", "-1"}, nil, 2, "-pid must be a process id, or 0 for none, got -1"},
+		{"load: zero timeout", []string{"load", "--timeout", "0s"}, nil, 2, "-timeout must be positive, got 0s"},
+		{"load-floor: negative gap", []string{"load-floor", "--gap", "-1s"}, nil, 2, "agui-mock load-floor: -gap must be 0 or more, got -1s"},
+		{"load-floor: addr without a port", []string{"load-floor", "--addr", "nowhere"}, nil, 2, `-addr must be host:port, e.g. 127.0.0.1:8001 or :8001, got "nowhere"`},
+		{"healthcheck: zero timeout", []string{"healthcheck", "--timeout", "0s"}, nil, 2, "agui-mock healthcheck: -timeout must be positive, got 0s"},
+		{"addr from the environment without a port", nil, map[string]string{"AGUI_MOCK_ADDR": "localhost"}, 1, `-addr must be host:port`},
+		{"healthcheck: addr without a port", []string{"healthcheck", "--addr", "nope"}, nil, 2, `agui-mock healthcheck: -addr must be host:port, e.g. 127.0.0.1:8000 or :8000, got "nope"`},
+		{"validate: bad format", []string{"validate", "--format", "xml", "x.yaml"}, nil, 2, `agui-mock validate: -format must be text or json, got "xml"`},
 	}
 }
 

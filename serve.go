@@ -116,8 +116,12 @@ func serve(ctx context.Context, o options, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if !scenarios.ValidSpeed(o.speed) {
-		return fmt.Errorf("-speed must be a finite number of 0 or more, got %v", o.speed)
+	if err := checkServeFlags(o); err != nil {
+		return err
+	}
+	redact, err := compileRedactions(o.redact)
+	if err != nil {
+		return err
 	}
 	if o.seed == 0 {
 		o.seed = rand.Uint64()
@@ -130,6 +134,10 @@ func serve(ctx context.Context, o options, stdout, stderr io.Writer) error {
 		if !info.IsDir() {
 			return fmt.Errorf("scenario directory %s is not a directory", dir)
 		}
+	}
+	rec, err := newRecorder(o, redact, logger, stdout)
+	if err != nil {
+		return err
 	}
 	dirs, err := servedDirs(o)
 	if err != nil {
@@ -147,12 +155,6 @@ func serve(ctx context.Context, o options, stdout, stderr io.Writer) error {
 			logger.Info("the built-in catch-all scenario is left out, so that what no other scenario answers is recorded", "scenario", scenarios.CatchAllID)
 		}
 		sources = append(sources, builtin)
-	}
-	if o.watch != watcher.ModeAuto && o.watch != watcher.ModePoll && o.watch != watcher.ModeOff {
-		return fmt.Errorf("-watch must be auto, poll or off, got %q", o.watch)
-	}
-	if o.pollEvery <= 0 {
-		return fmt.Errorf("-poll-interval must be positive")
 	}
 	load := func() (*scenarios.Set, error) { return scenarios.Load(sources...) }
 	var watch *watcher.Watcher
@@ -178,14 +180,8 @@ func serve(ctx context.Context, o options, stdout, stderr io.Writer) error {
 	case len(o.cors) > 0:
 		cfg.CORSOrigins = o.cors
 	}
-	if o.maxThreads < 1 || o.threadTTL <= 0 {
-		return fmt.Errorf("-max-threads and -thread-ttl must be positive")
-	}
 	cfg.Threads.MaxThreads, cfg.Threads.IdleTTL = o.maxThreads, o.threadTTL
-	if cfg.Recorder, err = newRecorder(o, logger, stdout); err != nil {
-		return err
-	}
-	cfg.RecordAll = o.recordAll
+	cfg.Recorder, cfg.RecordAll = rec, o.recordAll
 	cfg.Metrics, cfg.JournalSize = o.metrics, o.journal
 	cfg.MaxMessages, cfg.MaxStreams = o.maxMsgs, o.maxStreams
 	cfg.Sources = sources
@@ -222,13 +218,10 @@ func serve(ctx context.Context, o options, stdout, stderr io.Writer) error {
 // servedDirs returns the directories whose scenarios are served and watched: the
 // scenario directories and, with -record-missing, the record directory when none of
 // them holds it already, so that a recording replays on the next identical request. The
-// record directory is created if it does not exist yet, to be watched from the start.
+// record directory exists by then (newRecorder creates it), to be watched from the start.
 func servedDirs(o options) ([]string, error) {
 	if !o.recMissing || o.recordAll {
 		return o.dirs, nil
-	}
-	if err := os.MkdirAll(o.recordDir, 0o755); err != nil {
-		return nil, fmt.Errorf("-record-dir: %w", err)
 	}
 	rec, err := resolvedPath(o.recordDir)
 	if err != nil {
@@ -267,8 +260,61 @@ func logStarted(logger *slog.Logger, n int, o options) {
 	logger.Info("ready", attrs...)
 }
 
-// newRecorder builds the recorder the options ask for, or none.
-func newRecorder(o options, logger *slog.Logger, progress io.Writer) (*recorder.Recorder, error) {
+// checkServeFlags checks the values of the serve and record flags that are not checked
+// as they are used.
+func checkServeFlags(o options) error {
+	_, _, addrErr := net.SplitHostPort(o.addr)
+	return checkFlags(
+		flagCheck{"addr", o.addr, addrErr == nil, "host:port, e.g. 127.0.0.1:8000 or :8000"},
+		flagCheck{"speed", o.speed, scenarios.ValidSpeed(o.speed), "a finite number of 0 or more"},
+		flagCheck{"keepalive", o.keepAlive, o.keepAlive >= 0, "0 (off) or more"},
+		flagCheck{"max-body", o.maxBody, o.maxBody > 0, "a positive number of bytes"},
+		flagCheck{"shutdown-timeout", o.shutdownIn, o.shutdownIn >= 0, "0 or more"},
+		originsCheck(o.cors),
+		flagCheck{"max-threads", o.maxThreads, o.maxThreads >= 1, "1 or more"},
+		flagCheck{"thread-ttl", o.threadTTL, o.threadTTL > 0, "positive"},
+		flagCheck{"watch", o.watch, slices.Contains([]string{watcher.ModeAuto, watcher.ModePoll, watcher.ModeOff}, o.watch), "auto, poll or off"},
+		flagCheck{"poll-interval", o.pollEvery, o.pollEvery > 0, "positive"},
+		flagCheck{"journal-size", o.journal, o.journal >= 1, "1 or more"},
+		flagCheck{"max-messages", o.maxMsgs, o.maxMsgs >= 0, "0 (no limit) or more"},
+		flagCheck{"max-streams", o.maxStreams, o.maxStreams >= 0, "0 (no limit) or more"},
+	)
+}
+
+// originsCheck checks -cors-origins: "none" alone, or "*" and origins.
+func originsCheck(origins []string) flagCheck {
+	for _, origin := range origins {
+		if origin != "*" && (origin != "none" || len(origins) > 1) && !isOrigin(origin) {
+			return flagCheck{"cors-origins", origin, false, `"none" alone, "*", or origins such as http://localhost:3000 (scheme://host[:port], no path; * and ? match any characters)`}
+		}
+	}
+	return flagCheck{ok: true}
+}
+
+// isOrigin reports whether s is an origin as browsers send it, scheme://host[:port],
+// possibly with wildcards.
+func isOrigin(s string) bool {
+	scheme, host, ok := strings.Cut(s, "://")
+	return ok && scheme != "" && host != "" && !strings.ContainsAny(scheme, "/:*? ") && !strings.ContainsAny(host, "/#@ \t")
+}
+
+// compileRedactions compiles the -redact patterns, whether or not anything is recorded.
+func compileRedactions(patterns []string) ([]*regexp.Regexp, error) {
+	var redact []*regexp.Regexp
+	for _, pattern := range patterns {
+		re, err := regexp.Compile(pattern)
+		if err != nil {
+			return nil, fmt.Errorf("-redact must be a regular expression (Go RE2 syntax), got %q: %s", pattern, strings.TrimPrefix(err.Error(), "error parsing regexp: "))
+		}
+		redact = append(redact, re)
+	}
+	return redact, nil
+}
+
+// newRecorder builds the recorder the options ask for, or none. It creates the record
+// directory, so that a path that cannot be one fails now rather than at the first
+// recording.
+func newRecorder(o options, redact []*regexp.Regexp, logger *slog.Logger, progress io.Writer) (*recorder.Recorder, error) {
 	if !o.recordAll && !o.recMissing {
 		if o.upstream != "" {
 			return nil, fmt.Errorf("-upstream is for recording: use agui-mock record, or serve -record-missing")
@@ -278,17 +324,12 @@ func newRecorder(o options, logger *slog.Logger, progress io.Writer) (*recorder.
 	if o.upstream == "" {
 		return nil, fmt.Errorf("recording needs -upstream, the URL of the real agent")
 	}
-	u, err := url.Parse(o.upstream)
-	if err != nil {
-		return nil, fmt.Errorf("-upstream: %w", err)
+	if err := checkFlags(flagCheck{"upstream", o.upstream, isHTTPURL(o.upstream), "the agent's base URL, http:// or https://"}); err != nil {
+		return nil, err
 	}
-	var redact []*regexp.Regexp
-	for _, pattern := range o.redact {
-		re, err := regexp.Compile(pattern)
-		if err != nil {
-			return nil, fmt.Errorf("-redact %q: %w", pattern, err)
-		}
-		redact = append(redact, re)
+	u, _ := url.Parse(o.upstream) // checked just above
+	if err := os.MkdirAll(o.recordDir, 0o755); err != nil {
+		return nil, fmt.Errorf("-record-dir must be a directory, or a path where one can be created, got %q: %w", o.recordDir, err)
 	}
 	return recorder.New(recorder.Config{Upstream: u, OutDir: o.recordDir, Redact: redact, Dedupe: o.dedupe, Logger: logger, Progress: progress})
 }

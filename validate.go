@@ -47,8 +47,8 @@ Flags:
 	if code >= 0 {
 		return code
 	}
-	if *format != "text" && *format != "json" {
-		fmt.Fprintf(stderr, "agui-mock validate: -format must be text or json, got %q\n", *format)
+	if err := checkFlags(flagCheck{"format", *format, *format == "text" || *format == "json", "text or json"}); err != nil {
+		fmt.Fprintln(stderr, "agui-mock validate:", err)
 		return 2
 	}
 	if len(paths) == 0 {
