@@ -15,10 +15,7 @@ import (
 // runHealthcheck probes a running server's liveness endpoint; it is the container's
 // HEALTHCHECK, since the image has no shell or curl. Exit 0: healthy, 1: not.
 func runHealthcheck(ctx context.Context, args []string, lookupEnv func(string) (string, bool), stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("agui-mock healthcheck", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	addr := fs.String("addr", "127.0.0.1:8000", "the server's listen address (AGUI_MOCK_ADDR, as for serve)")
-	timeout := fs.Duration("timeout", 2*time.Second, "how long to wait for an answer")
+	fs, addr, timeout := healthcheckFlags(stderr)
 	if _, code := parseFlags(fs, args, false, lookupEnv, stderr); code >= 0 {
 		return code
 	}
@@ -49,4 +46,13 @@ func runHealthcheck(ctx context.Context, args []string, lookupEnv func(string) (
 	}
 	fmt.Fprintln(stdout, "healthy")
 	return 0
+}
+
+// healthcheckFlags defines the healthcheck command's flags.
+func healthcheckFlags(stderr io.Writer) (fs *flag.FlagSet, addr *string, timeout *time.Duration) {
+	fs = flag.NewFlagSet("agui-mock healthcheck", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	addr = fs.String("addr", "127.0.0.1:8000", "the server's listen address (AGUI_MOCK_ADDR, as for serve)")
+	timeout = fs.Duration("timeout", 2*time.Second, "how long to wait for an answer")
+	return fs, addr, timeout
 }

@@ -14,52 +14,44 @@ import (
 	"github.com/agui-mock/agui-mock/loadtest"
 )
 
+// loadOptions are the load command's settings.
+type loadOptions struct {
+	url, message, body, format string
+	concurrency, runs, pid     int
+	ramp, gap, timeout         time.Duration
+	hold                       bool
+	headers                    listFlag
+}
+
 // runLoad is the load command: many concurrent runs against any AG-UI endpoint.
 func runLoad(ctx context.Context, args []string, lookupEnv func(string) (string, bool), stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("agui-mock load", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	url := fs.String("url", "http://127.0.0.1:8000/agui/chat", "the run endpoint")
-	concurrency := fs.Int("concurrency", 100, "runs in flight at once")
-	runs := fs.Int("runs", 1000, "runs in all")
-	ramp := fs.Duration("ramp", 0, "start the runs evenly over this long instead of all at once")
-	hold := fs.Bool("hold", false, "open -concurrency streams, wait until all are open, then end them")
-	gap := fs.Duration("expect-gap", 0, "the scripted gap between events, to measure timing error and drift")
-	message := fs.String("message", "hello", "the user message of each run")
-	body := fs.String("body", "", "the whole RunAgentInput to post instead ({{n}} is the run's number)")
-	pid := fs.Int("pid", 0, "the server's process id, to measure its memory")
-	timeout := fs.Duration("timeout", 2*time.Minute, "longest a run may take")
-	format := fs.String("format", "text", "output: text or json")
-	var headers listFlag
-	fs.Var(&headers, "header", "a request header, Name: value (repeatable)")
-	fs.Usage = func() {
-		fmt.Fprintf(stderr, "Usage: agui-mock load [flags]\n\nDrives concurrent AG-UI runs against -url and reports runs/s, events/s, time to\nfirst event, timing error against -expect-gap, failed runs and server memory.\n\nFlags:\n")
-		fs.PrintDefaults()
-	}
+	var o loadOptions
+	fs := loadFlags(&o, stderr)
 	if _, code := parseFlags(fs, args, false, lookupEnv, stderr); code >= 0 {
 		return code
 	}
 	if err := checkFlags(
-		flagCheck{"url", *url, isHTTPURL(*url), "an http:// or https:// URL of a run endpoint"},
-		flagCheck{"concurrency", *concurrency, *concurrency >= 1, "1 or more"},
-		flagCheck{"runs", *runs, *runs >= 1, "1 or more"},
-		flagCheck{"ramp", *ramp, *ramp >= 0, "0 or more"},
-		flagCheck{"expect-gap", *gap, *gap >= 0, "0 or more"},
-		flagCheck{"pid", *pid, *pid >= 0, "a process id, or 0 for none"},
-		flagCheck{"timeout", *timeout, *timeout > 0, "positive"},
-		flagCheck{"format", *format, *format == "text" || *format == "json", "text or json"},
+		flagCheck{"url", o.url, isHTTPURL(o.url), "an http:// or https:// URL of a run endpoint"},
+		flagCheck{"concurrency", o.concurrency, o.concurrency >= 1, "1 or more"},
+		flagCheck{"runs", o.runs, o.runs >= 1, "1 or more"},
+		flagCheck{"ramp", o.ramp, o.ramp >= 0, "0 or more"},
+		flagCheck{"expect-gap", o.gap, o.gap >= 0, "0 or more"},
+		flagCheck{"pid", o.pid, o.pid >= 0, "a process id, or 0 for none"},
+		flagCheck{"timeout", o.timeout, o.timeout > 0, "positive"},
+		flagCheck{"format", o.format, o.format == "text" || o.format == "json", "text or json"},
 	); err != nil {
 		fmt.Fprintln(stderr, "agui-mock load:", err)
 		return 2
 	}
-	cfg := loadtest.Config{URL: *url, Concurrency: *concurrency, Runs: *runs, Ramp: *ramp, Hold: *hold, ExpectGap: *gap, PID: *pid, Timeout: *timeout, Header: http.Header{}}
-	cfg.Body = []byte(*body)
-	if *body == "" {
+	cfg := loadtest.Config{URL: o.url, Concurrency: o.concurrency, Runs: o.runs, Ramp: o.ramp, Hold: o.hold, ExpectGap: o.gap, PID: o.pid, Timeout: o.timeout, Header: http.Header{}}
+	cfg.Body = []byte(o.body)
+	if o.body == "" {
 		// Every run is a new conversation, also across loads against the same server.
-		msg, _ := json.Marshal(*message)
+		msg, _ := json.Marshal(o.message)
 		thread := fmt.Sprintf("load-%x-{{n}}", time.Now().UnixNano())
 		cfg.Body = []byte(`{"threadId":"` + thread + `","runId":"run-{{n}}","messages":[{"id":"u-{{n}}","role":"user","content":` + string(msg) + `}]}`)
 	}
-	for _, h := range headers {
+	for _, h := range o.headers {
 		name, value, ok := strings.Cut(h, ":")
 		if !ok {
 			fmt.Fprintf(stderr, "agui-mock load: -header %q is not Name: value\n", h)
@@ -72,14 +64,14 @@ func runLoad(ctx context.Context, args []string, lookupEnv func(string) (string,
 		fmt.Fprintln(stderr, "agui-mock load:", err)
 		return 1
 	}
-	if *format == "json" {
+	if o.format == "json" {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
 		_ = enc.Encode(res)
 	} else {
 		fmt.Fprintf(stdout, "%d runs (%d failed) in %v: %.0f runs/s, %.0f events/s\n", res.Runs, res.Failed, res.Wall.Round(time.Millisecond), res.RunsPerSec, res.EventsPerSec)
 		fmt.Fprintf(stdout, "first event   p50 %v  p99 %v  max %v\n", res.FirstEvent.P50, res.FirstEvent.P99, res.FirstEvent.Max)
-		if *gap > 0 {
+		if o.gap > 0 {
 			fmt.Fprintf(stdout, "gap error     p50 %v  p99 %v  max %v\n", res.GapError.P50, res.GapError.P99, res.GapError.Max)
 			fmt.Fprintf(stdout, "run drift     p50 %v  p99 %v  max %v\n", res.Drift.P50, res.Drift.P99, res.Drift.Max)
 			fmt.Fprint(stdout, "gap error p99 by gap:")
@@ -101,13 +93,32 @@ func runLoad(ctx context.Context, args []string, lookupEnv func(string) (string,
 	return 0
 }
 
+// loadFlags defines the load command's flags into o.
+func loadFlags(o *loadOptions, stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet("agui-mock load", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&o.url, "url", "http://127.0.0.1:8000/agui/chat", "the run endpoint")
+	fs.IntVar(&o.concurrency, "concurrency", 100, "runs in flight at once")
+	fs.IntVar(&o.runs, "runs", 1000, "runs in all")
+	fs.DurationVar(&o.ramp, "ramp", 0, "start the runs evenly over this long instead of all at once")
+	fs.BoolVar(&o.hold, "hold", false, "open -concurrency streams, wait until all are open, then end them")
+	fs.DurationVar(&o.gap, "expect-gap", 0, "the scripted gap between events, to measure timing error and drift")
+	fs.StringVar(&o.message, "message", "hello", "the user message of each run")
+	fs.StringVar(&o.body, "body", "", "the whole RunAgentInput to post instead ({{n}} is the run's number)")
+	fs.IntVar(&o.pid, "pid", 0, "the server's process id, to measure its memory")
+	fs.DurationVar(&o.timeout, "timeout", 2*time.Minute, "longest a run may take")
+	fs.StringVar(&o.format, "format", "text", "output: text or json")
+	fs.Var(&o.headers, "header", "a request header, Name: value (repeatable)")
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "Usage: agui-mock load [flags]\n\nDrives concurrent AG-UI runs against -url and reports runs/s, events/s, time to\nfirst event, timing error against -expect-gap, failed runs and server memory.\n\nFlags:\n")
+		fs.PrintDefaults()
+	}
+	return fs
+}
+
 // runFloor is the floor command: the minimal SSE server the comparison measures against.
 func runFloor(ctx context.Context, args []string, lookupEnv func(string) (string, bool), stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("agui-mock load-floor", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	addr := fs.String("addr", "127.0.0.1:8001", "address to listen on")
-	events := fs.Int("events", 20, "events per run, RUN_STARTED and RUN_FINISHED included (at least 4)")
-	gap := fs.Duration("gap", 0, "the gap between events")
+	fs, addr, events, gap := floorFlags(stderr)
 	if _, code := parseFlags(fs, args, false, lookupEnv, stderr); code >= 0 {
 		return code
 	}
@@ -137,4 +148,14 @@ func runFloor(ctx context.Context, args []string, lookupEnv func(string) (string
 		return 1
 	}
 	return 0
+}
+
+// floorFlags defines the load-floor command's flags.
+func floorFlags(stderr io.Writer) (fs *flag.FlagSet, addr *string, events *int, gap *time.Duration) {
+	fs = flag.NewFlagSet("agui-mock load-floor", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	addr = fs.String("addr", "127.0.0.1:8001", "address to listen on")
+	events = fs.Int("events", 20, "events per run, RUN_STARTED and RUN_FINISHED included (at least 4)")
+	gap = fs.Duration("gap", 0, "the gap between events")
+	return fs, addr, events, gap
 }

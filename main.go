@@ -12,15 +12,18 @@ import (
 	"net/url"
 	"os"
 	"os/signal"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
+
+	"github.com/agui-mock/agui-mock/scenarios"
 )
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	os.Exit(run(ctx, os.Args[1:], os.LookupEnv, os.Stdout, os.Stderr))
+	os.Exit(run(ctx, os.Args[1:], os.Environ(), os.Stdout, os.Stderr))
 }
 
 // commands lists the commands, for the overview and for the help of serve, the default.
@@ -39,30 +42,87 @@ the environment variable AGUI_MOCK_<NAME> (e.g. AGUI_MOCK_SPEED=0).
 `
 
 // run is the whole program, with its environment passed in. It returns the exit code.
-func run(ctx context.Context, args []string, lookupEnv func(string) (string, bool), stdout, stderr io.Writer) int {
+func run(ctx context.Context, args []string, env environ, stdout, stderr io.Writer) int {
 	cmd := "serve"
 	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
 		cmd, args = args[0], args[1:]
 	}
-	switch cmd {
-	case "serve":
-		return runServe(ctx, args, lookupEnv, stdout, stderr, false)
-	case "record":
-		return runServe(ctx, args, lookupEnv, stdout, stderr, true)
-	case "validate":
-		return runValidate(args, lookupEnv, stdout, stderr)
-	case "healthcheck":
-		return runHealthcheck(ctx, args, lookupEnv, stdout, stderr)
-	case "load":
-		return runLoad(ctx, args, lookupEnv, stdout, stderr)
-	case "load-floor":
-		return runFloor(ctx, args, lookupEnv, stdout, stderr)
-	case "help":
+	runners := map[string]func() int{
+		"serve":       func() int { return runServe(ctx, args, env.lookup, stdout, stderr, false) },
+		"record":      func() int { return runServe(ctx, args, env.lookup, stdout, stderr, true) },
+		"validate":    func() int { return runValidate(args, env.lookup, stdout, stderr) },
+		"healthcheck": func() int { return runHealthcheck(ctx, args, env.lookup, stdout, stderr) },
+		"load":        func() int { return runLoad(ctx, args, env.lookup, stdout, stderr) },
+		"load-floor":  func() int { return runFloor(ctx, args, env.lookup, stdout, stderr) },
+	}
+	if cmd == "help" {
 		fmt.Fprint(stdout, usage)
 		return 0
 	}
-	fmt.Fprintf(stderr, "agui-mock: unknown command %q\n\n%s", cmd, usage)
-	return 2
+	runner, ok := runners[cmd]
+	if !ok {
+		fmt.Fprintf(stderr, "agui-mock: unknown command %q\n\n%s", cmd, usage)
+		return 2
+	}
+	warnOfUnknownVariables(env, stderr)
+	return runner()
+}
+
+// environ is the program's environment as os.Environ lists it, NAME=value.
+type environ []string
+
+// lookup returns the value of the variable name, as os.LookupEnv does.
+func (e environ) lookup(name string) (string, bool) {
+	for _, kv := range e {
+		if k, v, ok := strings.Cut(kv, "="); ok && k == name {
+			return v, true
+		}
+	}
+	return "", false
+}
+
+// envPrefix starts the name of every variable that sets a flag.
+const envPrefix = "AGUI_MOCK_"
+
+// envName is the environment variable that sets a flag.
+func envName(flagName string) string {
+	return envPrefix + strings.ToUpper(strings.ReplaceAll(flagName, "-", "_"))
+}
+
+// warnOfUnknownVariables warns of every AGUI_MOCK_* variable that sets no flag of any
+// command, naming the closest one: a misspelt variable is otherwise ignored without a
+// word. A variable of another command's flag is no mistake, since one environment
+// often serves several commands (a container's serve and its healthcheck).
+func warnOfUnknownVariables(env environ, stderr io.Writer) {
+	known := flagVariables()
+	for _, kv := range env {
+		name, _, _ := strings.Cut(kv, "=")
+		if !strings.HasPrefix(name, envPrefix) || slices.Contains(known, name) {
+			continue
+		}
+		hint := ""
+		if closest, ok := scenarios.Closest(name, known); ok {
+			hint = " (did you mean " + closest + "?)"
+		}
+		fmt.Fprintf(stderr, "agui-mock: warning: %s sets no flag of any command and is ignored%s\n", name, hint)
+	}
+}
+
+// flagVariables lists the variables that set the flags of every command.
+func flagVariables() []string {
+	validate, _ := validateFlags(io.Discard)
+	healthcheck, _, _ := healthcheckFlags(io.Discard)
+	floor, _, _, _ := floorFlags(io.Discard)
+	sets := []*flag.FlagSet{serveFlags(&options{}, io.Discard), loadFlags(&loadOptions{}, io.Discard), validate, healthcheck, floor}
+	var names []string
+	for _, fs := range sets {
+		fs.VisitAll(func(f *flag.Flag) {
+			if name := envName(f.Name); !slices.Contains(names, name) {
+				names = append(names, name)
+			}
+		})
+	}
+	return names
 }
 
 // parseFlags parses a command's flags, which may come before, between or after its
@@ -154,7 +214,7 @@ func applyEnv(fs *flag.FlagSet, lookupEnv func(string) (string, bool)) error {
 	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
 	var err error
 	fs.VisitAll(func(f *flag.Flag) {
-		name := "AGUI_MOCK_" + strings.ToUpper(strings.ReplaceAll(f.Name, "-", "_"))
+		name := envName(f.Name)
 		if v, ok := lookupEnv(name); ok && !given[f.Name] && err == nil {
 			if serr := fs.Set(f.Name, v); serr != nil {
 				err = fmt.Errorf("%s=%q: %w", name, v, serr)

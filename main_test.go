@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -21,8 +22,13 @@ import (
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
-func env(vars map[string]string) func(string) (string, bool) {
-	return func(k string) (string, bool) { v, ok := vars[k]; return v, ok }
+func env(vars map[string]string) environ {
+	var e environ
+	for k, v := range vars {
+		e = append(e, k+"="+v)
+	}
+	slices.Sort(e)
+	return e
 }
 
 // start runs the program until the test ends and returns its base URL.
@@ -118,6 +124,34 @@ func (b *syncBuffer) String() string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.b.String()
+}
+
+func TestMisspeltEnvironmentVariablesAreWarnedOf(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "ok.yaml")
+	if err := os.WriteFile(file, []byte("steps: [{text: hi}]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	vars := map[string]string{
+		"AGUI_MOCK_SPEEED":   "0", // a typo
+		"AGUI_MOCK_FORMATT":  "json",
+		"AGUI_MOCK_UNHEARD":  "x", // close to nothing
+		"AGUI_MOCK_SPEED":    "0", // serve's, not validate's: one environment serves several commands
+		"AGUI_MOCK_URL":      "http://127.0.0.1:8000/agui/chat",
+		"AGUI_MOCK_UPSTREAM": "http://127.0.0.1:9000",
+		"OTHER_SPEEED":       "0", // not ours
+	}
+	var stderr strings.Builder
+	if code := run(t.Context(), []string{"validate", file}, env(vars), io.Discard, &stderr); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	want := []string{
+		"agui-mock: warning: AGUI_MOCK_FORMATT sets no flag of any command and is ignored (did you mean AGUI_MOCK_FORMAT?)",
+		"agui-mock: warning: AGUI_MOCK_SPEEED sets no flag of any command and is ignored (did you mean AGUI_MOCK_SPEED?)",
+		"agui-mock: warning: AGUI_MOCK_UNHEARD sets no flag of any command and is ignored",
+	}
+	if got := strings.Split(strings.TrimSpace(stderr.String()), "\n"); !slices.Equal(got, want) {
+		t.Errorf("stderr:\n%s\nwant:\n%s", stderr.String(), strings.Join(want, "\n"))
+	}
 }
 
 func TestStartupFailuresExplainThemselves(t *testing.T) {

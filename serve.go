@@ -57,13 +57,27 @@ type options struct {
 
 // runServe is the serve command and, with recordAll, the record command.
 func runServe(ctx context.Context, args []string, lookupEnv func(string) (string, bool), stdout, stderr io.Writer, recordAll bool) int {
+	o := options{recordAll: recordAll}
+	fs := serveFlags(&o, stderr)
+	if _, code := parseFlags(fs, args, false, lookupEnv, stderr); code >= 0 {
+		return code
+	}
+	if err := serve(ctx, o, stdout, stderr); err != nil {
+		fmt.Fprintln(stderr, "agui-mock:", err)
+		return 1
+	}
+	return 0
+}
+
+// serveFlags defines the flags of serve or, with o.recordAll, record, into o.
+func serveFlags(o *options, stderr io.Writer) *flag.FlagSet {
+	recordAll := o.recordAll
 	name := "serve"
 	if recordAll {
 		name = "record"
 	}
 	fs := flag.NewFlagSet("agui-mock "+name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	o := options{recordAll: recordAll}
 	fs.StringVar(&o.addr, "addr", "127.0.0.1:8000", "address to listen on")
 	fs.Var(&o.dirs, "scenarios", "directory of scenario files (repeatable)")
 	fs.BoolVar(&o.noBuiltin, "no-builtin", false, "do not serve the built-in scenarios")
@@ -101,14 +115,7 @@ func runServe(ctx context.Context, args []string, lookupEnv func(string) (string
 			fmt.Fprintf(stderr, "\nAll commands (run 'agui-mock COMMAND -h' for a command's flags):\n%s", commands)
 		}
 	}
-	if _, code := parseFlags(fs, args, false, lookupEnv, stderr); code >= 0 {
-		return code
-	}
-	if err := serve(ctx, o, stdout, stderr); err != nil {
-		fmt.Fprintln(stderr, "agui-mock:", err)
-		return 1
-	}
-	return 0
+	return fs
 }
 
 func serve(ctx context.Context, o options, stdout, stderr io.Writer) error {

@@ -26,23 +26,7 @@ type report struct {
 // runValidate is the validate command: scenario files and directories, and AG-UI event
 // streams, checked as the server would check them.
 func runValidate(args []string, lookupEnv func(string) (string, bool), stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("agui-mock validate", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	format := fs.String("format", "text", "output format: text or json")
-	fs.Usage = func() {
-		fmt.Fprintf(stderr, `Usage: agui-mock validate [flags] PATH...
-
-Checks scenario files (.yaml, .yml; directories are searched) exactly as the server
-loads them, and AG-UI event streams (.json: an array of events or a conformance fixture
-with a "stream" array; .jsonl: one event per line) against the event rules of the
-official client. Every problem is printed as file:line:col: message, or as
-file:line: message for YAML syntax errors, whose column is not known. The exit status
-is 0 when everything is valid, 1 when there are problems, 2 for usage errors.
-
-Flags:
-`)
-		fs.PrintDefaults()
-	}
+	fs, format := validateFlags(stderr)
 	paths, code := parseFlags(fs, args, true, lookupEnv, stderr)
 	if code >= 0 {
 		return code
@@ -70,6 +54,28 @@ Flags:
 		return 1
 	}
 	return 0
+}
+
+// validateFlags defines the validate command's flags.
+func validateFlags(stderr io.Writer) (fs *flag.FlagSet, format *string) {
+	fs = flag.NewFlagSet("agui-mock validate", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	format = fs.String("format", "text", "output format: text or json")
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, `Usage: agui-mock validate [flags] PATH...
+
+Checks scenario files (.yaml, .yml; directories are searched) exactly as the server
+loads them, and AG-UI event streams (.json: an array of events or a conformance fixture
+with a "stream" array; .jsonl: one event per line) against the event rules of the
+official client. Every problem is printed as file:line:col: message, or as
+file:line: message for YAML syntax errors, whose column is not known. The exit status
+is 0 when everything is valid, 1 when there are problems, 2 for usage errors.
+
+Flags:
+`)
+		fs.PrintDefaults()
+	}
+	return fs, format
 }
 
 func summary(rep report) string {

@@ -555,13 +555,8 @@ func (l *fileLoader) unquotedTemplate(n *yaml.Node) bool {
 
 // suggest names the closest allowed key, for typos.
 func suggest(got string, allowed []string) string {
-	best, bestDist := "", 4
-	for _, a := range allowed {
-		if d := editDistance(strings.ToLower(got), strings.ToLower(a)); d < bestDist {
-			best, bestDist = a, d
-		}
-	}
-	if best == "" {
+	best, ok := Closest(got, allowed)
+	if !ok {
 		return "allowed keys: " + strings.Join(allowed, ", ")
 	}
 	return fmt.Sprintf("did you mean %q?", best)
