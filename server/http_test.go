@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -221,6 +222,65 @@ func TestTheReadmeListsEveryErrorCode(t *testing.T) {
 					t.Errorf("%s answers error %q, which the README's error table does not list", file, m[1])
 				}
 			}
+		}
+	}
+}
+
+func TestEveryRouteAnswersAWrongMethodWith405(t *testing.T) {
+	s := newServer(t, "", func(c *Config) { c.Metrics = true })
+	ts := startHTTP(t, s)
+	// what each path takes, as registered: the router's routes and the run routes
+	takes := map[string][]string{}
+	for _, r := range s.echo.Routes() {
+		if r.Path != catchAll {
+			takes[r.Path] = append(takes[r.Path], r.Method)
+		}
+	}
+	for _, route := range s.set.Load().Routes() {
+		takes[route] = append(takes[route], http.MethodPost)
+	}
+	if len(takes) < 15 {
+		t.Fatalf("only %d paths found: %v", len(takes), takes)
+	}
+	param := regexp.MustCompile(`:[a-z]+`)
+	for pattern, allow := range takes {
+		slices.Sort(allow)
+		path := param.ReplaceAllString(pattern, "x")
+		for _, method := range []string{"GET", "POST", "PUT", "PATCH", "DELETE", "BREW"} {
+			if slices.Contains(allow, method) {
+				continue
+			}
+			t.Run(method+" "+pattern, func(t *testing.T) {
+				req, _ := http.NewRequest(method, ts.URL+path, nil)
+				resp, err := http.DefaultClient.Do(req)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer resp.Body.Close()
+				var answer struct {
+					errorBody
+					Details struct{ Allow []string } `json:"details"`
+				}
+				if err := json.NewDecoder(resp.Body).Decode(&answer); err != nil {
+					t.Fatal(err)
+				}
+				if resp.StatusCode != 405 || resp.Header.Get("Allow") != strings.Join(allow, ", ") || answer.Error != "method_not_allowed" ||
+					!strings.Contains(answer.Message, strings.Join(allow, " or ")) || !slices.Equal(answer.Details.Allow, allow) {
+					t.Errorf("got %d, Allow %q, %+v; want 405 allowing %v", resp.StatusCode, resp.Header.Get("Allow"), answer, allow)
+				}
+			})
+		}
+	}
+	for _, method := range []string{"GET", "POST", "BREW"} {
+		req, _ := http.NewRequest(method, ts.URL+AdminPrefix+"/nope", strings.NewReader("{}"))
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != 404 || resp.Header.Get("Allow") != "" {
+			t.Errorf("%s on an unknown path: %d, Allow %q", method, resp.StatusCode, resp.Header.Get("Allow"))
 		}
 	}
 }

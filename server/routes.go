@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/labstack/echo/v4"
@@ -42,9 +43,13 @@ func (s *Server) routes() *echo.Echo {
 	// Not an echo Group: Group.Use registers catch-all routes of its own.
 	e.POST(HistoryPath, s.history, s.authenticate, s.journaled)
 	e.POST(CancelPath, s.cancel, s.authenticate, s.journaled)
-	e.Any("/*", s.dispatch, s.authenticate, s.journaled)
+	e.Any(catchAll, s.dispatch, s.authenticate, s.journaled)
 	return e
 }
+
+// catchAll is the route of every request no other route takes: run routes, which
+// follow the loaded scenarios, and requests the server answers with 404 or 405.
+const catchAll = "/*"
 
 // newRequestID returns 32 random hex digits. Echo's default draws on crypto/rand, more
 // than an id that only tells requests apart in logs needs, at a cost on every request.
@@ -99,14 +104,50 @@ func credentialProblem(header string, want []byte) string {
 func (s *Server) dispatch(c echo.Context) error {
 	route := routeOf(c.Request().URL.Path)
 	// recording everything, any path may be the agent's run endpoint
-	if !s.set.Load().IsRunRoute(route) && !(s.cfg.RecordAll && c.Request().Method == http.MethodPost) {
-		return apiError(http.StatusNotFound, "not_found", "no endpoint at "+c.Request().URL.Path)
-	}
-	if c.Request().Method != http.MethodPost {
-		c.Response().Header().Set("Allow", http.MethodPost)
-		return apiError(http.StatusMethodNotAllowed, "method_not_allowed", route+" takes POST with a RunAgentInput JSON body")
+	runRoute := s.set.Load().IsRunRoute(route) || (s.cfg.RecordAll && c.Request().Method == http.MethodPost)
+	if !runRoute || c.Request().Method != http.MethodPost {
+		return unrouted(c, runRoute)
 	}
 	return s.run(c, route)
+}
+
+// unrouted answers a request that no route takes: 405 with the methods its path takes
+// (those of the router's routes for it, and POST on a run route), or 404 if it takes none.
+func unrouted(c echo.Context, runRoute bool) *httpError {
+	req := c.Request()
+	allow := routedMethods(c.Echo(), req.Method, echo.GetPath(req))
+	if runRoute && !contains(allow, http.MethodPost) {
+		allow = append(allow, http.MethodPost)
+		slices.Sort(allow)
+	}
+	if len(allow) == 0 {
+		return apiError(http.StatusNotFound, "not_found", "no endpoint at "+req.URL.Path)
+	}
+	c.Response().Header().Set("Allow", strings.Join(allow, ", "))
+	msg := fmt.Sprintf("%s takes %s, not %s", req.URL.Path, strings.Join(allow, " or "), req.Method)
+	if runRoute {
+		msg += " (a run route: POST a RunAgentInput JSON body)"
+	}
+	return &httpError{status: http.StatusMethodNotAllowed, body: errorBody{Error: "method_not_allowed", Message: msg,
+		Details: map[string]any{"allow": allow}}}
+}
+
+// routedMethods lists, sorted, the methods other than method for which the router has a
+// route of its own (not the catch-all) at path.
+func routedMethods(e *echo.Echo, method, path string) []string {
+	var allow []string
+	for _, r := range e.Routes() {
+		if r.Path == catchAll || r.Method == method || contains(allow, r.Method) {
+			continue
+		}
+		ctx := e.NewContext(nil, nil)
+		e.Router().Find(r.Method, path, ctx)
+		if ctx.Path() != catchAll && ctx.Path() != "" {
+			allow = append(allow, r.Method)
+		}
+	}
+	slices.Sort(allow)
+	return allow
 }
 
 // routeOf normalizes a request path: a trailing slash does not make another route.
@@ -148,6 +189,10 @@ func (s *Server) errorHandler(err error, c echo.Context) {
 	var ee *echo.HTTPError
 	switch {
 	case errors.As(err, &he):
+	case errors.As(err, &ee) && ee.Code == http.StatusMethodNotAllowed:
+		// a method not even the catch-all takes: answered as the catch-all would
+		c.Response().Header().Del("Allow")
+		he = unrouted(c, s.set.Load().IsRunRoute(routeOf(c.Request().URL.Path)))
 	case errors.As(err, &ee):
 		he = apiError(ee.Code, strings.ReplaceAll(strings.ToLower(http.StatusText(ee.Code)), " ", "_"), http.StatusText(ee.Code))
 	default:

@@ -68,7 +68,16 @@ describe('refused requests over plain HTTP', () => {
     const { status, headers, body } = await jsonAnswer(builtin.url + DEFAULT_ROUTE);
     assert.equal(status, 405);
     assert.equal(headers.get('allow'), 'POST');
-    assertErrorBody(body, 'method_not_allowed');
+    assertErrorBody(body, 'method_not_allowed', { details: { allow: ['POST'] } });
+  });
+
+  test('a wrong method on any other endpoint is 405 and names the methods it takes', async () => {
+    for (const [method, path, allow] of [['GET', '/agui/history', ['POST']], ['GET', '/_mock/force', ['DELETE', 'POST']], ['POST', '/_mock/status', ['GET']]]) {
+      const { status, headers, body } = await jsonAnswer(builtin.url + path, { method });
+      assert.equal(status, 405, `${method} ${path}`);
+      assert.equal(headers.get('allow'), allow.join(', '));
+      assertErrorBody(body, 'method_not_allowed', { details: { allow } });
+    }
   });
 
   test('a path that is no run route is 404 not_found', async () => {
