@@ -1,6 +1,7 @@
 package server
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -325,18 +326,38 @@ func (s *Server) deleteBreakpoint(c echo.Context) error {
 	return c.NoContent(http.StatusNoContent)
 }
 
-// decodeAdminBody reads an admin call's JSON body into v, rejecting unknown members.
+// decodeAdminBody reads an admin call's JSON body, exactly one object, into v, rejecting
+// unknown members and anything after the object.
 // Its errors name the member at fault in words, never in Go's terms.
 func decodeAdminBody(c echo.Context, v any) error {
 	if err := checkJSONContentType(c.Request()); err != nil {
 		return err
 	}
-	dec := jsonDecoder(c.Request().Body)
-	if err := dec.Decode(v); err != nil {
-		msg, field := adminDecodeProblem(err)
+	if msg, field := adminBodyProblem(c.Request().Body, v); msg != "" {
 		return &httpError{status: http.StatusBadRequest, body: errorBody{Error: "invalid_input", Message: "invalid admin request: " + msg, Field: field}}
 	}
 	return nil
+}
+
+// adminBodyProblem decodes an admin body, exactly one JSON object, into v, and says
+// what is wrong with it, if anything.
+func adminBodyProblem(r io.Reader, v any) (msg, field string) {
+	// The value first, so that what follows it can be told from what is in it.
+	dec := json.NewDecoder(r)
+	var raw json.RawMessage
+	if err := dec.Decode(&raw); err != nil {
+		return adminDecodeProblem(err)
+	}
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		return "unexpected data after the JSON value; send exactly one object", ""
+	}
+	if string(raw) == "null" {
+		return "the body must be an object, got null", ""
+	}
+	if err := jsonDecoder(bytes.NewReader(raw)).Decode(v); err != nil {
+		return adminDecodeProblem(err)
+	}
+	return "", ""
 }
 
 // adminDecodeProblem says what is wrong with an admin body, and which member, if one is

@@ -475,3 +475,34 @@ func TestABreakpointOnAStepTheScenarioLacksIsRefused(t *testing.T) {
 		t.Errorf("got %+v", answer)
 	}
 }
+
+func TestAdminBodiesAreExactlyOneObject(t *testing.T) {
+	s := newServer(t, "", nil)
+	js := map[string]string{"Content-Type": "application/json"}
+	for _, tt := range []struct{ path, body, want string }{
+		{"/faults", `{"kind":"runError"} x`, "unexpected data after the JSON value"},
+		{"/force", `{"scenario":"run-error"} garbage`, "unexpected data after the JSON value"},
+		{"/breakpoints", `{"event":0}{"event":1}`, "unexpected data after the JSON value"},
+		{"/force", `{"scenario":"run-error"} null`, "unexpected data after the JSON value"},
+		{"/force", ``, "the body is empty"},
+		{"/faults", `  `, "the body is empty"},
+		{"/force", `null`, "the body must be an object, got null"},
+		{"/faults", `"runError"`, "the body must be an object, got a string"},
+		{"/breakpoints", `7`, "the body must be an object, got a number"},
+	} {
+		t.Run(tt.path+" "+tt.body, func(t *testing.T) {
+			status, body := call(t, s, "POST", AdminPrefix+tt.path, tt.body, js)
+			var answer errorBody
+			if err := json.Unmarshal([]byte(body), &answer); err != nil || status != 400 {
+				t.Fatal(status, body)
+			}
+			if answer.Error != "invalid_input" || answer.Field != "" || !strings.Contains(answer.Message, tt.want) {
+				t.Errorf("got %+v, want %q", answer, tt.want)
+			}
+		})
+	}
+	// one object, and the white space after it, is fine
+	if status, body := call(t, s, "POST", AdminPrefix+"/force", "{\"scenario\":\"run-error\"}\n\t ", js); status != 200 {
+		t.Errorf("an object and white space: %d %s", status, body)
+	}
+}
