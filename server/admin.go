@@ -211,6 +211,9 @@ func (s *Server) force(c echo.Context) error {
 	if err := decodeAdminBody(c, &body); err != nil {
 		return err
 	}
+	if body.Scenario == "" {
+		return missingMember("scenario", "the id of the scenario to force")
+	}
 	if !s.hasScenario(body.Scenario) {
 		return apiError(http.StatusNotFound, "unknown_scenario", fmt.Sprintf("no scenario %q to force", body.Scenario))
 	}
@@ -358,6 +361,12 @@ func adminBodyProblem(r io.Reader, v any) (msg, field string) {
 		return adminDecodeProblem(err)
 	}
 	return "", ""
+}
+
+// missingMember is the answer to an admin body that lacks a member it needs.
+func missingMember(field, what string) error {
+	return &httpError{status: http.StatusBadRequest, body: errorBody{Error: "invalid_input",
+		Message: "invalid admin request: " + field + " is required: " + what, Field: field}}
 }
 
 // adminDecodeProblem says what is wrong with an admin body, and which member, if one is

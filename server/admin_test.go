@@ -506,3 +506,24 @@ func TestAdminBodiesAreExactlyOneObject(t *testing.T) {
 		t.Errorf("an object and white space: %d %s", status, body)
 	}
 }
+
+func TestAdminBodiesNeedTheirRequiredMembers(t *testing.T) {
+	s := newServer(t, "", nil)
+	for _, tt := range []struct{ path, body, field, want string }{
+		{"/force", `{}`, "scenario", "scenario is required"},
+		{"/force", `{"scenario":"","times":2}`, "scenario", "scenario is required"},
+		{"/faults", `{}`, "kind", "kind is required: one of"},
+		{"/faults", `{"times":3}`, "kind", "kind is required: one of"},
+	} {
+		t.Run(tt.path+" "+tt.body, func(t *testing.T) {
+			status, body := call(t, s, "POST", AdminPrefix+tt.path, tt.body, nil)
+			var answer errorBody
+			if err := json.Unmarshal([]byte(body), &answer); err != nil || status != 400 {
+				t.Fatal(status, body)
+			}
+			if answer.Error != "invalid_input" || answer.Field != tt.field || !strings.Contains(answer.Message, tt.want) {
+				t.Errorf("got %+v, want field %q and %q", answer, tt.field, tt.want)
+			}
+		})
+	}
+}

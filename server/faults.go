@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"net/http"
+	"strings"
 	"sync"
 	"time"
 
@@ -78,6 +79,9 @@ func (s *Server) addFault(c echo.Context) error {
 		return err
 	}
 	f := body.Fault
+	if f.Kind == "" {
+		return missingMember("kind", "one of "+strings.Join(scenarios.FaultKinds(), ", "))
+	}
 	f.Body = faultBody(body.Body)
 	if body.Delay != "" {
 		var err error
