@@ -248,6 +248,12 @@ func (s *Server) addBreakpoint(c echo.Context) error {
 	if (bp.Step == "") == (bp.Event == nil) {
 		return &httpError{status: http.StatusBadRequest, body: errorBody{Error: "invalid_input", Message: "a breakpoint needs either step (a step id) or event (an event index)"}}
 	}
+	// How many events a run has depends on its request, so only a negative index is
+	// known never to match.
+	if bp.Event != nil && *bp.Event < 0 {
+		return &httpError{status: http.StatusBadRequest, body: errorBody{Error: "invalid_input", Field: "event",
+			Message: fmt.Sprintf("event must be 0 (the run's first event) or more, got %d: the breakpoint could never be reached", *bp.Event)}}
+	}
 	if bp.Scenario != "" {
 		sc := s.scenario(bp.Scenario)
 		if sc == nil {

@@ -527,3 +527,21 @@ func TestAdminBodiesNeedTheirRequiredMembers(t *testing.T) {
 		})
 	}
 }
+
+func TestABreakpointOnANegativeEventIsRefused(t *testing.T) {
+	s := newServer(t, "", nil)
+	for _, body := range []string{`{"event":-1}`, `{"scenario":"showcase","event":-5}`} {
+		status, answerBody := call(t, s, "POST", AdminPrefix+"/breakpoints", body, nil)
+		var answer errorBody
+		if err := json.Unmarshal([]byte(answerBody), &answer); err != nil || status != 400 {
+			t.Fatal(body, status, answerBody)
+		}
+		if answer.Error != "invalid_input" || answer.Field != "event" || !strings.Contains(answer.Message, "event must be 0 (the run's first event) or more") ||
+			!strings.Contains(answer.Message, "could never be reached") {
+			t.Errorf("%s: got %+v", body, answer)
+		}
+	}
+	if status, body := call(t, s, "POST", AdminPrefix+"/breakpoints", `{"scenario":"showcase","event":0}`, nil); status != 201 {
+		t.Errorf("a breakpoint on the first event: %d %s", status, body)
+	}
+}
