@@ -284,3 +284,29 @@ func TestTheFirstLoadHoldsTheCollectorBackAndRestoresIt(t *testing.T) {
 		}
 	}
 }
+
+// The built-in catch-all gives way to the user's scenarios: one that answers its
+// example's message, or every message, starts the server and takes those requests.
+func TestUserScenariosOverrideTheCatchAllAtStart(t *testing.T) {
+	for name, yaml := range map[string]string{
+		"a greeting":      "id: greet\nmatch:\n  message: (?i)hello\nsteps: [{text: from greet}]\n",
+		"no match at all": "id: greet\nsteps: [{text: from greet}]\n",
+	} {
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			if err := os.WriteFile(filepath.Join(dir, "g.yaml"), []byte(yaml), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			url := start(t, []string{"--addr", "127.0.0.1:0", "--speed", "0", "--scenarios", dir}, nil)
+			resp, err := http.Post(url+"/agui/chat", "application/json", strings.NewReader(`{"messages":[{"role":"user","content":"Hello there"}]}`))
+			if err != nil {
+				t.Fatal(err)
+			}
+			body, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if !strings.Contains(string(body), `"delta":"greet"`) {
+				t.Errorf("the user's scenario did not answer:\n%s", body)
+			}
+		})
+	}
+}

@@ -206,3 +206,34 @@ func TestShippedExamplesLoad(t *testing.T) {
 		}
 	}
 }
+
+func TestExamplesOfFallbackScenariosGiveWayToTheUsersScenarios(t *testing.T) {
+	for name, yaml := range map[string]string{
+		"a user scenario taking the catch-all's example": "id: greet\nmatch:\n  message: (?i)hello\nsteps: [{text: hi}]\n",
+		"a user scenario without match":                  "id: greet\nsteps: [{text: hi}]\n",
+	} {
+		t.Run(name, func(t *testing.T) {
+			user := Source{FS: fstest.MapFS{"d2/g.yaml": {Data: []byte(yaml)}}, Root: "d2", Label: "d2"}
+			set, err := Load(Builtin(), user)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sel, _ := set.Select(Example{Message: "Hello there"}.request())
+			if sel == nil || sel.Scenario.ID != "greet" {
+				t.Errorf("selected %v", sel)
+			}
+		})
+	}
+}
+
+func TestExampleConflictsBetweenUserScenariosAreStillReported(t *testing.T) {
+	files := fstest.MapFS{
+		"d/a.yaml": {Data: []byte("id: a\nmatch: {message: hello}\nexamples: [{message: hello there}]\nsteps: [{text: a}]\n")},
+		"d/b.yaml": {Data: []byte("id: b\npriority: 1\nsteps: [{text: b}]\n")},
+	}
+	_, err := Load(Builtin(), Source{FS: files, Root: "d", Label: "d"})
+	var le *LoadError
+	if !errors.As(err, &le) || len(le.Diagnostics) != 1 || !strings.Contains(le.Diagnostics[0].Error(), "d/a.yaml:3:12: this example of scenario a selects scenario b") {
+		t.Errorf("got %v", err)
+	}
+}

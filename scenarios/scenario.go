@@ -32,6 +32,9 @@ type Scenario struct {
 	stepIDs   []string               // ids of the steps, nested ones included, in file order
 	plain     map[string][]plainPart // the templates that need no text/template
 	order     int                    // position in load order, the last tie-breaker
+	// fallback marks a scenario of a Fallback source (the built-in set): its examples may
+	// select the user's scenarios, which are meant to take its requests.
+	fallback bool
 	// eventsHint is how many events the first run had in the load-time check: a plan
 	// starts with room for that many rather than growing to it.
 	eventsHint int

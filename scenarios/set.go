@@ -59,6 +59,9 @@ func LoadWith(extra []*Scenario, sources ...Source) (*Set, error) {
 		diags = append(diags, d...)
 		list = slices.DeleteFunc(list, func(sc *Scenario) bool { return slices.Contains(src.Omit, sc.ID) })
 		if src.Fallback {
+			for _, sc := range list {
+				sc.fallback = true
+			}
 			fallback = append(fallback, list...)
 			continue
 		}
@@ -80,7 +83,9 @@ func LoadWith(extra []*Scenario, sources ...Source) (*Set, error) {
 	return NewSet(all)
 }
 
-// NewSet validates scenarios together and orders them by precedence.
+// NewSet validates scenarios together and orders them by precedence. Each example must
+// select its own scenario, except that an example of a fallback scenario may select one
+// of another source: that scenario overrides it.
 func NewSet(list []*Scenario) (*Set, error) {
 	set := &Set{scenarios: slices.Clone(list), routes: map[string]bool{}}
 	var diags []Diagnostic
@@ -122,7 +127,7 @@ func NewSet(list []*Scenario) (*Set, error) {
 			switch {
 			case sel == nil:
 				diags = append(diags, Diagnostic{File: ex.pos.file, Line: ex.pos.line, Column: ex.pos.col, Message: fmt.Sprintf("this example of scenario %s matches no scenario", sc.ID)})
-			case sel.Scenario != sc:
+			case sel.Scenario != sc && !(sc.fallback && !sel.Scenario.fallback): // the user's scenarios override fallback ones
 				diags = append(diags, Diagnostic{File: ex.pos.file, Line: ex.pos.line, Column: ex.pos.col,
 					Message: fmt.Sprintf("this example of scenario %s selects scenario %s (%s) instead", sc.ID, sel.Scenario.ID, sel.Scenario.Source),
 					Hint:    "raise the priority or narrow the match of one of them"})
