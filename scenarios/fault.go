@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -40,39 +41,108 @@ type Fault struct {
 	Code       string        `json:"code,omitempty"`       // runError
 }
 
-// Check reports what is wrong with a fault.
-func (f Fault) Check(inScenario bool) error {
+// FaultParams returns the parameters a fault kind takes, in the header's spelling.
+func FaultParams(kind string) []string {
+	switch kind {
+	case FaultStatus:
+		return []string{"status", "body", "retryAfter"}
+	case FaultSlowStart:
+		return []string{"delay"}
+	case FaultSplit:
+		return nil
+	case FaultRunError:
+		return []string{"after", "message", "code"}
+	case FaultStall:
+		return []string{"after", "keepAlive"}
+	}
+	return []string{"after"} // disconnect, malformed, truncate
+}
+
+// FaultError says what is wrong with a fault, and which parameter is to blame: "kind"
+// for the kind.
+type FaultError struct {
+	Param   string
+	Problem string
+}
+
+func (e *FaultError) Error() string { return e.Problem }
+
+// Check reports what is wrong with a fault, as a *FaultError: an unknown kind, a
+// parameter its kind does not take, or a value out of range. given names the parameters
+// the caller was given, so that one given with its zero value is judged too; parameters
+// with other values are judged whether named or not. In a scenario a fault takes no
+// after: it strikes where its step stands.
+func (f Fault) Check(inScenario bool, given ...string) error {
 	if !slices.Contains(FaultKinds(), f.Kind) {
-		return fmt.Errorf("unknown fault %q (one of %s)", f.Kind, strings.Join(FaultKinds(), ", "))
+		return &FaultError{"kind", fmt.Sprintf("unknown fault %q (one of %s)", f.Kind, strings.Join(FaultKinds(), ", "))}
 	}
 	if inScenario && (f.Kind == FaultStatus || f.Kind == FaultSlowStart || f.Kind == FaultSplit) {
-		return fmt.Errorf("fault %s applies to a whole request: use the %s header or the admin API", f.Kind, "X-Agui-Mock-Fault")
+		return &FaultError{"kind", fmt.Sprintf("fault %s applies to a whole request: use the %s header or the admin API", f.Kind, "X-Agui-Mock-Fault")}
 	}
-	if f.Kind == FaultStatus && (f.Status < 400 || f.Status > 599) {
-		return fmt.Errorf("a status fault needs a status from 400 to 599")
+	takes := FaultParams(f.Kind)
+	if inScenario {
+		takes = slices.DeleteFunc(takes, func(p string) bool { return p == "after" })
 	}
-	if f.After < 0 {
-		return fmt.Errorf("after must not be negative")
+	for _, p := range f.params(given) {
+		if !slices.Contains(takes, p) {
+			list := "no parameters"
+			if len(takes) > 0 {
+				list = strings.Join(takes, ", ")
+			}
+			return &FaultError{p, fmt.Sprintf("parameter %s does not apply to a %s fault (%s takes %s)", p, f.Kind, f.Kind, list)}
+		}
 	}
-	if f.Delay < 0 || (f.Delay != 0 && f.Kind != FaultSlowStart) {
-		return fmt.Errorf("delay applies to slowStart faults only, and must not be negative")
+	switch {
+	case f.Kind == FaultStatus && (f.Status < 400 || f.Status > 599):
+		return &FaultError{"status", fmt.Sprintf("a status fault needs a status from 400 to 599, not %d", f.Status)}
+	case f.After < 0:
+		return &FaultError{"after", fmt.Sprintf("after must not be negative, not %d", f.After)}
+	case f.RetryAfter < 0 || (f.RetryAfter == 0 && slices.Contains(given, "retryAfter")):
+		return &FaultError{"retryAfter", fmt.Sprintf("retryAfter must be a number of seconds from 1 up, not %d", f.RetryAfter)}
+	case f.Kind == FaultSlowStart && f.Delay <= 0:
+		return &FaultError{"delay", fmt.Sprintf("a slowStart fault needs a delay greater than 0 (e.g. 2s), not %s", f.Delay)}
 	}
 	return nil
 }
 
+// params lists the parameters named in given and those set to other than their zero
+// value, in the order of the header's documentation, without repeats.
+func (f Fault) params(given []string) []string {
+	set := map[string]bool{
+		"after": f.After != 0, "status": f.Status != 0, "body": f.Body != "", "retryAfter": f.RetryAfter != 0,
+		"keepAlive": f.KeepAlive, "delay": f.Delay != 0, "message": f.Message != "", "code": f.Code != "",
+	}
+	var out []string
+	for _, p := range []string{"after", "status", "body", "retryAfter", "delay", "keepAlive", "message", "code"} {
+		if set[p] || slices.Contains(given, p) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
 // ParseFault reads the fault header's form: a kind, then ;-separated key=value
-// parameters, e.g. "status; status=429; retryAfter=3" or "disconnect; after=5".
+// parameters, e.g. "status; status=429; retryAfter=3" or "disconnect; after=5"
+// (keepAlive may stand alone for keepAlive=true). Its errors are *FaultError when a
+// parameter is to blame.
 func ParseFault(s string) (Fault, error) {
 	parts := strings.Split(s, ";")
 	f := Fault{Kind: strings.TrimSpace(parts[0])}
+	var given []string
 	for _, p := range parts[1:] {
-		key, val, ok := strings.Cut(strings.TrimSpace(p), "=")
-		if !ok && strings.TrimSpace(p) == "keepAlive" {
+		p = strings.TrimSpace(p)
+		key, val, ok := strings.Cut(p, "=")
+		if !ok && p == "keepAlive" {
 			key, val, ok = "keepAlive", "true", true
 		}
+		key, val = strings.TrimSpace(key), strings.TrimSpace(val)
 		if !ok {
-			return f, fmt.Errorf("fault parameter %q is not key=value", strings.TrimSpace(p))
+			return f, &FaultError{p, fmt.Sprintf("fault parameter %q is not key=value", p)}
 		}
+		if slices.Contains(given, key) {
+			return f, &FaultError{key, fmt.Sprintf("fault parameter %s is given twice", key)}
+		}
+		given = append(given, key)
 		var err error
 		switch key {
 		case "after":
@@ -92,13 +162,17 @@ func ParseFault(s string) (Fault, error) {
 		case "code":
 			f.Code = val
 		default:
-			return f, fmt.Errorf("unknown fault parameter %q", key)
+			return f, &FaultError{key, fmt.Sprintf("unknown fault parameter %q (one of after, status, body, retryAfter, delay, keepAlive, message, code)", key)}
+		}
+		var ne *strconv.NumError
+		if errors.As(err, &ne) {
+			err = ne.Err // "invalid syntax", without Go's function names
 		}
 		if err != nil {
-			return f, fmt.Errorf("fault parameter %s=%q: %v", key, val, err)
+			return f, &FaultError{key, fmt.Sprintf("fault parameter %s=%q: %v", key, val, err)}
 		}
 	}
-	return f, f.Check(false)
+	return f, f.Check(false, given...)
 }
 
 // faultStep breaks the stream at its place in the scenario.
@@ -109,15 +183,22 @@ type faultStep struct {
 
 func (l *fileLoader) faultStep(c stepCommon, n *yaml.Node) step {
 	s := &faultStep{stepCommon: c}
+	var f map[string]*yaml.Node
+	var given []string
 	if n.Kind == yaml.ScalarNode {
 		s.fault.Kind = n.Value
 	} else {
-		f := l.fields(n, "fault", []string{"kind", "keepAlive", "message", "code"})
+		f = l.fields(n, "fault", []string{"kind", "keepAlive", "message", "code"})
 		if f == nil || f["kind"] == nil {
 			l.diag.add(l.pos(n), "", "fault needs a kind")
 			return nil
 		}
 		s.fault.Kind = l.str(f["kind"])
+		for key := range f {
+			if key != "kind" {
+				given = append(given, key)
+			}
+		}
 		if v := f["keepAlive"]; v != nil {
 			s.fault.KeepAlive = l.bool(v)
 		}
@@ -128,8 +209,13 @@ func (l *fileLoader) faultStep(c stepCommon, n *yaml.Node) step {
 			s.fault.Code = l.str(v)
 		}
 	}
-	if err := s.fault.Check(true); err != nil {
-		l.diag.add(l.pos(n), "", "%v", err)
+	if err := s.fault.Check(true, given...); err != nil {
+		at := n
+		var fe *FaultError
+		if errors.As(err, &fe) && f[fe.Param] != nil { // point at the parameter to blame
+			at = f[fe.Param]
+		}
+		l.diag.add(l.pos(at), "", "%v", err)
 		return nil
 	}
 	return s

@@ -628,6 +628,10 @@ func TestSchemaParserEdgeCases(t *testing.T) {
 		{"the word fault as text and custom name needs no broken", "steps: [{text: fault}, {custom: {name: fault, value: {fault: x}}}]\n", true, true},
 		{"a null fault", "broken: x\nsteps: [{fault: null}]\n", false, false},
 		{"keepAlive written as yes", "broken: x\nsteps: [{fault: {kind: stall, keepAlive: yes}}]\n", false, false},
+		{"keepAlive on a fault that is no stall", "broken: x\nsteps: [{fault: {kind: disconnect, keepAlive: false}}]\n", false, false},
+		{"a message on a fault that is no runError", "broken: x\nsteps: [{fault: {kind: stall, message: hi}}]\n", false, false},
+		{"a code on a fault that is no runError", "broken: x\nsteps: [{fault: {kind: truncate, code: x}}]\n", false, false},
+		{"every parameter of a runError", "broken: x\nsteps: [{fault: {kind: runError, message: hi, code: x}}]\n", true, true},
 		{"an alias for a list of continuations", "events: []\nnext:\n  - events: []\n    next: &n [{when: {resume: [{status: cancelled}]}, events: []}]\n  - {events: [], next: *n}\n", true, true},
 	}
 	for _, tt := range tests {

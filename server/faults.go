@@ -3,6 +3,7 @@ package server
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"strings"
 	"sync"
@@ -64,33 +65,83 @@ func (q *faultQueue) clear(testID string, all bool) {
 	delete(q.byTest, testID)
 }
 
-// addFault queues a fault for the next run requests of the caller's test id: the
-// fault's fields, plus "times" (requests it applies to; default 1, 0 for every one),
-// "delay" (slowStart, a duration such as "2s") and "body" (status: any JSON value, sent
-// as the JSON body; a string is sent as it is).
-func (s *Server) addFault(c echo.Context) error {
-	var body struct {
-		scenarios.Fault
-		Body  json.RawMessage `json:"body"` // shadows the fault's string
-		Delay string          `json:"delay"`
-		Times *int            `json:"times"`
+// faultRequest is the body of POST /_mock/faults: a fault's kind and parameters, and
+// how many requests it applies to. Pointers tell a member given with its zero value
+// from one not given, since a parameter the kind does not take is refused either way.
+type faultRequest struct {
+	Kind       string          `json:"kind"`
+	After      *int            `json:"after"`
+	Status     *int            `json:"status"`
+	Body       json.RawMessage `json:"body"` // any JSON value
+	RetryAfter *int            `json:"retryAfter"`
+	KeepAlive  *bool           `json:"keepAlive"`
+	Delay      *string         `json:"delay"` // a duration such as "2s"
+	Message    *string         `json:"message"`
+	Code       *string         `json:"code"`
+	Times      *int            `json:"times"`
+}
+
+// fault builds the fault the body describes, and the parameters it names.
+func (r faultRequest) fault() (scenarios.Fault, []string, error) {
+	f := scenarios.Fault{Kind: r.Kind, Body: faultBody(r.Body)}
+	var given []string
+	take := func(name string, present bool) bool {
+		if present {
+			given = append(given, name)
+		}
+		return present
 	}
+	if take("after", r.After != nil) {
+		f.After = *r.After
+	}
+	if take("status", r.Status != nil) {
+		f.Status = *r.Status
+	}
+	take("body", len(r.Body) > 0 && string(r.Body) != "null")
+	if take("retryAfter", r.RetryAfter != nil) {
+		f.RetryAfter = *r.RetryAfter
+	}
+	if take("keepAlive", r.KeepAlive != nil) {
+		f.KeepAlive = *r.KeepAlive
+	}
+	if take("message", r.Message != nil) {
+		f.Message = *r.Message
+	}
+	if take("code", r.Code != nil) {
+		f.Code = *r.Code
+	}
+	if take("delay", r.Delay != nil) {
+		var err error
+		if f.Delay, err = time.ParseDuration(*r.Delay); err != nil {
+			return f, given, &scenarios.FaultError{Param: "delay", Problem: "delay: " + err.Error()}
+		}
+	}
+	return f, given, nil
+}
+
+// addFault queues a fault for the next run requests of the caller's test id: the
+// fault's kind and the parameters it takes, plus "times" (requests it applies to;
+// default 1, 0 for every one). A status fault's "body" is any JSON value, sent as the
+// JSON body; a string is sent as it is.
+func (s *Server) addFault(c echo.Context) error {
+	var body faultRequest
 	if err := decodeAdminBody(c, &body); err != nil {
 		return err
 	}
-	f := body.Fault
-	if f.Kind == "" {
+	if body.Kind == "" {
 		return missingMember("kind", "one of "+strings.Join(scenarios.FaultKinds(), ", "))
 	}
-	f.Body = faultBody(body.Body)
-	if body.Delay != "" {
-		var err error
-		if f.Delay, err = time.ParseDuration(body.Delay); err != nil {
-			return &httpError{status: http.StatusBadRequest, body: errorBody{Error: "invalid_input", Message: "delay: " + err.Error(), Field: "delay"}}
-		}
+	f, given, err := body.fault()
+	if err == nil {
+		err = f.Check(false, given...)
 	}
-	if err := f.Check(false); err != nil {
-		return &httpError{status: http.StatusBadRequest, body: errorBody{Error: "invalid_input", Message: err.Error()}}
+	if err != nil {
+		var fe *scenarios.FaultError
+		field := ""
+		if errors.As(err, &fe) {
+			field = fe.Param
+		}
+		return &httpError{status: http.StatusBadRequest, body: errorBody{Error: "invalid_input", Message: err.Error(), Field: field}}
 	}
 	times := 1
 	if body.Times != nil {
