@@ -2,6 +2,8 @@ package server
 
 import (
 	"encoding/json"
+	"io"
+	"net/http"
 	"strings"
 	"testing"
 
@@ -98,6 +100,34 @@ func TestAcceptedFaultsReadTheSameInTheHeaderAndTheAdminBody(t *testing.T) {
 			}
 			if want, _ := json.Marshal(f); string(reply.Fault) != string(want) {
 				t.Errorf("the admin API queued %s, the header asks for %s", reply.Fault, want)
+			}
+		})
+	}
+}
+
+// A status fault's body goes out as given, in the header form as in the admin API:
+// application/json when it is JSON, text/plain otherwise.
+func TestAHeaderStatusFaultSendsItsBodyWithItsContentType(t *testing.T) {
+	s := newServer(t, "steps: [{text: hi}]\n", nil)
+	ts := startHTTP(t, s)
+	for _, tt := range []struct{ header, want, contentType string }{
+		{"status; status=503; body=notjson", "notjson", "text/plain; charset=utf-8"},
+		{`status; status=503; body={"detail":"boom"}`, `{"detail":"boom"}`, "application/json"},
+		{"status; status=503; body=42", "42", "application/json"},
+		{"status; status=503", `"error":"injected_fault"`, "application/json"},
+	} {
+		t.Run(tt.header, func(t *testing.T) {
+			req, _ := http.NewRequest("POST", ts.URL+"/agui/chat", strings.NewReader(`{"messages":[]}`))
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set(FaultHeader, tt.header)
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer resp.Body.Close()
+			got, _ := io.ReadAll(resp.Body)
+			if resp.StatusCode != 503 || !strings.Contains(string(got), tt.want) || !strings.HasPrefix(resp.Header.Get("Content-Type"), tt.contentType) {
+				t.Errorf("got %d %q %q, want 503 %q %q", resp.StatusCode, got, resp.Header.Get("Content-Type"), tt.want, tt.contentType)
 			}
 		})
 	}
