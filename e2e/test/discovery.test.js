@@ -25,9 +25,10 @@ const BUILTIN_IDS = [
 // headers and state, so that every example field is exercised.
 const server = useServer(['--scenarios', tenantScenarioDir(), '--scenarios', path.join(REPO_ROOT, 'examples')]);
 
-/** The outcome a run's last event stands for: error, interrupt or success. */
+/** The outcome a run's last event stands for: error, fault (no terminal event), interrupt or success. */
 function outcomeOf(last) {
   if (last.type === 'RUN_ERROR') return 'error';
+  if (last.type !== 'RUN_FINISHED') return 'fault';
   return last.outcome?.type === 'interrupt' ? 'interrupt' : 'success';
 }
 
