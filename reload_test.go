@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -249,5 +250,77 @@ func TestAnIDRepeatedAcrossDirectoriesIsRefusedAtStartAndOnReload(t *testing.T) 
 	}
 	if got := ask(t, url, "alpha"); got != "served-a" {
 		t.Errorf("got %q", got)
+	}
+}
+
+// mkfifo makes a named pipe. Opening one for reading waits for a writer, so when the
+// test ends the pipe gets one: whatever still waits there returns, and the test fails.
+func mkfifo(t *testing.T, path string) {
+	t.Helper()
+	if err := syscall.Mkfifo(path, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if w, err := os.OpenFile(path, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
+			w.Close()
+			t.Errorf("%s was opened for reading", path)
+		}
+	})
+}
+
+// within runs f and fails the test if f has not returned after 10 s, as when it waits on
+// a named pipe made by mkfifo.
+func within(t *testing.T, what string, f func()) {
+	t.Helper()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		f()
+	}()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatalf("%s still waits after 10 s", what)
+	}
+}
+
+func TestANamedPipeIsRefusedAtStartAndOnReload(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "alpha.yaml"), scenarioFile("v1"))
+	pipe := filepath.Join(dir, "pipe.yaml")
+	mkfifo(t, pipe)
+	want := pipe + ": a named pipe, not a regular file"
+	var stderr strings.Builder
+	code := -1
+	within(t, "the start", func() {
+		ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second) // a server that starts serves until then
+		defer cancel()
+		code = run(ctx, []string{"--addr", "127.0.0.1:0", "--no-builtin", "--scenarios", dir}, env(nil), io.Discard, &stderr)
+	})
+	if code != 1 || !strings.Contains(stderr.String(), want) {
+		t.Errorf("start: exit %d, stderr:\n%s\nwant exit 1 and %q", code, stderr.String(), want)
+	}
+
+	if err := os.Remove(pipe); err != nil {
+		t.Fatal(err)
+	}
+	url := start(t, []string{"--addr", "127.0.0.1:0", "--no-builtin", "--scenarios", dir, "--watch", "off"}, nil)
+	mkfifo(t, pipe) // made after start, so that a reload waiting on it is released before the server stops
+	within(t, "the reload", func() {
+		resp, err := http.Post(url+"/_mock/reload", "application/json", nil)
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusUnprocessableEntity {
+			t.Errorf("reload: %s", resp.Status)
+		}
+	})
+	if st := status(t, url); !st.Failed || len(st.Errors) != 1 || st.Errors[0].File != pipe || st.Errors[0].Message != "a named pipe, not a regular file" {
+		t.Errorf("status %+v", st)
+	}
+	if got := ask(t, url, "alpha"); got != "served-v1" {
+		t.Errorf("the last good set must keep serving, got %q", got)
 	}
 }

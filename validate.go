@@ -134,11 +134,21 @@ func validatePaths(paths []string) report {
 }
 
 func parseFile(p string) ([]*scenarios.Scenario, []scenarios.Diagnostic) {
-	data, err := os.ReadFile(p)
-	if err != nil {
-		return nil, []scenarios.Diagnostic{{File: p, Message: err.Error()}}
+	data, diag := readFile(p)
+	if diag != nil {
+		return nil, []scenarios.Diagnostic{*diag}
 	}
 	return scenarios.Parse(p, data)
+}
+
+// readFile reads a file named on the command line as the loader reads scenario files:
+// regular files only, up to the loader's size limit.
+func readFile(p string) ([]byte, *scenarios.Diagnostic) {
+	data, err := scenarios.ReadFile(os.DirFS(filepath.Dir(p)), filepath.Base(p))
+	if err != nil {
+		return nil, &scenarios.Diagnostic{File: p, Message: err.Error()}
+	}
+	return data, nil
 }
 
 func isStreamFile(p string) bool {
@@ -157,9 +167,9 @@ type positioned struct {
 
 // validateStream checks a recorded event stream against the sequence rules.
 func validateStream(p string) []scenarios.Diagnostic {
-	data, err := os.ReadFile(p)
-	if err != nil {
-		return []scenarios.Diagnostic{{File: p, Message: err.Error()}}
+	data, diag := readFile(p)
+	if diag != nil {
+		return []scenarios.Diagnostic{*diag}
 	}
 	events, diag := readStream(p, data)
 	if diag != nil {

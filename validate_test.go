@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/agui-mock/agui-mock/internal/spectest"
+	"github.com/agui-mock/agui-mock/scenarios"
 )
 
 func TestValidateReportsEveryProblemWithItsPosition(t *testing.T) {
@@ -119,6 +120,41 @@ func TestValidateAgreesWithTheConformanceCorpus(t *testing.T) {
 			want := map[string]int{"completed": 0, "failed": 1}[fx.Expect.Outcome]
 			if code != want {
 				t.Errorf("validate exited %d, corpus expects %s:\n%s", code, fx.Expect.Outcome, out.String())
+			}
+		})
+	}
+}
+
+func TestValidateReadsOnlyRegularFilesWithinTheSizeLimit(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "w.yaml"), "id: w\nsteps: [{text: x}]\n")
+	pipe, streamPipe := filepath.Join(dir, "p.yaml"), filepath.Join(dir, "s.jsonl")
+	mkfifo(t, pipe)
+	mkfifo(t, streamPipe)
+	other := t.TempDir()
+	huge, hugeStream := filepath.Join(other, "huge.yaml"), filepath.Join(other, "huge.json")
+	words := strings.Repeat("word ", scenarios.MaxFileBytes/5+1)
+	writeFile(t, huge, "id: huge\nsteps: [{text: "+words+"}]\n")
+	writeFile(t, hugeStream, "["+words+"]")
+	tooLarge := ": the file is larger than the limit of 4 MiB"
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"a directory", []string{dir}, pipe + ": a named pipe, not a regular file"},
+		{"a scenario file", []string{pipe}, pipe + ": a named pipe, not a regular file"},
+		{"a stream file", []string{streamPipe}, streamPipe + ": a named pipe, not a regular file"},
+		{"a large scenario file", []string{huge}, huge + tooLarge},
+		{"a large stream file", []string{hugeStream}, hugeStream + tooLarge},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var out strings.Builder
+			code := -1
+			within(t, "validate", func() { code = run(t.Context(), append([]string{"validate"}, tt.args...), env(nil), &out, io.Discard) })
+			if code != 1 || !strings.Contains(out.String(), tt.want+"\n") {
+				t.Errorf("exit %d, output:\n%s\nwant exit 1 and %q", code, out.String(), tt.want)
 			}
 		})
 	}

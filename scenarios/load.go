@@ -69,7 +69,7 @@ func ReadFiles(src Source) ([]*Scenario, []Diagnostic) {
 	fileDiags := make([][]Diagnostic, len(files))
 	parallel(len(files), func(i int) {
 		name := display(src, files[i])
-		data, err := readLimited(src.FS, files[i])
+		data, err := ReadFile(src.FS, files[i])
 		if err != nil {
 			fileDiags[i] = []Diagnostic{{File: name, Message: err.Error()}}
 			return
@@ -110,25 +110,52 @@ func display(src Source, p string) string {
 	return path.Join(src.Label, rel)
 }
 
-func readLimited(fsys fs.FS, p string) ([]byte, error) {
-	f, err := fsys.Open(p)
+// ReadFile reads a scenario file, or another file the loader's tools read, within
+// MaxFileBytes. Only regular files (symbolic links followed) are opened: opening a named
+// pipe would wait for a writer for good, and a device may never end.
+func ReadFile(fsys fs.FS, name string) ([]byte, error) {
+	info, err := fs.Stat(fsys, name)
+	if err != nil {
+		return nil, err
+	}
+	if !info.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s, not a regular file", fileKind(info.Mode()))
+	}
+	tooLarge := fmt.Errorf("the file is larger than the limit of %d MiB", MaxFileBytes>>20)
+	if info.Size() > MaxFileBytes {
+		return nil, tooLarge
+	}
+	f, err := fsys.Open(name)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	size := int64(512)
-	if info, err := f.Stat(); err == nil && info.Size() > 0 {
-		size = min(info.Size(), MaxFileBytes) + 1 // read it whole in one call, and see EOF
-	}
-	buf := bytes.NewBuffer(make([]byte, 0, size))
+	// Read it whole in one call, and see EOF; the limit holds if the file grew since.
+	buf := bytes.NewBuffer(make([]byte, 0, info.Size()+1))
 	if _, err := buf.ReadFrom(io.LimitReader(f, MaxFileBytes+1)); err != nil {
 		return nil, err
 	}
-	data := buf.Bytes()
-	if len(data) > MaxFileBytes {
-		return nil, fmt.Errorf("the file is larger than %d MiB", MaxFileBytes>>20)
+	if buf.Len() > MaxFileBytes {
+		return nil, tooLarge
 	}
-	return data, nil
+	return buf.Bytes(), nil
+}
+
+// fileKind names what a file that is not a regular one is.
+func fileKind(mode fs.FileMode) string {
+	switch {
+	case mode.IsDir():
+		return "a directory"
+	case mode&fs.ModeNamedPipe != 0:
+		return "a named pipe"
+	case mode&fs.ModeSocket != 0:
+		return "a socket"
+	case mode&fs.ModeCharDevice != 0:
+		return "a character device"
+	case mode&fs.ModeDevice != 0:
+		return "a device"
+	}
+	return "a special file"
 }
 
 // Parse reads the scenarios of one YAML file; a file may hold several documents.
