@@ -100,9 +100,10 @@ func (s *Server) runtimeIDs() map[string]bool {
 }
 
 // addScenarios adds the scenarios of a YAML (or JSON) body, checked exactly as files
-// are; a scenario with the id of an earlier runtime one replaces it.
+// are, within the same size limit; a scenario with the id of an earlier runtime one
+// replaces it.
 func (s *Server) addScenarios(c echo.Context) error {
-	body, err := s.readBody(c)
+	body, err := s.readBody(c, min(s.cfg.MaxBodyBytes, scenarios.MaxFileBytes))
 	if err != nil {
 		return err
 	}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/agui-mock/agui-mock/protocol"
+	"github.com/agui-mock/agui-mock/scenarios"
 )
 
 // call sends an admin or API request to the handler and returns the status and body.
@@ -54,6 +55,21 @@ func TestRuntimeScenarios(t *testing.T) {
 	}
 	if status, body = call(t, s, "GET", AdminPrefix+"/readyz", "", nil); status != 200 || !strings.Contains(body, `"scenarios":1`) {
 		t.Errorf("readyz: %d %s", status, body)
+	}
+}
+
+func TestARuntimeScenarioHasTheSizeLimitOfAFile(t *testing.T) {
+	s := newServer(t, "", nil) // a run's body may be 10 MiB
+	text := strings.Repeat("word ", scenarios.MaxFileBytes/5-20)
+	yaml := func(id string) string {
+		return "id: " + id + "\nmatch: {message: big}\nsteps: [{text: " + text + "}]\n"
+	}
+	status, body := call(t, s, "POST", AdminPrefix+"/scenarios", yaml("too-big")+"# "+strings.Repeat("x", 1<<20)+"\n", map[string]string{"Content-Type": "application/yaml"})
+	if status != http.StatusRequestEntityTooLarge || !strings.Contains(body, `"error":"body_too_large"`) || !strings.Contains(body, fmt.Sprintf("the limit of %d bytes", scenarios.MaxFileBytes)) {
+		t.Errorf("a body larger than a scenario file: %d %.300s", status, body)
+	}
+	if status, body := call(t, s, "POST", AdminPrefix+"/scenarios", yaml("fits"), map[string]string{"Content-Type": "application/yaml"}); status != http.StatusCreated {
+		t.Errorf("a body within the limit: %d %.300s", status, body)
 	}
 }
 

@@ -20,7 +20,7 @@ func (s *Server) decodeThreadRequest(c echo.Context) (threadRequest, error) {
 	if err := checkJSONContentType(c.Request()); err != nil {
 		return threadRequest{}, err
 	}
-	body, err := s.readBody(c)
+	body, err := s.readBody(c, s.cfg.MaxBodyBytes)
 	if err != nil {
 		return threadRequest{}, err
 	}

@@ -105,7 +105,7 @@ func (s *Server) readRun(c echo.Context, route string) (*runRequest, error) {
 	if err != nil {
 		return nil, err
 	}
-	body, err := s.readBody(c)
+	body, err := s.readBody(c, s.cfg.MaxBodyBytes)
 	if err != nil {
 		return nil, err
 	}
@@ -293,13 +293,13 @@ func recorderError(err error) error {
 	return err
 }
 
-// readBody reads a request body up to the size limit, and keeps what it read for the
+// readBody reads a request body up to limit bytes, and keeps what it read for the
 // request's journal entry. Every body the journal shows is read here.
-func (s *Server) readBody(c echo.Context) ([]byte, error) {
+func (s *Server) readBody(c echo.Context, limit int64) ([]byte, error) {
 	req := c.Request()
 	// The announced length is trusted up to the size of a large RunAgentInput: a client
 	// that announces more has to send it before more is allocated.
-	body, err := readAll(http.MaxBytesReader(c.Response(), req.Body, s.cfg.MaxBodyBytes), min(req.ContentLength, maxJournaledBody))
+	body, err := readAll(http.MaxBytesReader(c.Response(), req.Body, limit), min(req.ContentLength, maxJournaledBody))
 	// Closed, the body tells net/http that nothing is left to drain before it answers.
 	_ = req.Body.Close()
 	note(c, func(e *JournalEntry) {
@@ -311,7 +311,7 @@ func (s *Server) readBody(c echo.Context) ([]byte, error) {
 	if err != nil {
 		var tooLarge *http.MaxBytesError
 		if errors.As(err, &tooLarge) {
-			return nil, apiError(http.StatusRequestEntityTooLarge, "body_too_large", fmt.Sprintf("the body exceeds the limit of %d bytes", s.cfg.MaxBodyBytes))
+			return nil, apiError(http.StatusRequestEntityTooLarge, "body_too_large", fmt.Sprintf("the body exceeds the limit of %d bytes", limit))
 		}
 		return nil, apiError(http.StatusBadRequest, "unreadable_body", "reading the body: "+err.Error())
 	}
