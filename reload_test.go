@@ -324,3 +324,26 @@ func TestANamedPipeIsRefusedAtStartAndOnReload(t *testing.T) {
 		t.Errorf("the last good set must keep serving, got %q", got)
 	}
 }
+
+func TestEmptyingAFileIsARejectedReload(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "alpha.yaml")
+	writeFile(t, file, scenarioFile("v1"))
+	url := start(t, []string{"--addr", "127.0.0.1:0", "--no-builtin", "--scenarios", dir, "--watch", "poll", "--poll-interval", "100ms"}, nil)
+	writeFile(t, file, "")
+	eventually(t, "the empty file is reported", func() bool { return status(t, url).Failed })
+	if st := status(t, url); len(st.Errors) != 1 || st.Errors[0].File != file || st.Errors[0].Message != "the file holds no scenario" || st.Scenarios != 1 {
+		t.Errorf("status %+v", st)
+	}
+	if got := ask(t, url, "alpha"); got != "served-v1" {
+		t.Errorf("the last good set must keep serving, got %q", got)
+	}
+	resp, err := http.Get(url + "/_mock/readyz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Errorf("readyz after the rejected reload: %s", resp.Status)
+	}
+}

@@ -159,3 +159,18 @@ func TestValidateReadsOnlyRegularFilesWithinTheSizeLimit(t *testing.T) {
 		})
 	}
 }
+
+func TestValidateRefusesAFileWithoutScenarios(t *testing.T) {
+	dir := t.TempDir()
+	for name, content := range map[string]string{"empty.yaml": "", "comments.yaml": "# a placeholder\n# steps: [{text: x}]\n", "separators.yml": "---\n---\n"} {
+		file := filepath.Join(dir, name)
+		writeFile(t, file, content)
+		want := file + ": the file holds no scenario (hint: it is empty, or holds only comments and empty documents; remove a file that is not needed)\n"
+		for _, arg := range []string{file, dir} {
+			var out strings.Builder
+			if code := run(t.Context(), []string{"validate", arg}, env(nil), &out, io.Discard); code != 1 || !strings.Contains(out.String(), want) {
+				t.Errorf("validate %s: exit %d, output:\n%s\nwant exit 1 and %q", arg, code, out.String(), want)
+			}
+		}
+	}
+}

@@ -158,7 +158,8 @@ func fileKind(mode fs.FileMode) string {
 	return "a special file"
 }
 
-// Parse reads the scenarios of one YAML file; a file may hold several documents.
+// Parse reads the scenarios of one YAML file; a file may hold several documents, and
+// one that holds no scenario is a problem.
 func Parse(file string, data []byte) ([]*Scenario, []Diagnostic) {
 	l := &fileLoader{file: file, diag: &diagnostics{}}
 	dec := yaml.NewDecoder(bytes.NewReader(data))
@@ -180,6 +181,10 @@ func Parse(file string, data []byte) ([]*Scenario, []Diagnostic) {
 		if sc := l.scenario(root.Content[0], doc); sc != nil {
 			list = append(list, sc)
 		}
+	}
+	if len(l.diag.list) == 0 && len(list) == 0 {
+		l.diag.list = append(l.diag.list, Diagnostic{File: file, Message: "the file holds no scenario",
+			Hint: "it is empty, or holds only comments and empty documents; remove a file that is not needed"})
 	}
 	if len(l.diag.list) > 0 {
 		return nil, l.diag.list

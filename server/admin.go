@@ -112,9 +112,6 @@ func (s *Server) addScenarios(c echo.Context) error {
 	s.load.added++
 	name := fmt.Sprintf("runtime-%d.yaml", s.load.added)
 	added, diags := scenarios.Parse(name, body)
-	if len(diags) == 0 && len(added) == 0 {
-		diags = []scenarios.Diagnostic{{File: name, Message: "the body holds no scenario"}}
-	}
 	if len(diags) > 0 {
 		return invalidScenario(diags)
 	}
