@@ -1,12 +1,14 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/agui-mock/agui-mock/internal/spectest"
 	"github.com/agui-mock/agui-mock/scenarios"
@@ -171,6 +173,30 @@ func TestValidateRefusesAFileWithoutScenarios(t *testing.T) {
 			if code := run(t.Context(), []string{"validate", arg}, env(nil), &out, io.Discard); code != 1 || !strings.Contains(out.String(), want) {
 				t.Errorf("validate %s: exit %d, output:\n%s\nwant exit 1 and %q", arg, code, out.String(), want)
 			}
+		}
+	}
+}
+
+func TestADuplicateKeyIsRefusedByValidateAndAtStart(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "dup.yaml")
+	writeFile(t, file, "id: e\nmatch:\n  message: hi\n  message: ho\nsteps:\n  - text: a\n    text: b\n  - state: {a: 1, a: 2}\nid: f\n")
+	want := []string{
+		file + `:4:3: duplicate key "message" (first at line 3)`,
+		file + `:7:5: duplicate key "text" (first at line 6)`,
+		file + `:8:19: duplicate key "a" (first at line 8)`,
+		file + `:9:1: duplicate key "id" (first at line 1)`,
+	}
+	var out, stderr strings.Builder
+	if code := run(t.Context(), []string{"validate", file}, env(nil), &out, io.Discard); code != 1 || !strings.Contains(out.String(), strings.Join(want, "\n")+"\n") {
+		t.Errorf("validate: exit %d, output:\n%s\nwant exit 1 and\n%s", code, out.String(), strings.Join(want, "\n"))
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second) // a server that starts serves until then
+	defer cancel()
+	code := run(ctx, []string{"--addr", "127.0.0.1:0", "--no-builtin", "--scenarios", dir}, env(nil), io.Discard, &stderr)
+	for _, line := range want {
+		if code != 1 || !strings.Contains(stderr.String(), line) {
+			t.Errorf("start: exit %d, stderr:\n%s\nwant exit 1 and %q", code, stderr.String(), line)
 		}
 	}
 }

@@ -177,6 +177,7 @@ func Parse(file string, data []byte) ([]*Scenario, []Diagnostic) {
 		if len(root.Content) == 0 || (root.Content[0].Kind == yaml.ScalarNode && root.Content[0].ShortTag() == "!!null") {
 			continue // an empty document, e.g. after a trailing ---
 		}
+		l.duplicateKeys(root.Content[0])
 		resolveAliases(root.Content[0], 0)
 		if sc := l.scenario(root.Content[0], doc); sc != nil {
 			list = append(list, sc)
@@ -269,6 +270,29 @@ func yamlProblem(text string) string {
 				msg = m[2]
 			}
 			return msg
+		}
+	}
+}
+
+// duplicateKeys reports every key written twice in one mapping, anywhere in a document:
+// YAML forbids it, and the loader would take the last silently. It runs before aliases
+// and merge keys (<<) are resolved: what an alias names is checked where it is written,
+// and a key given next to a merge key overrides the merged one, as YAML intends.
+func (l *fileLoader) duplicateKeys(n *yaml.Node) {
+	var first map[string]int // the line of each key of a mapping
+	if n.Kind == yaml.MappingNode {
+		first = make(map[string]int, len(n.Content)/2)
+	}
+	for i, c := range n.Content { // in document order: each key, then what it holds
+		if first != nil && i%2 == 0 && c.Kind == yaml.ScalarNode && (c.Value != "<<" || c.Style != 0) {
+			if line, ok := first[c.Value]; ok {
+				l.diag.add(l.pos(c), "", "duplicate key %q (first at line %d)", c.Value, line)
+			} else {
+				first[c.Value] = c.Line
+			}
+		}
+		if c.Kind != yaml.AliasNode {
+			l.duplicateKeys(c)
 		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -88,6 +89,12 @@ func TestLoadReportsProblemsWithPositions(t *testing.T) {
 		{"example selects nothing", "match: {message: ^hi$}\nexamples: [{message: bye}]\nsteps: [{text: a}]\n", "dir/test.yaml:2:12: this example of scenario test matches no scenario"},
 		{"broken without reason", "broken: ''\nsteps: [{text: a}]\n", "broken needs the reason"},
 		{"activity delta to nothing", "steps:\n  - activityDelta: {target: nope, patch: [{op: add, path: /a, value: 1}]}\n", `dir/test.yaml:2:5: activityDelta target "nope" is not the id of an earlier activity step`},
+		{"a key twice", "id: e\nid: f\nsteps: [{text: x}]\n", `dir/test.yaml:2:1: duplicate key "id" (first at line 1)`},
+		{"a key twice in match", "match:\n  message: a\n  route: /x\n  message: b\nsteps: [{text: x}]\n", `dir/test.yaml:4:3: duplicate key "message" (first at line 2)`},
+		{"a key twice in a step", "steps:\n  - text: a\n    text: b\n", `dir/test.yaml:3:5: duplicate key "text" (first at line 2)`},
+		{"a key twice in a flow mapping", "match:\n  state: {a: 1, a: 2}\nsteps: [{text: x}]\n", `dir/test.yaml:2:17: duplicate key "a" (first at line 2)`},
+		{"a key twice deep in a value", "steps:\n  - custom:\n      name: n\n      value: {list: [{k: 1}, {k: 2,\n        k: 3}]}\n", `dir/test.yaml:5:9: duplicate key "k" (first at line 4)`},
+		{"a key twice in an anchored value", "steps:\n  - state: &s {a: 1, a: 2}\n  - state: *s\n", `dir/test.yaml:2:22: duplicate key "a" (first at line 2)`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -100,6 +107,28 @@ func TestLoadReportsProblemsWithPositions(t *testing.T) {
 				t.Errorf("error does not contain %q:\n%v", tt.want, err)
 			}
 		})
+	}
+}
+
+func TestEveryDuplicateKeyIsReportedOnce(t *testing.T) {
+	_, diags := Parse("f.yaml", []byte("id: a\nid: b\nid: c\nsteps:\n  - state: &s {x: 1, x: 2}\n  - state: *s\n  - state: {<<: *s, y: 1}\n"))
+	want := []string{
+		`f.yaml:2:1: duplicate key "id" (first at line 1)`,
+		`f.yaml:3:1: duplicate key "id" (first at line 1)`,
+		`f.yaml:5:22: duplicate key "x" (first at line 5)`,
+	}
+	var got []string
+	for _, d := range diags {
+		got = append(got, d.Error())
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("got  %q\nwant %q", got, want)
+	}
+}
+
+func TestAKeyNextToAMergeKeyIsNoDuplicate(t *testing.T) {
+	if _, diags := Parse("f.yaml", []byte("steps:\n  - state: &s {x: 1, y: 2}\n  - state: {<<: *s, x: 3}\n  - state: {<<: [*s, *s]}\n")); diags != nil {
+		t.Errorf("diagnostics %v", diags)
 	}
 }
 
