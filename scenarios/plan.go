@@ -296,7 +296,11 @@ func (p *planner) playExplicit(root *eventsRun, in *protocol.RunAgentInput, star
 			p.wait(*d)
 		}
 		p.current = run.events[i].at
-		if err := run.events[i].emit(p); err != nil {
+		err := run.events[i].emit(p)
+		if err == nil {
+			err = p.checkSize(0)
+		}
+		if err != nil {
 			return &stepError{at: run.events[i].at, err: err}
 		}
 	}
@@ -542,6 +546,9 @@ func (p *planner) runStep(s step, gap time.Duration) error {
 		}
 		return &stepError{at: s.common().at, err: err}
 	}
+	if err := p.checkSize(0); err != nil {
+		return &stepError{at: s.common().at, err: err}
+	}
 	p.current = outer
 	return nil
 }
@@ -564,6 +571,18 @@ func (p *planner) emit(ev protocol.Event) {
 }
 
 func (p *planner) wait(d time.Duration) { p.at += d }
+
+// MaxRunEvents is how many events one run may plan: a scenario file within its size
+// limit can still hold a text of millions of words, each a delta event of its own.
+const MaxRunEvents = 100_000
+
+// checkSize fails when the run, with more events to come, would exceed MaxRunEvents.
+func (p *planner) checkSize(more int) error {
+	if len(p.events)+more > MaxRunEvents {
+		return fmt.Errorf("the run would stream more than %d events, the limit of one run", MaxRunEvents)
+	}
+	return nil
+}
 
 // newID returns a fresh id: unique within the thread, reproducible under a fixed seed.
 func (p *planner) newID(prefix string) string {
@@ -609,6 +628,9 @@ func (p *planner) stream(c *stepCommon, v *value, split func(text, mode string) 
 		tps = *c.tokensPerSecond
 	}
 	tokens := split(text, c.chunk)
+	if err := p.checkSize(len(tokens)); err != nil {
+		return fmt.Errorf("%w; stream long texts in bigger pieces (chunk: sentence or none)", err)
+	}
 	// One backing array for all the deltas' fields and one boxed id: a long text is
 	// hundreds of events.
 	fields, idValue := make([]protocol.Field, 2*len(tokens)), any(id)

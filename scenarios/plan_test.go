@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"fmt"
 	"net/http"
 	"reflect"
 	"regexp"
@@ -290,5 +291,17 @@ func TestLiteralPrefixes(t *testing.T) {
 		if !p.admits(tt.text) && regexp.MustCompile(tt.pattern).MatchString(tt.text) {
 			t.Errorf("%s: the prefix rejects %q, which the pattern matches", tt.pattern, tt.text)
 		}
+	}
+}
+
+func TestARunPlansAtMostMaxRunEvents(t *testing.T) {
+	words := strings.Repeat("w ", MaxRunEvents/2)
+	_, err := loadOne(t, "steps:\n  - text: "+words+"\n  - reasoning: "+words+"\n")
+	want := fmt.Sprintf("dir/test.yaml:3:5: the run would stream more than %d events, the limit of one run; stream long texts in bigger pieces (chunk: sentence or none)", MaxRunEvents)
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("got %v\nwant %s", err, want)
+	}
+	if _, err := loadOne(t, "steps:\n  - text: "+words+"\n  - reasoning: "+words+"\n    chunk: sentence\n"); err != nil {
+		t.Errorf("in bigger pieces: %v", err)
 	}
 }

@@ -62,7 +62,7 @@ func TestARuntimeScenarioHasTheSizeLimitOfAFile(t *testing.T) {
 	s := newServer(t, "", nil) // a run's body may be 10 MiB
 	text := strings.Repeat("word ", scenarios.MaxFileBytes/5-20)
 	yaml := func(id string) string {
-		return "id: " + id + "\nmatch: {message: big}\nsteps: [{text: " + text + "}]\n"
+		return "id: " + id + "\nmatch: {message: big}\nsteps: [{text: " + text + ", chunk: none}]\n"
 	}
 	status, body := call(t, s, "POST", AdminPrefix+"/scenarios", yaml("too-big")+"# "+strings.Repeat("x", 1<<20)+"\n", map[string]string{"Content-Type": "application/yaml"})
 	if status != http.StatusRequestEntityTooLarge || !strings.Contains(body, `"error":"body_too_large"`) || !strings.Contains(body, fmt.Sprintf("the limit of %d bytes", scenarios.MaxFileBytes)) {

@@ -2,11 +2,13 @@ package server
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
 
 	"github.com/agui-mock/agui-mock/protocol"
+	"github.com/agui-mock/agui-mock/scenarios"
 )
 
 // mixcutRequest is the production client's multimodal message: a text part and a
@@ -73,5 +75,18 @@ func TestATemplateFailingOnARequestSaysWhereAndWhy(t *testing.T) {
 				t.Errorf("%d %v\nwant message %s", status, answer, want)
 			}
 		})
+	}
+}
+
+func TestARunThatWouldPlanTooManyEventsFails(t *testing.T) {
+	s := newServer(t, "id: echo\nmatch: {message: '(?s)^echo'}\nsteps:\n  - text: intro\n  - text: '{{ .message }}'\n", nil)
+	words := strings.Repeat("w ", scenarios.MaxRunEvents)
+	status, answer := postJSON(t, s, "/agui/chat", `{"messages":[{"role":"user","content":"echo `+words+`"}]}`, map[string]string{"X-Agui-Mock-Speed": "0"})
+	want := fmt.Sprintf("scenario echo: d/test.yaml:5:5: the run would stream more than %d events, the limit of one run; stream long texts in bigger pieces (chunk: sentence or none)", scenarios.MaxRunEvents)
+	if status != http.StatusInternalServerError || answer["error"] != "scenario_failed" || answer["message"] != want {
+		t.Errorf("%d %v\nwant message %s", status, answer, want)
+	}
+	if rec := post(t.Context(), s, "/agui/chat", `{"messages":[{"role":"user","content":"echo `+words[:len(words)/2]+`"}]}`, map[string]string{"X-Agui-Mock-Speed": "0"}); rec.status != http.StatusOK || !strings.Contains(rec.body(), "RUN_FINISHED") {
+		t.Errorf("a run within the limit: %d", rec.status)
 	}
 }
