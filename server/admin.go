@@ -206,7 +206,7 @@ func (s *Server) force(c echo.Context) error {
 		Scenario string `json:"scenario"`
 		Times    *int   `json:"times"`
 	}
-	if err := decodeAdminBody(c, &body); err != nil {
+	if err := s.decodeAdminBody(c, &body); err != nil {
 		return err
 	}
 	if body.Scenario == "" {
@@ -240,7 +240,7 @@ func (s *Server) scenario(id string) *scenarios.Scenario {
 
 func (s *Server) addBreakpoint(c echo.Context) error {
 	var bp Breakpoint
-	if err := decodeAdminBody(c, &bp); err != nil {
+	if err := s.decodeAdminBody(c, &bp); err != nil {
 		return err
 	}
 	if (bp.Step == "") == (bp.Event == nil) {
@@ -333,14 +333,18 @@ func (s *Server) deleteBreakpoint(c echo.Context) error {
 	return c.NoContent(http.StatusNoContent)
 }
 
-// decodeAdminBody reads an admin call's JSON body, exactly one object, into v, rejecting
-// unknown members and anything after the object.
+// decodeAdminBody reads an admin call's JSON body, exactly one object within the body
+// size limit, into v, rejecting unknown members and anything after the object.
 // Its errors name the member at fault in words, never in Go's terms.
-func decodeAdminBody(c echo.Context, v any) error {
+func (s *Server) decodeAdminBody(c echo.Context, v any) error {
 	if err := checkJSONContentType(c.Request()); err != nil {
 		return err
 	}
-	if msg, field := adminBodyProblem(c.Request().Body, v); msg != "" {
+	body, err := s.readBody(c, s.cfg.MaxBodyBytes)
+	if err != nil {
+		return err
+	}
+	if msg, field := adminBodyProblem(bytes.NewReader(body), v); msg != "" {
 		return &httpError{status: http.StatusBadRequest, body: errorBody{Error: "invalid_input", Message: "invalid admin request: " + msg, Field: field}}
 	}
 	return nil

@@ -523,6 +523,17 @@ func TestAdminBodiesAreExactlyOneObject(t *testing.T) {
 	}
 }
 
+func TestAdminBodiesHaveTheBodySizeLimit(t *testing.T) {
+	s := newServer(t, "", func(c *Config) { c.MaxBodyBytes = 64 })
+	big := `{"scenario":"run-error","times":1` + strings.Repeat(" ", 64) + `}`
+	for _, path := range []string{"/force", "/faults", "/breakpoints"} {
+		status, body := call(t, s, "POST", AdminPrefix+path, big, map[string]string{"Content-Type": "application/json"})
+		if status != http.StatusRequestEntityTooLarge || !strings.Contains(body, `"body_too_large"`) {
+			t.Errorf("%s: %d %s", path, status, body)
+		}
+	}
+}
+
 func TestAdminBodiesNeedTheirRequiredMembers(t *testing.T) {
 	s := newServer(t, "", nil)
 	for _, tt := range []struct{ path, body, field, want string }{

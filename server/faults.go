@@ -125,7 +125,7 @@ func (r faultRequest) fault() (scenarios.Fault, []string, error) {
 // JSON body; a string is sent as it is.
 func (s *Server) addFault(c echo.Context) error {
 	var body faultRequest
-	if err := decodeAdminBody(c, &body); err != nil {
+	if err := s.decodeAdminBody(c, &body); err != nil {
 		return err
 	}
 	if body.Kind == "" {
