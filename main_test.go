@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"io"
 	"net/http"
 	"os"
@@ -66,22 +67,29 @@ func startLogged(t testing.TB, args []string, vars map[string]string, stderr io.
 	return url
 }
 
+// say posts a run with one user message to the server at url and returns the stream.
+func say(t *testing.T, url, message string) string {
+	t.Helper()
+	in, _ := json.Marshal(map[string]any{"messages": []any{map[string]any{"role": "user", "content": message}}})
+	resp, err := http.Post(url+"/agui/chat", "application/json", bytes.NewReader(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	return string(body)
+}
+
 func TestServesScenarioDirectoriesConfiguredFromTheEnvironment(t *testing.T) {
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "hello.yaml"), []byte("match: {message: hello}\nsteps: [{text: from the directory}]\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	url := start(t, []string{"--addr", "127.0.0.1:0"}, map[string]string{"AGUI_MOCK_SCENARIOS": dir, "AGUI_MOCK_SPEED": "0", "AGUI_MOCK_NO_BUILTIN": "true"})
-	resp, err := http.Post(url+"/agui/chat", "application/json", strings.NewReader(`{"messages":[{"role":"user","content":"hello"}]}`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	body, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if !strings.Contains(string(body), `"delta":"directory"`) {
+	if body := say(t, url, "hello"); !strings.Contains(body, `"delta":"directory"`) {
 		t.Errorf("stream:\n%s", body)
 	}
-	resp, err = http.Post(url+"/agui/chat", "application/json", strings.NewReader(`{"messages":[{"role":"user","content":"bye"}]}`))
+	resp, err := http.Post(url+"/agui/chat", "application/json", strings.NewReader(`{"messages":[{"role":"user","content":"bye"}]}`))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -298,13 +306,7 @@ func TestUserScenariosOverrideTheCatchAllAtStart(t *testing.T) {
 				t.Fatal(err)
 			}
 			url := start(t, []string{"--addr", "127.0.0.1:0", "--speed", "0", "--scenarios", dir}, nil)
-			resp, err := http.Post(url+"/agui/chat", "application/json", strings.NewReader(`{"messages":[{"role":"user","content":"Hello there"}]}`))
-			if err != nil {
-				t.Fatal(err)
-			}
-			body, _ := io.ReadAll(resp.Body)
-			resp.Body.Close()
-			if !strings.Contains(string(body), `"delta":"greet"`) {
+			if body := say(t, url, "Hello there"); !strings.Contains(body, `"delta":"greet"`) {
 				t.Errorf("the user's scenario did not answer:\n%s", body)
 			}
 		})
