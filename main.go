@@ -159,22 +159,32 @@ func parseFlags(fs *flag.FlagSet, args []string, takesOperands bool, lookupEnv f
 	return operands, -1
 }
 
-// listFlag is a repeatable flag; from the environment it takes a comma-separated list.
+// listFlag is a repeatable flag: each use on the command line adds one value, commas
+// and all (a pattern such as x{1,3}, a header value); from the environment it takes a
+// comma-separated list.
 type listFlag []string
 
 func (l *listFlag) String() string { return strings.Join(*l, ",") }
 func (l *listFlag) Set(v string) error {
-	added := 0
-	for _, part := range strings.Split(v, ",") {
-		if part = strings.TrimSpace(part); part != "" {
-			*l = append(*l, part)
-			added++
-		}
+	if v = strings.TrimSpace(v); v == "" {
+		return errors.New("empty: give a value")
 	}
-	if added == 0 {
-		return errors.New("empty: give a value (or several, comma-separated)")
-	}
+	*l = append(*l, v)
 	return nil
+}
+
+// envValues splits a variable's value into the values of its flag: a list flag's
+// comma-separated items (at least one, empty if need be, so that an empty list is
+// refused), or the value itself.
+func envValues(f *flag.Flag, v string) []string {
+	if _, isList := f.Value.(*listFlag); !isList {
+		return []string{v}
+	}
+	items := slices.DeleteFunc(strings.Split(v, ","), func(item string) bool { return strings.TrimSpace(item) == "" })
+	if len(items) == 0 {
+		return []string{""}
+	}
+	return items
 }
 
 // flagCheck is a rule for a flag's value: ok says whether the value keeps it, allowed
@@ -216,8 +226,10 @@ func applyEnv(fs *flag.FlagSet, lookupEnv func(string) (string, bool)) error {
 	fs.VisitAll(func(f *flag.Flag) {
 		name := envName(f.Name)
 		if v, ok := lookupEnv(name); ok && !given[f.Name] && err == nil {
-			if serr := fs.Set(f.Name, v); serr != nil {
-				err = fmt.Errorf("%s=%q: %w", name, v, serr)
+			for _, value := range envValues(f, v) {
+				if serr := fs.Set(f.Name, value); serr != nil && err == nil {
+					err = fmt.Errorf("%s=%q: %w", name, v, serr)
+				}
 			}
 		}
 	})

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"flag"
 	"io"
 	"net/http"
 	"os"
@@ -254,6 +255,26 @@ func badFlagValues(t *testing.T) []struct {
 		{"addr from the environment without a port", nil, map[string]string{"AGUI_MOCK_ADDR": "localhost"}, 1, `-addr must be host:port`},
 		{"healthcheck: addr without a port", []string{"healthcheck", "--addr", "nope"}, nil, 2, `agui-mock healthcheck: -addr must be host:port, e.g. 127.0.0.1:8000 or :8000, got "nope"`},
 		{"validate: bad format", []string{"validate", "--format", "xml", "x.yaml"}, nil, 2, `agui-mock validate: -format must be text or json, got "xml"`},
+	}
+}
+
+func TestListFlagsSplitOnCommasOnlyInTheEnvironment(t *testing.T) {
+	parse := func(args []string, vars map[string]string) ([]string, int) {
+		fs := flag.NewFlagSet("agui-mock test", flag.ContinueOnError)
+		fs.SetOutput(io.Discard)
+		var list listFlag
+		fs.Var(&list, "redact", "")
+		_, code := parseFlags(fs, args, false, env(vars).lookup, io.Discard)
+		return list, code
+	}
+	if got, code := parse([]string{"--redact", "x{1,3}", "--redact", "Accept: a, b"}, nil); code != -1 || !slices.Equal(got, []string{"x{1,3}", "Accept: a, b"}) {
+		t.Errorf("command line: %q (code %d)", got, code)
+	}
+	if got, code := parse(nil, map[string]string{"AGUI_MOCK_REDACT": "a, b,,c "}); code != -1 || !slices.Equal(got, []string{"a", "b", "c"}) {
+		t.Errorf("environment: %q (code %d)", got, code)
+	}
+	if _, code := parse(nil, map[string]string{"AGUI_MOCK_REDACT": " , "}); code != 2 {
+		t.Errorf("an empty list in the environment: code %d", code)
 	}
 }
 
