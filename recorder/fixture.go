@@ -18,10 +18,11 @@ import (
 	"github.com/agui-mock/agui-mock/protocol"
 )
 
-// capturedEvent is an event relayed from upstream and when it arrived after the
-// previous one.
+// capturedEvent is an event relayed from upstream, when it arrived, and how long after
+// the previous one.
 type capturedEvent struct {
 	gap   time.Duration
+	at    time.Time
 	event protocol.Event
 }
 
@@ -138,11 +139,37 @@ func (s *session) templated(events []capturedEvent, threadID, runID string, reda
 			if f.Name == "timestamp" || (ce.event.Type == protocol.RunStarted && f.Name == "protocolVersion") {
 				continue // replays stamp their own time, and declare the version their client speaks
 			}
-			m.Content = append(m.Content, scalar(f.Name), toNode(f.Value, convert))
+			v := toNode(f.Value, convert)
+			if ce.event.Type == protocol.RunFinished && f.Name == "outcome" {
+				relativeExpiry(v, ce.at)
+			}
+			m.Content = append(m.Content, scalar(f.Name), v)
 		}
 		nodes = append(nodes, m)
 	}
 	return nodes
+}
+
+// relativeExpiry rewrites the expiresAt of each interrupt in a run's outcome as the
+// time after sending it had left when it arrived, so that a replay expires the same
+// time after its own sending instead of at the recorded moment.
+func relativeExpiry(outcome *yaml.Node, arrived time.Time) {
+	interrupts := member(outcome, "interrupts")
+	if interrupts == nil || arrived.IsZero() {
+		return
+	}
+	for _, in := range interrupts.Content {
+		at := member(in, "expiresAt")
+		if at == nil {
+			continue
+		}
+		expires, err := time.Parse(time.RFC3339Nano, at.Value)
+		if err != nil {
+			continue // not a time: kept as sent
+		}
+		left := expires.Sub(arrived).Round(time.Millisecond)
+		at.Value = "{{ fromNow `" + left.String() + "` }}"
+	}
 }
 
 // redacted replaces every secret the recorder finds.

@@ -224,7 +224,7 @@ func (r *Recorder) relay(w http.ResponseWriter, upstream io.Reader, started time
 			return events, "the upstream agent broke the AG-UI protocol: " + err.Error()
 		}
 		now := time.Now()
-		events = append(events, capturedEvent{gap: now.Sub(last), event: ev})
+		events = append(events, capturedEvent{gap: now.Sub(last), at: now, event: ev})
 		last = now
 		if f.ID != "" {
 			_, _ = io.WriteString(w, "id: "+f.ID+"\n")

@@ -17,6 +17,7 @@ import (
 	"sync/atomic"
 	"testing"
 	"testing/fstest"
+	"testing/synctest"
 	"time"
 
 	"go.uber.org/goleak"
@@ -441,4 +442,95 @@ func TestTheMocksControlHeadersStayWithTheMock(t *testing.T) {
 	if resp := post("status; status=503"); resp.StatusCode != http.StatusServiceUnavailable || len(requests()) != 1 {
 		t.Errorf("a status fault got %d and reached the upstream %d times", resp.StatusCode, len(requests()))
 	}
+}
+
+// inProcess serves a client's requests with a handler, without a network, so that a
+// test can run on a fake clock.
+type inProcess struct{ h http.Handler }
+
+func (t inProcess) RoundTrip(r *http.Request) (*http.Response, error) {
+	w := httptest.NewRecorder()
+	t.h.ServeHTTP(w, r)
+	return w.Result(), nil
+}
+
+// serve runs one request through a handler and returns the status and body.
+func serve(t *testing.T, h http.Handler, body string) (int, string) {
+	t.Helper()
+	req := httptest.NewRequestWithContext(t.Context(), "POST", "/agui/chat", strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, req)
+	return w.Code, w.Body.String()
+}
+
+// lastInterrupt reads the interrupt a stream's RUN_FINISHED hands the client.
+func lastInterrupt(t *testing.T, stream string) map[string]any {
+	t.Helper()
+	var events []protocol.Event
+	frames := protocol.NewFrameReader(strings.NewReader(stream), 1<<20)
+	for f, err := frames.Next(); err == nil; f, err = frames.Next() {
+		ev, err := protocol.DecodeEvent([]byte(f.Data))
+		if err != nil {
+			t.Fatal(err)
+		}
+		events = append(events, ev)
+	}
+	if len(events) == 0 || events[len(events)-1].Type != protocol.RunFinished {
+		t.Fatalf("the run did not end with an interrupt: %s", stream)
+	}
+	outcome, _ := events[len(events)-1].Get("outcome")
+	return outcome.(map[string]any)["interrupts"].([]any)[0].(map[string]any)
+}
+
+func TestARecordedInterruptExpiresAsLongAfterItsReplay(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		upstreamSet, err := scenarios.Load(scenarios.Source{FS: fstest.MapFS{"s/u.yaml": {Data: []byte(`
+match: {message: ^approve$}
+timing: {firstEvent: 20ms, stepGap: 30ms, jitter: 0}
+steps:
+  - interrupt: {message: Go ahead, expiresIn: 10m, on: {resolved: [{text: Went ahead.}]}}
+`)}}, Root: "s", Label: "upstream"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		quietCfg := server.DefaultConfig()
+		quietCfg.Logger = quiet()
+		upstream := server.New(quietCfg, upstreamSet)
+		out := t.TempDir()
+		u, _ := url.Parse("http://agent.test")
+		rec, err := recorder.New(recorder.Config{Upstream: u, OutDir: out, Dedupe: true, Logger: quiet(), Client: &http.Client{Transport: inProcess{upstream.Handler()}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg := server.DefaultConfig()
+		cfg.Recorder, cfg.RecordAll, cfg.Logger = rec, true, quiet()
+		builtin, err := scenarios.Load(scenarios.Builtin())
+		if err != nil {
+			t.Fatal(err)
+		}
+		proxy := server.New(cfg, builtin)
+		first := `{"threadId":"t","runId":"r1","protocolVersion":"1.1","messages":[{"id":"u1","role":"user","content":"approve"}]}`
+		resume := `{"threadId":"t","runId":"r2","protocolVersion":"1.1","messages":[],"resume":[{"interruptId":"%s","status":"resolved"}]}`
+		_, stream := serve(t, proxy.Handler(), first)
+		_, _ = serve(t, proxy.Handler(), fmt.Sprintf(resume, lastInterrupt(t, stream)["id"]))
+
+		time.Sleep(time.Hour) // long past the recorded interrupt's expiry
+		set, err := scenarios.Load(scenarios.Source{FS: os.DirFS(out), Root: ".", Label: out})
+		if err != nil {
+			t.Fatal(err)
+		}
+		replay := server.New(quietCfg, set)
+		sent := time.Now()
+		_, stream = serve(t, replay.Handler(), first)
+		interrupt := lastInterrupt(t, stream)
+		expires, _ := time.Parse(time.RFC3339Nano, interrupt["expiresAt"].(string))
+		if left := expires.Sub(sent); left < 10*time.Minute || left > 10*time.Minute+time.Second {
+			t.Errorf("the replayed interrupt expires at %s, %s after the replay began; want 10m after it is sent", interrupt["expiresAt"], left)
+		}
+		status, body := serve(t, replay.Handler(), fmt.Sprintf(resume, interrupt["id"]))
+		if status != 200 || !strings.Contains(body, `"delta":"ahead."`) {
+			t.Errorf("the answer to the replayed interrupt: %d %s", status, body)
+		}
+	})
 }

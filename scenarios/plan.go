@@ -96,7 +96,11 @@ func (s *Scenario) plan(req *Request, start Start, opts PlanOptions, trace bool)
 	p.req = req
 	p.r = &renderer{newData: func() map[string]any { return renderData(req, captures) }, scalar: func(name string) (any, bool) { return requestScalar(req, name) },
 		localID: p.localID, plain: s.plain, base: s.templates,
-		funcs: func() template.FuncMap { return funcMap(gofakeit.New(seed), p.localID) }}
+		funcs: func() template.FuncMap {
+			funcs := funcMap(gofakeit.New(seed), p.localID)
+			funcs["fromNow"] = after(p.sentAt)
+			return funcs
+		}}
 	if err := p.build(s, req.Input, start); err != nil {
 		return nil, nil, fmt.Errorf("scenario %s: %w", s.ID, err)
 	}
@@ -571,6 +575,9 @@ func (p *planner) emit(ev protocol.Event) {
 }
 
 func (p *planner) wait(d time.Duration) { p.at += d }
+
+// sentAt is when the event being planned is sent.
+func (p *planner) sentAt() time.Time { return p.now.Add(Scale(p.at, p.speed)) }
 
 // MaxRunEvents is how many events one run may plan: a scenario file within its size
 // limit can still hold a text of millions of words, each a delta event of its own.

@@ -37,6 +37,7 @@ func funcMap(f *gofakeit.Faker, id func(name string) string) template.FuncMap {
 		"last":    lastItem,
 		"kind":    kindOf,
 		"now":     func() string { return time.Now().UTC().Format(time.RFC3339) },
+		"fromNow": after(time.Now),
 
 		"Name": f.Name, "FirstName": f.FirstName, "LastName": f.LastName, "Email": f.Email,
 		"Username": f.Username, "Phone": f.Phone, "City": f.City, "Country": f.Country,
@@ -67,6 +68,18 @@ func funcMap(f *gofakeit.Faker, id func(name string) string) template.FuncMap {
 			}
 			return strings.Join(parts, " ")
 		},
+	}
+}
+
+// after makes the fromNow function: the RFC 3339 time a Go duration such as 10m after
+// the time from returns. A run counts from when the event is sent.
+func after(from func() time.Time) func(d string) (string, error) {
+	return func(d string) (string, error) {
+		dur, err := time.ParseDuration(d)
+		if err != nil {
+			return "", fmt.Errorf("fromNow %q: not a duration such as 10m or 1m30s", d)
+		}
+		return from().Add(dur).UTC().Format(time.RFC3339Nano), nil
 	}
 }
 
