@@ -166,9 +166,11 @@ func (r *Recorder) Record(w http.ResponseWriter, req *http.Request, route string
 		return &ErrorAnswer{Status: http.StatusBadGateway, Code: "upstream_protocol_error",
 			Message: fmt.Sprintf("the upstream agent answered with %q instead of an SSE event stream", ct)}
 	}
-	events, problem := r.relay(w, resp.Body, started)
-	if req.Context().Err() != nil && problem == "" {
-		problem = "the client went away before the run ended"
+	events, problem := r.relay(req.Context(), w, resp.Body, started)
+	switch {
+	case problem != "":
+	case req.Context().Err() != nil:
+		problem = clientGone
 	}
 	file, err := r.save(route, in, events, problem)
 	if err != nil {
@@ -184,10 +186,14 @@ func (r *Recorder) Record(w http.ResponseWriter, req *http.Request, route string
 	return nil
 }
 
+// clientGone is why the recording of a run the client abandoned is incomplete.
+const clientGone = "the client went away before the run ended"
+
 // relay copies upstream events to the client, flushing each, and checks them against
 // the protocol. It returns the events with their timing, and what went wrong, if
-// anything.
-func (r *Recorder) relay(w http.ResponseWriter, upstream io.Reader, started time.Time) ([]capturedEvent, string) {
+// anything. The upstream request ends with ctx, so once the client has gone a read error
+// is its leaving, not the upstream's failure.
+func (r *Recorder) relay(ctx context.Context, w http.ResponseWriter, upstream io.Reader, started time.Time) ([]capturedEvent, string) {
 	h := w.Header()
 	h.Set("Content-Type", "text/event-stream; charset=utf-8")
 	h.Set("Cache-Control", "no-cache")
@@ -211,6 +217,9 @@ func (r *Recorder) relay(w http.ResponseWriter, upstream io.Reader, started time
 		if errors.Is(err, io.EOF) {
 			break
 		}
+		if err != nil && ctx.Err() != nil {
+			return events, clientGone
+		}
 		if err != nil {
 			fail("upstream_stream_broken", "the upstream stream broke off: "+err.Error())
 			return events, "the upstream stream broke off: " + err.Error()
@@ -230,7 +239,7 @@ func (r *Recorder) relay(w http.ResponseWriter, upstream io.Reader, started time
 			_, _ = io.WriteString(w, "id: "+f.ID+"\n")
 		}
 		if _, err := io.WriteString(w, "data: "+f.Data+"\n\n"); err != nil {
-			return events, "the client went away before the run ended"
+			return events, clientGone
 		}
 		_ = rc.Flush()
 	}

@@ -1,6 +1,7 @@
 package recorder_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -533,4 +534,71 @@ steps:
 			t.Errorf("the answer to the replayed interrupt: %d %s", status, body)
 		}
 	})
+}
+
+// lines collects what is written to it, line by line.
+type lines chan string
+
+func (l lines) Write(p []byte) (int, error) {
+	for _, line := range strings.Split(strings.TrimSuffix(string(p), "\n"), "\n") {
+		l <- line
+	}
+	return len(p), nil
+}
+
+// stoppedRun starts recording a long run, waits for its first event, stops it with
+// stop, and returns the recorder's line about it and the record directory.
+func stoppedRun(t *testing.T, stop func(proxy string, abort context.CancelFunc)) (string, string) {
+	t.Helper()
+	upstream := serverFor(t, server.DefaultConfig(), scenarios.Source{FS: fstest.MapFS{"s/u.yaml": {Data: []byte(
+		"match: {message: ^long$}\ntiming: {firstEvent: 0, tokensPerSecond: 5, jitter: 0}\nsteps: [{text: '" + strings.Repeat("word ", 100) + "'}]\n")}}, Root: "s", Label: "upstream"})
+	out := t.TempDir()
+	u, _ := url.Parse(upstream.URL)
+	progress := make(lines, 4)
+	rec, err := recorder.New(recorder.Config{Upstream: u, OutDir: out, Dedupe: true, Logger: quiet(), Progress: progress})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := server.DefaultConfig()
+	cfg.Recorder, cfg.RecordAll = rec, true
+	proxy := serverFor(t, cfg, scenarios.Builtin())
+	ctx, abort := context.WithCancel(t.Context())
+	defer abort()
+	req, _ := http.NewRequestWithContext(ctx, "POST", proxy.URL+"/agui/chat", strings.NewReader(`{"threadId":"t","runId":"r","protocolVersion":"1.1","messages":[{"id":"u1","role":"user","content":"long"}]}`))
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if _, err := protocol.NewFrameReader(resp.Body, 1<<20).Next(); err != nil {
+		t.Fatalf("no first event: %v", err)
+	}
+	stop(proxy.URL, abort)
+	_, _ = io.Copy(io.Discard, resp.Body)
+	return <-progress, out
+}
+
+// keptApart checks that a run was written only to .incomplete/, marked with why.
+func keptApart(t *testing.T, out, why string) {
+	t.Helper()
+	if files, _ := filepath.Glob(filepath.Join(out, "*.yaml")); len(files) != 0 {
+		t.Errorf("the run was saved as a scenario to replay: %v", files)
+	}
+	kept, _ := filepath.Glob(filepath.Join(out, ".incomplete", "*.yaml"))
+	if len(kept) != 1 {
+		t.Fatalf("the run was not kept apart: %v", kept)
+	}
+	data, _ := os.ReadFile(kept[0])
+	if !strings.Contains(string(data), "broken: 'incomplete recording: "+why) {
+		t.Errorf("the kept recording is not marked %q:\n%s", why, data)
+	}
+}
+
+func TestAnAbortedRunBlamesTheClient(t *testing.T) {
+	line, out := stoppedRun(t, func(_ string, abort context.CancelFunc) { abort() })
+	if !strings.Contains(line, "INCOMPLETE: the client went away before the run ended") || strings.Contains(line, "upstream") {
+		t.Errorf("recorder line: %s", line)
+	}
+	keptApart(t, out, "the client went away before the run ended")
 }
