@@ -171,6 +171,8 @@ func (r *Recorder) Record(w http.ResponseWriter, req *http.Request, route string
 	case problem != "":
 	case req.Context().Err() != nil:
 		problem = clientGone
+	case cancelled(events):
+		problem = "the run was cancelled before it ended"
 	}
 	file, err := r.save(route, in, events, problem)
 	if err != nil {
@@ -188,6 +190,24 @@ func (r *Recorder) Record(w http.ResponseWriter, req *http.Request, route string
 
 // clientGone is why the recording of a run the client abandoned is incomplete.
 const clientGone = "the client went away before the run ended"
+
+// cancelled reports whether a run ended cancelled — a cancel request stopped it — and so
+// is not the agent's answer to its request.
+func cancelled(events []capturedEvent) bool {
+	if len(events) == 0 {
+		return false
+	}
+	last := events[len(events)-1].event
+	switch last.Type {
+	case protocol.RunFinished:
+		outcome, _ := last.Get("outcome")
+		o, _ := outcome.(map[string]any)
+		return o["type"] == "cancelled"
+	case protocol.RunError:
+		return last.Str("code") == "cancelled"
+	}
+	return false
+}
 
 // relay copies upstream events to the client, flushing each, and checks them against
 // the protocol. It returns the events with their timing, and what went wrong, if

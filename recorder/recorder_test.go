@@ -595,6 +595,23 @@ func keptApart(t *testing.T, out, why string) {
 	}
 }
 
+func TestACancelledRunIsKeptApart(t *testing.T) {
+	line, out := stoppedRun(t, func(proxy string, _ context.CancelFunc) {
+		resp, err := http.Post(proxy+server.CancelPath, "application/json", strings.NewReader(`{"threadId":"t"}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != 200 {
+			t.Fatalf("cancel answered %d", resp.StatusCode)
+		}
+	})
+	if !strings.Contains(line, "INCOMPLETE: the run was cancelled before it ended") {
+		t.Errorf("recorder line: %s", line)
+	}
+	keptApart(t, out, "the run was cancelled before it ended")
+}
+
 func TestAnAbortedRunBlamesTheClient(t *testing.T) {
 	line, out := stoppedRun(t, func(_ string, abort context.CancelFunc) { abort() })
 	if !strings.Contains(line, "INCOMPLETE: the client went away before the run ended") || strings.Contains(line, "upstream") {
