@@ -204,3 +204,27 @@ func TestAnIdleThreadExpiresWithoutAnotherBeingCreated(t *testing.T) {
 		}
 	})
 }
+
+func TestAnUnrecordedAnswerSaysHowToRecordIt(t *testing.T) {
+	s := newServer(t, `
+id: rec
+match: {message: ^approve$}
+events:
+  - {type: RUN_STARTED, threadId: '{{ .threadId }}', runId: '{{ .runId }}'}
+  - {type: RUN_FINISHED, threadId: '{{ .threadId }}', runId: '{{ .runId }}', outcome: {type: interrupt, interrupts: [{id: i1, reason: confirmation}]}}
+next:
+  - when: {resume: [{status: resolved}]}
+    events:
+      - {type: RUN_STARTED, threadId: '{{ .threadId }}', runId: '{{ .runId }}'}
+      - {type: RUN_FINISHED, threadId: '{{ .threadId }}', runId: '{{ .runId }}'}
+`, nil)
+	if rec := post(t.Context(), s, "/", `{"threadId":"t","runId":"r1","protocolVersion":"1.1","messages":[{"id":"u1","role":"user","content":"approve"}]}`, nil); rec.status != 200 {
+		t.Fatalf("first run: %d %s", rec.status, rec.body())
+	}
+	status, answer := postJSON(t, s, "/", `{"threadId":"t","runId":"r2","protocolVersion":"1.1","messages":[],"resume":[{"interruptId":"i1","status":"cancelled"}]}`, nil)
+	msg, _ := answer["message"].(string)
+	if status != 400 || answer["error"] != "no_recorded_branch" || !strings.Contains(msg, "through `agui-mock record` into the same --record-dir") ||
+		!strings.Contains(msg, "serve --record-missing replays the recorded first run") {
+		t.Errorf("an unrecorded answer: %d %v", status, answer)
+	}
+}

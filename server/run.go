@@ -258,7 +258,9 @@ func (s *Server) plan(sc *scenarios.Scenario, sreq *scenarios.Request, start sce
 	plan, err := sc.Plan(sreq, start, opts)
 	var nb *scenarios.NoBranchError
 	if errors.As(err, &nb) {
-		return nil, apiError(http.StatusBadRequest, "no_recorded_branch", "scenario "+sc.ID+": "+nb.Error()+"; record this answer too, or answer as recorded")
+		return nil, apiError(http.StatusBadRequest, "no_recorded_branch", "scenario "+sc.ID+": "+nb.Error()+
+			"; answer as recorded, or add this answer's branch: play the session again with it through `agui-mock record` into the same --record-dir"+
+			" (serve --record-missing replays the recorded first run, so it cannot record a new branch)")
 	}
 	if err != nil {
 		return nil, apiError(http.StatusInternalServerError, "scenario_failed", err.Error())
