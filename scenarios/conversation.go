@@ -379,10 +379,17 @@ func (c *Cursor) CheckAnswers(resume []protocol.ResumeEntry, now time.Time) erro
 			return &AnswerError{Code: "interrupt_expired", InterruptID: r.InterruptID,
 				Message: fmt.Sprintf("interrupt %q expired at %s and can only be cancelled", r.InterruptID, pi.ExpiresAt.UTC().Format(time.RFC3339))}
 		}
-		if r.Status == protocol.ResumeResolved && r.Payload != nil && pi.def != nil && pi.def.schema != nil {
-			if err := pi.def.schema.Validate(r.Payload); err != nil {
+		if r.Status == protocol.ResumeResolved && pi.def != nil && pi.def.schema != nil {
+			// An absent payload (it is optional) is checked as an empty object: it answers
+			// a schema whose members are all optional, not one that requires some.
+			payload, what := r.Payload, fmt.Sprintf("the payload for interrupt %q does not satisfy", r.InterruptID)
+			if payload == nil {
+				payload = map[string]any{}
+				what = fmt.Sprintf("the answer resolving interrupt %q has no payload (checked as an empty object), which does not satisfy", r.InterruptID)
+			}
+			if err := pi.def.schema.Validate(payload); err != nil {
 				return &AnswerError{Code: "invalid_payload", InterruptID: r.InterruptID,
-					Message: fmt.Sprintf("the payload for interrupt %q does not satisfy its responseSchema: %s", r.InterruptID, schemaProblem(err))}
+					Message: fmt.Sprintf("%s its responseSchema: %s", what, schemaProblem(err))}
 			}
 		}
 	}

@@ -153,7 +153,7 @@ func TestCheckAnswers(t *testing.T) {
 		{"schema", `[{"interruptId":"int-deploy","status":"resolved","payload":{"reason":5}},` + ok + `]`, "invalid_payload", time.Unix(1000, 0)},
 		{"expired", `[{"interruptId":"int-deploy","status":"resolved","payload":{"reason":"late"}},` + ok + `]`, "interrupt_expired", time.Unix(1000, 0).Add(11 * time.Minute)},
 		{"expired may still be cancelled", `[{"interruptId":"int-deploy","status":"cancelled"},` + ok + `]`, "", time.Unix(1000, 0).Add(11 * time.Minute)},
-		{"resolved without payload skips the schema", `[{"interruptId":"int-deploy","status":"resolved"},` + ok + `]`, "", time.Unix(1000, 0)},
+		{"resolved without payload is checked as an empty object", `[{"interruptId":"int-deploy","status":"resolved"},` + ok + `]`, "invalid_payload", time.Unix(1000, 0)},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -228,3 +228,54 @@ next:
 		t.Errorf("an unrecorded answer: %d %v", status, answer)
 	}
 }
+
+func TestAResolvedAnswerWithoutPayloadIsCheckedAgainstTheResponseSchema(t *testing.T) {
+	const scenario = `
+match: {message: go}
+steps:
+  - interrupt:
+      - id: ex-1
+        responseSchema: {type: object, required: [ok]}
+        on: {resolved: [{text: Resolved.}]}
+  - text: Fallback.
+---
+id: lenient
+match: {message: any}
+steps:
+  - interrupt:
+      - id: ex-1
+        responseSchema: {type: object, properties: {feedback: {type: string}}}
+  - text: Done.
+`
+	s := newServer(t, scenario, func(c *Config) { c.Speed = 0 })
+	for _, tt := range []struct {
+		name, message, resume string
+		status                int
+		code, mention         string
+	}{
+		{"required member", "go", `{"interruptId":"ex-1","status":"resolved"}`, http.StatusBadRequest, "invalid_payload",
+			`the answer resolving interrupt "ex-1" has no payload (checked as an empty object), which does not satisfy its responseSchema: at '/': missing property 'ok'`},
+		{"cancelled needs no payload", "go", `{"interruptId":"ex-1","status":"cancelled"}`, http.StatusOK, "", ""},
+		{"a schema with no required member", "any", `{"interruptId":"ex-1","status":"resolved"}`, http.StatusOK, "", ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			thread := strings.ReplaceAll(tt.name, " ", "-")
+			first := post(t.Context(), s, "/", `{"threadId":"`+thread+`","runId":"r1","messages":[{"role":"user","content":"`+tt.message+`"}]}`, nil)
+			if first.status != http.StatusOK {
+				t.Fatalf("first run %d %s", first.status, first.body())
+			}
+			rec := post(t.Context(), s, "/", `{"threadId":"`+thread+`","runId":"r2","messages":[],"resume":[`+tt.resume+`]}`, nil)
+			if tt.status == http.StatusOK {
+				if rec.status != http.StatusOK {
+					t.Errorf("resume got %d %s, want it played", rec.status, rec.body())
+				}
+				return
+			}
+			var answer map[string]any
+			_ = json.Unmarshal([]byte(rec.body()), &answer)
+			if rec.status != tt.status || answer["error"] != tt.code || answer["message"] != tt.mention {
+				t.Errorf("resume got %d %s, want %d %s %q", rec.status, rec.body(), tt.status, tt.code, tt.mention)
+			}
+		})
+	}
+}
