@@ -1,6 +1,8 @@
 package scenarios
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
@@ -133,18 +135,40 @@ func (l *fileLoader) interruptStep(c stepCommon, n *yaml.Node) step {
 
 // compileSchema checks an interrupt's responseSchema when the scenario loads.
 func (l *fileLoader) compileSchema(n *yaml.Node, schema any) *jsonschema.Schema {
+	compiled, err := compileResponseSchema(l.pos(n), schema)
+	if err != nil {
+		l.diag.add(l.pos(n), "", "%v", err)
+	}
+	return compiled
+}
+
+// compileResponseSchema compiles an interrupt's responseSchema; at names where it is
+// written.
+func compileResponseSchema(at pos, schema any) (*jsonschema.Schema, error) {
 	c := jsonschema.NewCompiler()
-	url := "mem:///" + l.pos(n).String()
+	url := "mem:///" + at.String()
 	if err := c.AddResource(url, schema); err != nil {
-		l.diag.add(l.pos(n), "", "responseSchema is not a JSON Schema: %v", err)
-		return nil
+		return nil, fmt.Errorf("responseSchema is not a JSON Schema: %w", err)
 	}
 	compiled, err := c.Compile(url)
 	if err != nil {
-		l.diag.add(l.pos(n), "", "responseSchema is not a valid JSON Schema: %s", schemaProblem(err))
-		return nil
+		return nil, fmt.Errorf("responseSchema is not a valid JSON Schema: %s", schemaProblem(err))
 	}
-	return compiled
+	return compiled, nil
+}
+
+// compileRecordedSchema compiles the responseSchema an explicit run's interrupt was sent
+// with. It goes through JSON first, so the compiler sees the value as a client does.
+func compileRecordedSchema(at pos, schema any) (*jsonschema.Schema, error) {
+	text, err := json.Marshal(schema)
+	if err != nil {
+		return nil, fmt.Errorf("responseSchema is not JSON: %w", err)
+	}
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(text))
+	if err != nil {
+		return nil, fmt.Errorf("responseSchema is not JSON: %w", err)
+	}
+	return compileResponseSchema(at, doc)
 }
 
 // cases reads a continuation: for interrupts a mapping {resolved: steps, cancelled:
@@ -262,7 +286,7 @@ func (s *interruptStep) emit(p *planner) error {
 			}
 		}
 		wire["id"] = id
-		pi := PendingInterrupt{ID: id, def: d}
+		pi := PendingInterrupt{ID: id, def: d, schema: d.schema}
 		if d.message != nil {
 			msg, err := p.renderText(d.message)
 			if err != nil {
@@ -316,6 +340,7 @@ type PendingInterrupt struct {
 	ExpiresAt  time.Time      // zero when it does not expire
 	Wire       map[string]any // the interrupt as sent in RUN_FINISHED
 	def        *interruptDef
+	schema     *jsonschema.Schema // its responseSchema; nil when it has none
 }
 
 // PendingToolCall is a frontend tool call a paused thread waits on.
@@ -379,7 +404,7 @@ func (c *Cursor) CheckAnswers(resume []protocol.ResumeEntry, now time.Time) erro
 			return &AnswerError{Code: "interrupt_expired", InterruptID: r.InterruptID,
 				Message: fmt.Sprintf("interrupt %q expired at %s and can only be cancelled", r.InterruptID, pi.ExpiresAt.UTC().Format(time.RFC3339))}
 		}
-		if r.Status == protocol.ResumeResolved && pi.def != nil && pi.def.schema != nil {
+		if r.Status == protocol.ResumeResolved && pi.schema != nil {
 			// An absent payload (it is optional) is checked as an empty object: it answers
 			// a schema whose members are all optional, not one that requires some.
 			payload, what := r.Payload, fmt.Sprintf("the payload for interrupt %q does not satisfy", r.InterruptID)
@@ -387,7 +412,7 @@ func (c *Cursor) CheckAnswers(resume []protocol.ResumeEntry, now time.Time) erro
 				payload = map[string]any{}
 				what = fmt.Sprintf("the answer resolving interrupt %q has no payload (checked as an empty object), which does not satisfy", r.InterruptID)
 			}
-			if err := pi.def.schema.Validate(payload); err != nil {
+			if err := pi.schema.Validate(payload); err != nil {
 				return &AnswerError{Code: "invalid_payload", InterruptID: r.InterruptID,
 					Message: fmt.Sprintf("%s its responseSchema: %s", what, schemaProblem(err))}
 			}

@@ -309,7 +309,7 @@ func (p *planner) playExplicit(root *eventsRun, in *protocol.RunAgentInput, star
 		}
 	}
 	if len(run.next) > 0 {
-		p.pauseExplicit(run)
+		return p.pauseExplicit(run)
 	}
 	return nil
 }
@@ -352,8 +352,9 @@ func (p *planner) chooseContinuation(c *Cursor, in *protocol.RunAgentInput, forc
 }
 
 // pauseExplicit reads what a recorded run waits for from its events: the interrupts of
-// its outcome, or the tool calls it left without a result.
-func (p *planner) pauseExplicit(run *eventsRun) {
+// its outcome, with the responseSchema each was sent with, or the tool calls it left
+// without a result.
+func (p *planner) pauseExplicit(run *eventsRun) error {
 	c := &Cursor{node: run, captures: p.captures, ids: maps.Clone(p.ids), openCalls: maps.Clone(p.openCalls), activities: maps.Clone(p.activityTypes)}
 	interrupts, calls := protocol.Awaited(p.events, func(t Timed) protocol.Event { return t.Event })
 	for _, wire := range interrupts {
@@ -363,12 +364,20 @@ func (p *planner) pauseExplicit(run *eventsRun) {
 		if at, ok := wire["expiresAt"].(string); ok {
 			pi.ExpiresAt, _ = time.Parse(time.RFC3339Nano, at)
 		}
+		if schema, ok := wire["responseSchema"]; ok && len(run.events) > 0 {
+			var err error
+			end := run.events[len(run.events)-1].at
+			if pi.schema, err = compileRecordedSchema(end, schema); err != nil {
+				return &stepError{at: end, err: fmt.Errorf("interrupt %q: %w", pi.ID, err)}
+			}
+		}
 		c.Interrupts = append(c.Interrupts, pi)
 	}
 	for _, start := range calls {
 		c.ToolCalls = append(c.ToolCalls, PendingToolCall{ID: start.Str("toolCallId"), Name: start.Str("toolCallName")})
 	}
 	p.next = c
+	return nil
 }
 
 // continuation builds the frames a resumed run plays: each answered item's branch, in

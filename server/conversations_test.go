@@ -2,6 +2,7 @@ package server
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -277,5 +278,63 @@ steps:
 				t.Errorf("resume got %d %s, want %d %s %q", rec.status, rec.body(), tt.status, tt.code, tt.mention)
 			}
 		})
+	}
+}
+
+// recordedApproval is a recording in the recorder's format: a run that pauses on an
+// interrupt with a responseSchema, continued under next by the answer given.
+const recordedApproval = `
+id: rec-publish
+match: {message: ^publish$}
+events:
+  - {delay: 1, type: RUN_STARTED, threadId: '{{ .threadId }}', runId: '{{ .runId }}'}
+  - {delay: 1, type: RUN_FINISHED, threadId: '{{ .threadId }}', runId: '{{ .runId }}', outcome: {type: interrupt, interrupts: [{id: '{{ id ` + "`i1`" + ` }}', reason: confirmation, responseSchema: {type: object, properties: {feedback: {type: string}}, additionalProperties: false}}]}}
+next:
+  - when: {resume: [{status: resolved}]}
+    events:
+      - {delay: 1, type: RUN_STARTED, threadId: '{{ .threadId }}', runId: '{{ .runId }}'}
+      - {delay: 1, type: RUN_FINISHED, threadId: '{{ .threadId }}', runId: '{{ .runId }}'}
+`
+
+func TestAReplayChecksAnswersAgainstTheRecordedResponseSchema(t *testing.T) {
+	s := newServer(t, recordedApproval, func(c *Config) { c.Speed = 0 })
+	for _, tt := range []struct {
+		name, payload string
+		status        int
+		message       string
+	}{
+		{"a member the schema forbids", `,"payload":{"nope":1}`, http.StatusBadRequest,
+			`the payload for interrupt "%s" does not satisfy its responseSchema: at '/': additional properties 'nope' not allowed`},
+		{"a string for the object", `,"payload":"ship it"`, http.StatusBadRequest,
+			`the payload for interrupt "%s" does not satisfy its responseSchema: at '/': got string, want object`},
+		{"no payload, as the schema's members are optional", ``, http.StatusOK, ""},
+		{"a payload the schema allows", `,"payload":{"feedback":"ship it"}`, http.StatusOK, ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			thread := strings.ReplaceAll(tt.name, " ", "-")
+			events := post(t.Context(), s, "/", `{"threadId":"`+thread+`","runId":"r1","messages":[{"role":"user","content":"publish"}]}`, nil).events(t)
+			outcome, _ := events[len(events)-1].Get("outcome")
+			id := outcome.(map[string]any)["interrupts"].([]any)[0].(map[string]any)["id"].(string)
+			rec := post(t.Context(), s, "/", `{"threadId":"`+thread+`","runId":"r2","messages":[],"resume":[{"interruptId":"`+id+`","status":"resolved"`+tt.payload+`}]}`, nil)
+			if tt.status == http.StatusOK {
+				if rec.status != http.StatusOK {
+					t.Errorf("resume got %d %s, want the recorded continuation", rec.status, rec.body())
+				}
+				return
+			}
+			var answer map[string]any
+			_ = json.Unmarshal([]byte(rec.body()), &answer)
+			if want := fmt.Sprintf(tt.message, id); rec.status != tt.status || answer["error"] != "invalid_payload" || answer["message"] != want {
+				t.Errorf("resume got %d %s, want %d invalid_payload %q", rec.status, rec.body(), tt.status, want)
+			}
+		})
+	}
+}
+
+func TestARecordedResponseSchemaThatIsNoSchemaDoesNotLoad(t *testing.T) {
+	broken := strings.Replace(recordedApproval, "additionalProperties: false", "additionalProperties: 5", 1)
+	_, err := newServerErr(broken)
+	if err == nil || !strings.Contains(err.Error(), "test.yaml:6:5: interrupt") || !strings.Contains(err.Error(), "responseSchema is not a valid JSON Schema") {
+		t.Errorf("got %v, want the recorded schema's problem at the run's last event", err)
 	}
 }
