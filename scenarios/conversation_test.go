@@ -242,9 +242,24 @@ steps:
 	}
 }
 
+func TestAFrontendToolMayEndASpan(t *testing.T) {
+	for _, yaml := range []string{
+		"steps:\n  - step:\n      name: s\n      steps:\n        - text: hi\n        - tool: {name: a}\n        - tool: {name: b}\n  - text: after\n",
+		"steps:\n  - step:\n      name: s\n      steps:\n        - tool: {name: a, result: ok}\n        - text: more\n",
+	} {
+		if _, err := loadOne(t, yaml); err != nil {
+			t.Errorf("%q: %v", yaml, err)
+		}
+	}
+}
+
 func TestConversationLoadErrors(t *testing.T) {
 	tests := []struct{ name, yaml, want string }{
 		{"interrupt inside a span", "steps:\n  - step:\n      name: s\n      steps:\n        - interrupt: {message: x}\n", "dir/test.yaml:5:11: an interrupt cannot be inside a step span"},
+		{"frontend tool followed by steps in its span", "steps:\n  - step:\n      name: s\n      steps:\n        - tool: {name: a}\n        - tool: {name: b}\n        - text: more\n  - text: after\n",
+			"dir/test.yaml:6:11: a frontend tool call cannot be followed by more steps inside a step span: the run ends after it (hint: end the span with the tool call)"},
+		{"frontend tool ending an inner span followed by steps", "steps:\n  - step:\n      name: outer\n      steps:\n        - step:\n            name: inner\n            steps: [{text: hi}, {tool: {name: a}}]\n        - text: more\n",
+			"dir/test.yaml:7:33: a frontend tool call cannot be followed by more steps inside a step span"},
 		{"on with a result", "steps:\n  - tool: {name: t, result: ok, on: [{steps: []}]}\n", "on and result exclude each other"},
 		{"toolResult outside a branch", "steps:\n  - toolResult: x\n", "dir/test.yaml:2:5: toolResult needs call: <tool step id>"},
 		{"unknown toolCall", "steps:\n  - interrupt: {toolCall: nope}\n", `interrupt toolCall "nope" is not the id of an earlier tool step`},

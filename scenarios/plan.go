@@ -500,13 +500,7 @@ func nextContinuesTurn(stack []frame) bool {
 	for i := len(stack) - 1; i >= 0; i-- {
 		f := stack[i]
 		if f.next < len(f.steps) {
-			switch st := f.steps[f.next].(type) {
-			case *toolStep:
-				return st.result == nil
-			case *interruptStep:
-				return true
-			}
-			return false
+			return continuesTurn(f.steps[f.next])
 		}
 	}
 	return false

@@ -522,12 +522,44 @@ func (l *fileLoader) spanStep(c stepCommon, n *yaml.Node) step {
 		return nil
 	}
 	s := &spanStep{stepCommon: c, name: l.name(f["name"], "a step name"), children: l.steps(f["steps"])}
-	for _, child := range s.children {
+	for i, child := range s.children {
 		if _, isInterrupt := child.(*interruptStep); isInterrupt {
 			l.diag.add(child.common().at, "end the span before the interrupt", "an interrupt cannot be inside a step span: the run ends at it")
 		}
+		if tool := trailingFrontendTool(child); tool != nil && i+1 < len(s.children) && !continuesTurn(s.children[i+1]) {
+			l.diag.add(tool.at, "end the span with the tool call", "a frontend tool call cannot be followed by more steps inside a step span: the run ends after it")
+		}
 	}
 	return s
+}
+
+// trailingFrontendTool returns the frontend tool step a step ends with: the step itself,
+// or the last step of a span, at any depth. It returns nil for any other step.
+func trailingFrontendTool(s step) *toolStep {
+	switch st := s.(type) {
+	case *toolStep:
+		if st.result == nil {
+			return st
+		}
+	case *spanStep:
+		if len(st.children) > 0 {
+			return trailingFrontendTool(st.children[len(st.children)-1])
+		}
+	}
+	return nil
+}
+
+// continuesTurn reports whether a step after a frontend tool call belongs to its turn:
+// another frontend tool call (a model asks for parallel calls in one turn) or an
+// interrupt about them.
+func continuesTurn(s step) bool {
+	switch st := s.(type) {
+	case *toolStep:
+		return st.result == nil
+	case *interruptStep:
+		return true
+	}
+	return false
 }
 
 func (s *spanStep) emit(p *planner) error {
