@@ -13,11 +13,12 @@ import (
 )
 
 // runHealthcheck probes a running server's liveness endpoint; it is the container's
-// HEALTHCHECK, since the image has no shell or curl. Exit 0: healthy, 1: not.
+// HEALTHCHECK, since the image has no shell or curl. Exit 0: healthy, 1: not, a bad
+// flag or variable included (Docker reserves 2).
 func runHealthcheck(ctx context.Context, args []string, lookupEnv func(string) (string, bool), stdout, stderr io.Writer) int {
 	fs, addr, timeout := healthcheckFlags(stderr)
 	if _, code := parseFlags(fs, args, false, lookupEnv, stderr); code >= 0 {
-		return code
+		return min(code, 1)
 	}
 	host, port, err := net.SplitHostPort(*addr)
 	if err := checkFlags(
@@ -25,7 +26,7 @@ func runHealthcheck(ctx context.Context, args []string, lookupEnv func(string) (
 		flagCheck{"timeout", *timeout, *timeout > 0, "positive"},
 	); err != nil {
 		fmt.Fprintln(stderr, "agui-mock healthcheck:", err)
-		return 2
+		return 1
 	}
 	if host == "" || host == "0.0.0.0" || host == "::" {
 		host = "127.0.0.1" // a server listening on every interface answers on loopback

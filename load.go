@@ -37,7 +37,7 @@ func runLoad(ctx context.Context, args []string, lookupEnv func(string) (string,
 		flagCheck{"ramp", o.ramp, o.ramp >= 0, "0 or more"},
 		flagCheck{"expect-gap", o.gap, o.gap >= 0, "0 or more"},
 		flagCheck{"pid", o.pid, o.pid >= 0, "a process id, or 0 for none"},
-		flagCheck{"timeout", o.timeout, o.timeout > 0, "positive"},
+		flagCheck{"run-timeout", o.timeout, o.timeout > 0, "positive"},
 		flagCheck{"format", o.format, o.format == "text" || o.format == "json", "text or json"},
 	); err != nil {
 		fmt.Fprintln(stderr, "agui-mock load:", err)
@@ -106,7 +106,7 @@ func loadFlags(o *loadOptions, stderr io.Writer) *flag.FlagSet {
 	fs.StringVar(&o.message, "message", "hello", "the user message of each run")
 	fs.StringVar(&o.body, "body", "", "the whole RunAgentInput to post instead ({{n}} is the run's number)")
 	fs.IntVar(&o.pid, "pid", 0, "the server's process id, to measure its memory")
-	fs.DurationVar(&o.timeout, "timeout", 2*time.Minute, "longest a run may take")
+	fs.DurationVar(&o.timeout, "run-timeout", 2*time.Minute, "longest a run may take")
 	fs.StringVar(&o.format, "format", "text", "output: text or json")
 	fs.Var(&o.headers, "header", "a request header, Name: value (repeatable)")
 	fs.Usage = func() {

@@ -248,12 +248,13 @@ func badFlagValues(t *testing.T) []struct {
 		{"load: zero runs", []string{"load", "--runs", "0"}, nil, 2, "agui-mock load: -runs must be 1 or more, got 0"},
 		{"load: negative expect-gap", []string{"load", "--expect-gap", "-1ms"}, nil, 2, "-expect-gap must be 0 or more, got -1ms"},
 		{"load: negative pid", []string{"load", "--pid", "-1"}, nil, 2, "-pid must be a process id, or 0 for none, got -1"},
-		{"load: zero timeout", []string{"load", "--timeout", "0s"}, nil, 2, "-timeout must be positive, got 0s"},
+		{"load: zero timeout", []string{"load", "--run-timeout", "0s"}, nil, 2, "-run-timeout must be positive, got 0s"},
 		{"load-floor: negative gap", []string{"load-floor", "--gap", "-1s"}, nil, 2, "agui-mock load-floor: -gap must be 0 or more, got -1s"},
 		{"load-floor: addr without a port", []string{"load-floor", "--addr", "nowhere"}, nil, 2, `-addr must be host:port, e.g. 127.0.0.1:8001 or :8001, got "nowhere"`},
-		{"healthcheck: zero timeout", []string{"healthcheck", "--timeout", "0s"}, nil, 2, "agui-mock healthcheck: -timeout must be positive, got 0s"},
+		{"healthcheck: zero timeout", []string{"healthcheck", "--timeout", "0s"}, nil, 1, "agui-mock healthcheck: -timeout must be positive, got 0s"},
+		{"healthcheck: unknown flag", []string{"healthcheck", "--bogus"}, nil, 1, "flag provided but not defined: -bogus"},
 		{"addr from the environment without a port", nil, map[string]string{"AGUI_MOCK_ADDR": "localhost"}, 1, `-addr must be host:port`},
-		{"healthcheck: addr without a port", []string{"healthcheck", "--addr", "nope"}, nil, 2, `agui-mock healthcheck: -addr must be host:port, e.g. 127.0.0.1:8000 or :8000, got "nope"`},
+		{"healthcheck: addr without a port", []string{"healthcheck", "--addr", "nope"}, nil, 1, `agui-mock healthcheck: -addr must be host:port, e.g. 127.0.0.1:8000 or :8000, got "nope"`},
 		{"validate: bad format", []string{"validate", "--format", "xml", "x.yaml"}, nil, 2, `agui-mock validate: -format must be text or json, got "xml"`},
 	}
 }
