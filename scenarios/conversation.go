@@ -82,7 +82,7 @@ func (l *fileLoader) interruptStep(c stepCommon, n *yaml.Node) step {
 		}
 		d := &interruptDef{at: l.pos(item), reason: "confirmation"}
 		if v := f["id"]; v != nil {
-			d.id = l.valueFromNode(v)
+			d.id = l.text(v, "an interrupt id")
 		}
 		if v := f["toolCall"]; v != nil {
 			d.toolCall = l.name(v, "toolCall")
@@ -93,8 +93,8 @@ func (l *fileLoader) interruptStep(c stepCommon, n *yaml.Node) step {
 				l.diag.add(l.pos(v), "e.g. confirmation, input_required or tool_call", "an interrupt's reason must not be empty")
 			}
 		}
-		if v := f["message"]; v != nil && l.scalar(v, "a string") {
-			d.message = l.valueFromNode(v)
+		if v := f["message"]; v != nil {
+			d.message = l.text(v, "an interrupt's message")
 		}
 		if v := f["responseSchema"]; v != nil {
 			if v.Kind != yaml.MappingNode {

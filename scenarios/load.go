@@ -660,10 +660,50 @@ func (l *fileLoader) name(n *yaml.Node, what string) string {
 }
 
 func (l *fileLoader) str(n *yaml.Node) string {
+	if n.Kind == yaml.AliasNode {
+		n = n.Alias
+	}
 	if !l.scalar(n, "a string") {
 		return ""
 	}
+	if n.ShortTag() == "!!null" {
+		l.diag.add(l.pos(n), `write the text after the colon; quote "null" to send that word`, "expected a string, got null")
+		return ""
+	}
 	return n.Value
+}
+
+// text reads a member sent as text, such as a message's content: a string, or a number
+// or boolean sent as it is written. Null, mappings and lists are refused, as AG-UI
+// carries text there; what is a mapping with a mapping key gets the hint to quote a
+// template.
+func (l *fileLoader) text(n *yaml.Node, what string) *value {
+	if n.Kind == yaml.AliasNode {
+		n = n.Alias
+	}
+	if l.unquotedTemplate(n) {
+		return &value{}
+	}
+	switch {
+	case n.Kind == yaml.ScalarNode && n.ShortTag() == "!!null":
+		l.diag.add(l.pos(n), `write the text after the colon; quote "null" to send that word`, "%s must be a string, got null", what)
+	case n.Kind != yaml.ScalarNode:
+		l.diag.add(l.pos(n), "quote it to send the characters as written", "%s must be a string, got %s", what, nodeKind(n))
+	default:
+		return l.valueFromNode(n)
+	}
+	return &value{}
+}
+
+// nodeKind names the kind of a YAML node that is not a scalar, for messages.
+func nodeKind(n *yaml.Node) string {
+	switch n.Kind {
+	case yaml.MappingNode:
+		return "a mapping"
+	case yaml.SequenceNode:
+		return "a list"
+	}
+	return "a document"
 }
 
 func (l *fileLoader) strings(n *yaml.Node) []string {

@@ -94,6 +94,13 @@ func TestLoadReportsProblemsWithPositions(t *testing.T) {
 		{"a key twice in a step", "steps:\n  - text: a\n    text: b\n", `dir/test.yaml:3:5: duplicate key "text" (first at line 2)`},
 		{"a key twice in a flow mapping", "match:\n  state: {a: 1, a: 2}\nsteps: [{text: x}]\n", `dir/test.yaml:2:17: duplicate key "a" (first at line 2)`},
 		{"a key twice deep in a value", "steps:\n  - custom:\n      name: n\n      value: {list: [{k: 1}, {k: 2,\n        k: 3}]}\n", `dir/test.yaml:5:9: duplicate key "k" (first at line 4)`},
+		{"empty text", "steps:\n  - text:\n", `dir/test.yaml:2:10: a text step's content must be a string, got null (hint: write the text after the colon; quote "null" to send that word)`},
+		{"text content that is a mapping", "steps:\n  - text: {content: {a: 1}}\n", `dir/test.yaml:2:21: a text message's content must be a string, got a mapping (hint: quote it to send the characters as written)`},
+		{"text name that is a mapping", "steps:\n  - text: {content: hi, name: {a: 1}}\n", `dir/test.yaml:2:31: a text message's name must be a string, got a mapping`},
+		{"reasoning that is a list", "steps:\n  - reasoning: {content: [a]}\n", `dir/test.yaml:2:26: reasoning content must be a string, got a list`},
+		{"null error code", "steps:\n  - error: {message: boom, code: null}\n", `dir/test.yaml:2:34: an error code must be a string, got null`},
+		{"custom name that is a mapping", "steps:\n  - custom: {name: {a: 1}}\n", `dir/test.yaml:2:20: a custom event's name must be a string, got a mapping`},
+		{"null tool name", "steps:\n  - tool: {name: null}\n", `dir/test.yaml:2:18: expected a string, got null`},
 		{"a key twice in an anchored value", "steps:\n  - state: &s {a: 1, a: 2}\n  - state: *s\n", `dir/test.yaml:2:22: duplicate key "a" (first at line 2)`},
 	}
 	for _, tt := range tests {

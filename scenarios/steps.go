@@ -121,7 +121,7 @@ func (l *fileLoader) step(n *yaml.Node) step {
 			return nil
 		}
 		s := &eventStep{stepCommon: c, typ: protocol.Custom}
-		s.add("name", l.valueFromNode(f["name"]))
+		s.add("name", l.text(f["name"], "a custom event's name"))
 		s.add("value", l.optionalValue(f["value"]))
 		return s
 	case "raw":
@@ -133,7 +133,7 @@ func (l *fileLoader) step(n *yaml.Node) step {
 		s := &eventStep{stepCommon: c, typ: protocol.Raw}
 		s.add("event", l.valueFromNode(f["event"]))
 		if f["source"] != nil {
-			s.add("source", l.valueFromNode(f["source"]))
+			s.add("source", l.text(f["source"], "a raw event's source"))
 		}
 		return s
 	case "error":
@@ -174,7 +174,7 @@ func (l *fileLoader) textStep(c stepCommon, n *yaml.Node) step {
 		return nil
 	}
 	if n.Kind == yaml.ScalarNode {
-		s.content = l.valueFromNode(n)
+		s.content = l.text(n, "a text step's content")
 		return s
 	}
 	f := l.fields(n, "text", []string{"content", "role", "name"})
@@ -182,7 +182,7 @@ func (l *fileLoader) textStep(c stepCommon, n *yaml.Node) step {
 		l.diag.add(l.pos(n), "", "text needs content")
 		return nil
 	}
-	s.content = l.valueFromNode(f["content"])
+	s.content = l.text(f["content"], "a text message's content")
 	if v := f["role"]; v != nil {
 		s.role = l.str(v)
 		if !slices.Contains([]string{"assistant", "developer", "system", "user"}, s.role) {
@@ -190,7 +190,7 @@ func (l *fileLoader) textStep(c stepCommon, n *yaml.Node) step {
 		}
 	}
 	if v := f["name"]; v != nil {
-		s.name = l.valueFromNode(v)
+		s.name = l.text(v, "a text message's name")
 	}
 	return s
 }
@@ -227,7 +227,7 @@ func (l *fileLoader) reasoningStep(c stepCommon, n *yaml.Node) step {
 		return nil
 	}
 	if n.Kind == yaml.ScalarNode {
-		s.content = l.valueFromNode(n)
+		s.content = l.text(n, "reasoning content")
 		return s
 	}
 	f := l.fields(n, "reasoning", []string{"content", "encryptedValue"})
@@ -235,9 +235,9 @@ func (l *fileLoader) reasoningStep(c stepCommon, n *yaml.Node) step {
 		l.diag.add(l.pos(n), "", "reasoning needs content")
 		return nil
 	}
-	s.content = l.valueFromNode(f["content"])
+	s.content = l.text(f["content"], "reasoning content")
 	if v := f["encryptedValue"]; v != nil {
-		s.encrypted = l.valueFromNode(v)
+		s.encrypted = l.text(v, "encryptedValue")
 	}
 	return s
 }
@@ -582,16 +582,16 @@ type errorStep struct {
 
 func (l *fileLoader) errorStep(c stepCommon, n *yaml.Node) step {
 	if n.Kind == yaml.ScalarNode {
-		return &errorStep{stepCommon: c, message: l.valueFromNode(n)}
+		return &errorStep{stepCommon: c, message: l.text(n, "an error message")}
 	}
 	f := l.fields(n, "error", []string{"message", "code"})
 	if f == nil || f["message"] == nil {
 		l.diag.add(l.pos(n), "", "error needs a message")
 		return nil
 	}
-	s := &errorStep{stepCommon: c, message: l.valueFromNode(f["message"])}
+	s := &errorStep{stepCommon: c, message: l.text(f["message"], "an error message")}
 	if v := f["code"]; v != nil {
-		s.code = l.valueFromNode(v)
+		s.code = l.text(v, "an error code")
 	}
 	return s
 }
