@@ -101,6 +101,9 @@ func TestLoadReportsProblemsWithPositions(t *testing.T) {
 		{"null error code", "steps:\n  - error: {message: boom, code: null}\n", `dir/test.yaml:2:34: an error code must be a string, got null`},
 		{"custom name that is a mapping", "steps:\n  - custom: {name: {a: 1}}\n", `dir/test.yaml:2:20: a custom event's name must be a string, got a mapping`},
 		{"null tool name", "steps:\n  - tool: {name: null}\n", `dir/test.yaml:2:18: expected a string, got null`},
+		{"a patch path without a slash", "steps:\n  - stateDelta: [{op: remove, path: a}]\n", `dir/test.yaml:2:37: JSON Patch path "a" is not a JSON Pointer (hint: a JSON Pointer starts with "/", e.g. "/a"; "" is the whole document)`},
+		{"an activity patch from without a slash", "steps:\n  - activity: {type: T, content: {}}\n    id: act\n  - activityDelta: {target: act, patch: [{op: move, from: b, path: /c}]}\n", `dir/test.yaml:4:59: JSON Patch from "b" is not a JSON Pointer`},
+		{"a patch path that is a mapping", "steps:\n  - stateDelta: [{op: remove, path: {a: 1}}]\n", `dir/test.yaml:2:37: expected a string`},
 		{"a key twice in an anchored value", "steps:\n  - state: &s {a: 1, a: 2}\n  - state: *s\n", `dir/test.yaml:2:22: duplicate key "a" (first at line 2)`},
 	}
 	for _, tt := range tests {

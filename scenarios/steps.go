@@ -383,8 +383,22 @@ func (l *fileLoader) patch(n *yaml.Node) *value {
 		if f["path"] == nil {
 			l.diag.add(l.pos(opNode), `a JSON Pointer such as /items/0 ("" is the whole document)`, "a JSON Patch operation needs a path")
 		}
+		for _, key := range []string{"path", "from"} {
+			if n := f[key]; n != nil {
+				l.jsonPointer(n, key)
+			}
+		}
 	}
 	return v
+}
+
+// jsonPointer checks that a JSON Patch path or from is a JSON Pointer: empty, or
+// starting with a slash, or a template that renders one.
+func (l *fileLoader) jsonPointer(n *yaml.Node, key string) {
+	p := l.str(n)
+	if p != "" && !strings.HasPrefix(p, "/") && !strings.HasPrefix(p, "{{") {
+		l.diag.add(l.pos(n), fmt.Sprintf(`a JSON Pointer starts with "/", e.g. %q; "" is the whole document`, "/"+p), "JSON Patch %s %q is not a JSON Pointer", key, p)
+	}
 }
 
 // messagesStep emits a MESSAGES_SNAPSHOT: the listed messages, or with history the
