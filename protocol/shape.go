@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 )
 
 // kind is the JSON type a field must have.
@@ -19,6 +20,7 @@ const (
 	kAny         // any value, null included
 	kNotNull     // any value but null
 	kTextOrParts // a string or an array of content parts
+	kMessages    // an array of messages, each with a string id and a known role
 )
 
 type fieldSpec struct {
@@ -56,7 +58,7 @@ var eventFields = map[string][]fieldSpec{
 	ToolCallResult:          {req("messageId", kString), req("toolCallId", kString), req("content", kTextOrParts), oneOf(opt("role", kString), "tool")},
 	StateSnapshot:           {req("snapshot", kAny)},
 	StateDelta:              {req("delta", kArray)},
-	MessagesSnapshot:        {req("messages", kArray)},
+	MessagesSnapshot:        {req("messages", kMessages)},
 	ActivitySnapshot:        {req("messageId", kString), req("activityType", kString), req("content", kObject), opt("replace", kBool)},
 	ActivityDelta:           {req("messageId", kString), req("activityType", kString), req("patch", kArray)},
 	Raw:                     {req("event", kAny), opt("source", kString)},
@@ -151,9 +153,45 @@ func checkKind(s fieldSpec, v any) error {
 		default:
 			ok = false
 		}
+	case kMessages:
+		var list []any
+		if list, ok = v.([]any); ok {
+			for i, m := range list {
+				if err := checkMessage(m); err != nil {
+					return fmt.Errorf("the message at index %d: %v", i, err)
+				}
+			}
+		}
 	}
 	if !ok {
 		return fmt.Errorf("expected %s, got %s", kindName(s.kind), jsonKind(v))
+	}
+	return nil
+}
+
+// checkMessage verifies what every AG-UI message carries: a string id and a known role.
+func checkMessage(v any) error {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return fmt.Errorf("expected an object, got %s", jsonKind(v))
+	}
+	if id, ok := m["id"].(string); !ok {
+		if _, has := m["id"]; !has {
+			return fmt.Errorf("no id (every message needs one)")
+		}
+		return fmt.Errorf("the id is %s, expected a string", jsonKind(m["id"]))
+	} else if id == "" {
+		return fmt.Errorf("the id is empty")
+	}
+	role, ok := m["role"].(string)
+	if !ok {
+		if _, has := m["role"]; !has {
+			return fmt.Errorf("no role (one of %s)", strings.Join(messageRoles, ", "))
+		}
+		return fmt.Errorf("the role is %s, expected a string", jsonKind(m["role"]))
+	}
+	if !slices.Contains(messageRoles, role) {
+		return fmt.Errorf("unknown role %q (one of %s)", role, strings.Join(messageRoles, ", "))
 	}
 	return nil
 }
@@ -185,6 +223,8 @@ func kindName(k kind) string {
 		return "an integer"
 	case kTextOrParts:
 		return "a string or an array of content parts"
+	case kMessages:
+		return "an array of messages"
 	}
 	return "a value"
 }

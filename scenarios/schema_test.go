@@ -568,10 +568,10 @@ next:
 
 // TestSchemaParserEdgeCases pins how the schema and the parser judge edge cases, so that
 // a change to either side shows up here. Where they still differ: the schema is stricter
-// where the parser reads any scalar as text (a number for an id) or checks a value only
-// by its use (message shapes), and more lenient where a rule depends on the order of
-// steps, on what a run waits for (a when with both resume and toolResults) or on how
-// YAML writes a number (priority: 1.0). The
+// where the parser reads any scalar as text (a number for an id) or leaves a value to
+// the load-time event rules (message shapes), and more lenient where a rule depends on
+// the order of steps, on what a run waits for (a when with both resume and toolResults)
+// or on how YAML writes a number (priority: 1.0). The
 // schema also asks for broken next to a fault step, which Parse leaves to the load-time
 // check.
 func TestSchemaParserEdgeCases(t *testing.T) {
