@@ -266,18 +266,25 @@ steps:
 				t.Fatalf("first run %d %s", first.status, first.body())
 			}
 			rec := post(t.Context(), s, "/", `{"threadId":"`+thread+`","runId":"r2","messages":[],"resume":[`+tt.resume+`]}`, nil)
-			if tt.status == http.StatusOK {
-				if rec.status != http.StatusOK {
-					t.Errorf("resume got %d %s, want it played", rec.status, rec.body())
-				}
-				return
-			}
-			var answer map[string]any
-			_ = json.Unmarshal([]byte(rec.body()), &answer)
-			if rec.status != tt.status || answer["error"] != tt.code || answer["message"] != tt.mention {
-				t.Errorf("resume got %d %s, want %d %s %q", rec.status, rec.body(), tt.status, tt.code, tt.mention)
-			}
+			wantResumeAnswer(t, rec, tt.status, tt.code, tt.mention)
 		})
+	}
+}
+
+// wantResumeAnswer checks the answer to a resume: the run played when status is 200,
+// else that error code and message.
+func wantResumeAnswer(t *testing.T, rec *streamRecorder, status int, code, message string) {
+	t.Helper()
+	if status == http.StatusOK {
+		if rec.status != http.StatusOK {
+			t.Errorf("resume got %d %s, want it played", rec.status, rec.body())
+		}
+		return
+	}
+	var answer map[string]any
+	_ = json.Unmarshal([]byte(rec.body()), &answer)
+	if rec.status != status || answer["error"] != code || answer["message"] != message {
+		t.Errorf("resume got %d %s, want %d %s %q", rec.status, rec.body(), status, code, message)
 	}
 }
 
@@ -316,17 +323,7 @@ func TestAReplayChecksAnswersAgainstTheRecordedResponseSchema(t *testing.T) {
 			outcome, _ := events[len(events)-1].Get("outcome")
 			id := outcome.(map[string]any)["interrupts"].([]any)[0].(map[string]any)["id"].(string)
 			rec := post(t.Context(), s, "/", `{"threadId":"`+thread+`","runId":"r2","messages":[],"resume":[{"interruptId":"`+id+`","status":"resolved"`+tt.payload+`}]}`, nil)
-			if tt.status == http.StatusOK {
-				if rec.status != http.StatusOK {
-					t.Errorf("resume got %d %s, want the recorded continuation", rec.status, rec.body())
-				}
-				return
-			}
-			var answer map[string]any
-			_ = json.Unmarshal([]byte(rec.body()), &answer)
-			if want := fmt.Sprintf(tt.message, id); rec.status != tt.status || answer["error"] != "invalid_payload" || answer["message"] != want {
-				t.Errorf("resume got %d %s, want %d invalid_payload %q", rec.status, rec.body(), tt.status, want)
-			}
+			wantResumeAnswer(t, rec, tt.status, "invalid_payload", fmt.Sprintf(tt.message, id))
 		})
 	}
 }
