@@ -129,7 +129,7 @@ type DecodeOptions struct {
 // DecodeJSON decodes one JSON value, keeping numbers exact, and rejects trailing data
 // and bytes that are not UTF-8.
 func DecodeJSON(body []byte) (any, error) {
-	if err := checkUTF8(body); err != nil {
+	if err := CheckUTF8(body); err != nil {
 		return nil, err
 	}
 	dec := json.NewDecoder(bytes.NewReader(body))

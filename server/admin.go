@@ -15,6 +15,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/agui-mock/agui-mock/protocol"
 	"github.com/agui-mock/agui-mock/scenarios"
 )
 
@@ -344,7 +345,7 @@ func (s *Server) decodeAdminBody(c echo.Context, v any) error {
 	if err != nil {
 		return err
 	}
-	if msg, field := adminBodyProblem(bytes.NewReader(body), v); msg != "" {
+	if msg, field := adminBodyProblem(body, v); msg != "" {
 		return &httpError{status: http.StatusBadRequest, body: errorBody{Error: "invalid_input", Message: "invalid admin request: " + msg, Field: field}}
 	}
 	return nil
@@ -352,9 +353,13 @@ func (s *Server) decodeAdminBody(c echo.Context, v any) error {
 
 // adminBodyProblem decodes an admin body, exactly one JSON object, into v, and says
 // what is wrong with it, if anything.
-func adminBodyProblem(r io.Reader, v any) (msg, field string) {
+func adminBodyProblem(body []byte, v any) (msg, field string) {
+	var bad *protocol.InputError
+	if errors.As(protocol.CheckUTF8(body), &bad) {
+		return bad.Problem, ""
+	}
 	// The value first, so that what follows it can be told from what is in it.
-	dec := json.NewDecoder(r)
+	dec := json.NewDecoder(bytes.NewReader(body))
 	var raw json.RawMessage
 	if err := dec.Decode(&raw); err != nil {
 		return adminDecodeProblem(err)
@@ -365,7 +370,9 @@ func adminBodyProblem(r io.Reader, v any) (msg, field string) {
 	if string(raw) == "null" {
 		return "the body must be an object, got null", ""
 	}
-	if err := jsonDecoder(bytes.NewReader(raw)).Decode(v); err != nil {
+	strict := json.NewDecoder(bytes.NewReader(raw))
+	strict.DisallowUnknownFields() // an unknown member is a typo to report
+	if err := strict.Decode(v); err != nil {
 		return adminDecodeProblem(err)
 	}
 	return "", ""

@@ -2,15 +2,12 @@ package server
 
 import (
 	"encoding/json"
-	"io"
 	"strings"
 	"sync"
 	"time"
 	"unicode/utf8"
 
 	"github.com/labstack/echo/v4"
-
-	"github.com/agui-mock/agui-mock/protocol"
 )
 
 // TestIDHeader scopes a request to one test: its threads, journal entries, forced
@@ -27,14 +24,6 @@ func threadKey(testID, threadID string) string {
 
 // threadPrefix starts the keys of a test's threads.
 func threadPrefix(testID string) string { return testID + "\x1f" }
-
-// jsonDecoder decodes admin bodies strictly: an unknown member is a typo to report, and
-// a byte that is not UTF-8 an error.
-func jsonDecoder(r io.Reader) *json.Decoder {
-	dec := json.NewDecoder(protocol.UTF8Reader(r))
-	dec.DisallowUnknownFields()
-	return dec
-}
 
 // JournalEntry is one request the server answered, for tests to assert what their
 // frontend sent.
