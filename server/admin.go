@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/http"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -122,7 +123,7 @@ func (s *Server) addScenarios(c echo.Context) error {
 		ids[i] = sc.ID
 	}
 	for _, old := range s.load.runtime {
-		if !contains(ids, old.ID) {
+		if !slices.Contains(ids, old.ID) {
 			runtime = append(runtime, old)
 		}
 	}
@@ -270,7 +271,7 @@ func (s *Server) addBreakpoint(c echo.Context) error {
 // never be reached.
 func checkStep(sc *scenarios.Scenario, step string) error {
 	ids := sc.StepIDs()
-	if step == "" || contains(ids, step) {
+	if step == "" || slices.Contains(ids, step) {
 		return nil
 	}
 	if ids == nil {
@@ -443,13 +444,4 @@ func jsonValueName(v string) string {
 		return "the number " + strings.TrimPrefix(v, "number ")
 	}
 	return "a " + v
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }

@@ -116,7 +116,7 @@ func (s *Server) dispatch(c echo.Context) error {
 func unrouted(c echo.Context, runRoute bool) *httpError {
 	req := c.Request()
 	allow := routedMethods(c.Echo(), req.Method, echo.GetPath(req))
-	if runRoute && !contains(allow, http.MethodPost) {
+	if runRoute && !slices.Contains(allow, http.MethodPost) {
 		allow = append(allow, http.MethodPost)
 		slices.Sort(allow)
 	}
@@ -137,7 +137,7 @@ func unrouted(c echo.Context, runRoute bool) *httpError {
 func routedMethods(e *echo.Echo, method, path string) []string {
 	var allow []string
 	for _, r := range e.Routes() {
-		if r.Path == catchAll || r.Method == method || contains(allow, r.Method) {
+		if r.Path == catchAll || r.Method == method || slices.Contains(allow, r.Method) {
 			continue
 		}
 		ctx := e.NewContext(nil, nil)
