@@ -308,7 +308,7 @@ func (s *interruptStep) emit(p *planner) error {
 		}
 		switch {
 		case d.expiresIn != nil:
-			pi.ExpiresAt = p.now.Add(Scale(p.at, p.speed)).Add(*d.expiresIn) // from when it is sent
+			pi.ExpiresAt = p.sentAt().Add(*d.expiresIn)
 			wire["expiresAt"] = pi.ExpiresAt.UTC().Format(time.RFC3339Nano)
 		case d.expiresAt != nil:
 			at, err := p.renderText(d.expiresAt)
