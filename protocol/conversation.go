@@ -334,9 +334,7 @@ func Awaited[T any](events []T, eventOf func(T) Event) (interrupts []map[string]
 		case ToolCallResult:
 			answered[ev.Str("toolCallId")] = true
 		case RunFinished:
-			outcome, _ := ev.Get("outcome")
-			o, _ := outcome.(map[string]any)
-			list, _ := o["interrupts"].([]any)
+			list, _ := ev.Outcome()["interrupts"].([]any)
 			for _, item := range list {
 				if wire, ok := item.(map[string]any); ok {
 					interrupts = append(interrupts, wire)

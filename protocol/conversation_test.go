@@ -30,3 +30,26 @@ func TestAwaitedReadsInterruptsOrElseToolCallsWithoutResult(t *testing.T) {
 		t.Errorf("a finished run waits for nothing: %v %v", interrupts, toolCalls)
 	}
 }
+
+func TestCancelledKnowsBothFormsOfACancelledRun(t *testing.T) {
+	for _, tt := range []struct {
+		ev   Event
+		want bool
+	}{
+		{NewEvent(RunFinished, "outcome", map[string]any{"type": "cancelled"}), true},
+		{NewEvent(RunError, "message", "Run cancelled", "code", "cancelled"), true},
+		{NewEvent(RunFinished, "outcome", map[string]any{"type": "success"}), false},
+		{NewEvent(RunFinished), false},
+		{NewEvent(RunError, "message", "boom", "code", "upstream_error"), false},
+		{NewEvent(TextMessageEnd, "code", "cancelled"), false},
+	} {
+		if got := tt.ev.Cancelled(); got != tt.want {
+			t.Errorf("%v: Cancelled() = %v", tt.ev, got)
+		}
+	}
+	// the 0.0.x form of a cancelled run is what the legacy peer turns the 1.x form into
+	legacy, _ := PeerFor("").Adapt(NewEvent(RunFinished, "outcome", map[string]any{"type": "cancelled"}))
+	if !legacy.Cancelled() {
+		t.Errorf("the 0.0.x form %v is not seen as cancelled", legacy)
+	}
+}

@@ -100,6 +100,25 @@ func (e Event) Str(name string) string {
 	return s
 }
 
+// Outcome returns a RUN_FINISHED event's outcome object, or nil when it has none.
+func (e Event) Outcome() map[string]any {
+	outcome, _ := e.Get("outcome")
+	o, _ := outcome.(map[string]any)
+	return o
+}
+
+// Cancelled reports whether an event ends a run as cancelled: RUN_FINISHED with outcome
+// cancelled, or the RUN_ERROR with code cancelled that 0.0.x clients get instead.
+func (e Event) Cancelled() bool {
+	switch e.Type {
+	case RunFinished:
+		return e.Outcome()["type"] == "cancelled"
+	case RunError:
+		return e.Str("code") == "cancelled"
+	}
+	return false
+}
+
 // With returns a copy of the event with the named field set, replacing an existing one
 // in place or appending it.
 func (e Event) With(name string, value any) Event {

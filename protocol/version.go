@@ -104,9 +104,8 @@ func (p Peer) Adapt(ev Event) (Event, bool) {
 // cancelled run becomes RUN_ERROR with code "cancelled", and success loses
 // pendingToolCallIds (those outcome objects are strict there).
 func legacyRunFinished(ev Event) Event {
-	outcome, _ := ev.Get("outcome")
-	o, ok := outcome.(map[string]any)
-	if !ok {
+	o := ev.Outcome()
+	if o == nil {
 		return ev
 	}
 	switch o["type"] {

@@ -94,9 +94,7 @@ func (s *session) templated(events []capturedEvent, threadID, runID string, reda
 			}
 		}
 		if ce.event.Type == protocol.RunFinished {
-			outcome, _ := ce.event.Get("outcome")
-			o, _ := outcome.(map[string]any)
-			list, _ := o["interrupts"].([]any)
+			list, _ := ce.event.Outcome()["interrupts"].([]any)
 			for _, item := range list {
 				if in, ok := item.(map[string]any); ok {
 					if id, ok := in["id"].(string); ok {

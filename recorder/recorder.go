@@ -194,19 +194,7 @@ const clientGone = "the client went away before the run ended"
 // cancelled reports whether a run ended cancelled — a cancel request stopped it — and so
 // is not the agent's answer to its request.
 func cancelled(events []capturedEvent) bool {
-	if len(events) == 0 {
-		return false
-	}
-	last := events[len(events)-1].event
-	switch last.Type {
-	case protocol.RunFinished:
-		outcome, _ := last.Get("outcome")
-		o, _ := outcome.(map[string]any)
-		return o["type"] == "cancelled"
-	case protocol.RunError:
-		return last.Str("code") == "cancelled"
-	}
-	return false
+	return len(events) > 0 && events[len(events)-1].event.Cancelled()
 }
 
 // relay copies upstream events to the client, flushing each, and checks them against
