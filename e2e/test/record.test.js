@@ -685,4 +685,33 @@ describe('serve --record-missing', () => {
       await Promise.all([server.stop(), upstream.close()]);
     }
   });
+
+  test('as the README runs it: built-in scenarios on, a record directory of its own, and misses still recorded and replayed', async () => {
+    const dir = makeTempDir('agui-mock-missing-own-');
+    const upstream = await startFakeUpstream();
+    const server = await startServer(['--scenarios', tenantScenarioDir(), '--record-missing', '--upstream', upstream.url, '--record-dir', dir]);
+    try {
+      // The built-in scenarios still answer their own requests...
+      const showcase = await new Conversation(current, { url: server.url }).send('showcase');
+      assertCleanRun(showcase);
+      assert.equal(upstream.requests.length, 0);
+
+      // ...but the built-in catch-all is left out, so a miss reaches the agent and is recorded.
+      const missed = await new Conversation(current, { url: server.url, speed: null }).send('what is new?');
+      assertCleanRun(missed);
+      assert.deepEqual(streamedTexts(missed.events), ['Hello from upstream.']);
+      assert.equal(upstream.requests.length, 1);
+      const [line] = await progressLines(server, 1);
+      const id = readFileSync(line.file, 'utf8').match(/^id: (.+)$/m)[1];
+
+      // The record directory, outside every scenario directory, is served and watched too.
+      await waitForScenario(server, id);
+      const replayed = await new Conversation(current, { url: server.url, speed: null }).send('what is new?');
+      assertCleanRun(replayed);
+      assert.deepEqual(canonical(replayed.events), canonical(missed.events));
+      assert.equal(upstream.requests.length, 1, 'the replay did not reach the upstream');
+    } finally {
+      await Promise.all([server.stop(), upstream.close()]);
+    }
+  });
 });
