@@ -41,6 +41,10 @@ type Fault struct {
 	Code       string        `json:"code,omitempty"`       // runError
 }
 
+// faultParamNames lists every fault parameter, in the header's spelling and the order of
+// its documentation.
+var faultParamNames = []string{"after", "status", "body", "retryAfter", "delay", "keepAlive", "message", "code"}
+
 // FaultParams returns the parameters a fault kind takes, in the header's spelling.
 func FaultParams(kind string) []string {
 	switch kind {
@@ -113,7 +117,7 @@ func (f Fault) params(given []string) []string {
 		"keepAlive": f.KeepAlive, "delay": f.Delay != 0, "message": f.Message != "", "code": f.Code != "",
 	}
 	var out []string
-	for _, p := range []string{"after", "status", "body", "retryAfter", "delay", "keepAlive", "message", "code"} {
+	for _, p := range faultParamNames {
 		if set[p] || slices.Contains(given, p) {
 			out = append(out, p)
 		}
@@ -162,7 +166,7 @@ func ParseFault(s string) (Fault, error) {
 		case "code":
 			f.Code = val
 		default:
-			return f, &FaultError{key, fmt.Sprintf("unknown fault parameter %q (one of after, status, body, retryAfter, delay, keepAlive, message, code)", key)}
+			return f, &FaultError{key, fmt.Sprintf("unknown fault parameter %q (one of %s)", key, strings.Join(faultParamNames, ", "))}
 		}
 		var ne *strconv.NumError
 		if errors.As(err, &ne) {
