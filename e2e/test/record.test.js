@@ -642,6 +642,28 @@ describe('record mode when the upstream fails', () => {
 // ---------------------------------------------------------------------------------------
 // 6. serve --record-missing.
 
+/**
+ * A request no scenario answers is proxied to the upstream and recorded; once the
+ * recording is loaded, the same request is answered from it without the upstream.
+ */
+async function assertMissRecordedThenReplayed(server, upstream) {
+  const before = upstream.requests.length;
+  const missed = await new Conversation(current, { url: server.url, speed: null }).send('what is new?');
+  assertCleanRun(missed);
+  assert.deepEqual(streamedTexts(missed.events), ['Hello from upstream.']);
+  assert.equal(upstream.requests.length, before + 1);
+  const [line] = await progressLines(server, 1);
+  assert.equal(line.outcome, 'complete');
+  const id = readFileSync(line.file, 'utf8').match(/^id: (.+)$/m)[1];
+
+  await waitForScenario(server, id);
+  const replayed = await new Conversation(current, { url: server.url, speed: null }).send('what is new?');
+  assertCleanRun(replayed);
+  assert.deepEqual(canonical(replayed.events), canonical(missed.events));
+  assert.equal(upstream.requests.length, before + 1, 'the replay did not reach the upstream');
+  assert.equal(progress(server).length, 1, 'nothing more was recorded');
+}
+
 describe('serve --record-missing', () => {
   test('records what no scenario answers, then answers the same request from the recording', async () => {
     const dir = makeTempDir('agui-mock-missing-');
@@ -665,22 +687,7 @@ describe('serve --record-missing', () => {
       assert.deepEqual(streamedTexts(pong.events), ['pong']);
       assert.equal(upstream.requests.length, 0);
 
-      // A miss is proxied and recorded.
-      const missed = await new Conversation(current, { url: server.url, speed: null }).send('what is new?');
-      assertCleanRun(missed);
-      assert.deepEqual(streamedTexts(missed.events), ['Hello from upstream.']);
-      assert.equal(upstream.requests.length, 1);
-      const [line] = await progressLines(server, 1);
-      assert.equal(line.outcome, 'complete');
-      const id = readFileSync(line.file, 'utf8').match(/^id: (.+)$/m)[1];
-
-      // Once reloaded, the same request replays the recording.
-      await waitForScenario(server, id);
-      const replayed = await new Conversation(current, { url: server.url, speed: null }).send('what is new?');
-      assertCleanRun(replayed);
-      assert.deepEqual(canonical(replayed.events), canonical(missed.events));
-      assert.equal(upstream.requests.length, 1, 'the replay did not reach the upstream');
-      assert.equal(progress(server).length, 1, 'nothing more was recorded');
+      await assertMissRecordedThenReplayed(server, upstream);
     } finally {
       await Promise.all([server.stop(), upstream.close()]);
     }
@@ -696,20 +703,9 @@ describe('serve --record-missing', () => {
       assertCleanRun(showcase);
       assert.equal(upstream.requests.length, 0);
 
-      // ...but the built-in catch-all is left out, so a miss reaches the agent and is recorded.
-      const missed = await new Conversation(current, { url: server.url, speed: null }).send('what is new?');
-      assertCleanRun(missed);
-      assert.deepEqual(streamedTexts(missed.events), ['Hello from upstream.']);
-      assert.equal(upstream.requests.length, 1);
-      const [line] = await progressLines(server, 1);
-      const id = readFileSync(line.file, 'utf8').match(/^id: (.+)$/m)[1];
-
-      // The record directory, outside every scenario directory, is served and watched too.
-      await waitForScenario(server, id);
-      const replayed = await new Conversation(current, { url: server.url, speed: null }).send('what is new?');
-      assertCleanRun(replayed);
-      assert.deepEqual(canonical(replayed.events), canonical(missed.events));
-      assert.equal(upstream.requests.length, 1, 'the replay did not reach the upstream');
+      // ...but the built-in catch-all is left out, so a miss reaches the agent and is
+      // recorded; the record directory, outside every scenario directory, is served too.
+      await assertMissRecordedThenReplayed(server, upstream);
     } finally {
       await Promise.all([server.stop(), upstream.close()]);
     }
