@@ -2,29 +2,18 @@
 // than the mock (so every run goes through CORS, preflight included) streams a run into
 // its DOM, and a breakpoint holds the page in a half-streamed state.
 //
-// Chromium comes from the distribution (Debian's `chromium` package, /usr/bin/chromium;
-// CHROMIUM_PATH names another binary); without it the suite fails, saying what to install.
+// Chromium comes from the lockfile (see ../browser/chromium.js); CHROMIUM_PATH names
+// another binary.
 
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import { after, before, describe, test } from 'node:test';
-import { chromium } from 'playwright-core';
 import { buildBundle, PAGE } from '../browser/build.js';
+import { launchChromium } from '../browser/chromium.js';
 import { admin, adminOK, journalEntries, newTestId, TEST_ID_HEADER } from './admin.js';
 import { makeTempDir, startServer } from './harness.js';
 
-const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
-const CHROMIUM_ARGS = [
-  '--headless=new',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 describe('@ag-ui/client 1.0.0 in headless Chromium, from another origin', () => {
   let browser;
   let page;
@@ -34,7 +23,6 @@ describe('@ag-ui/client 1.0.0 in headless Chromium, from another origin', () => 
   const consoleErrors = [];
 
   before(async () => {
-    if (!existsSync(CHROMIUM)) throw new Error(`Chromium is missing at ${CHROMIUM}: apt-get install chromium, or set CHROMIUM_PATH`);
     const bundle = readFileSync(await buildBundle(makeTempDir('agui-mock-browser-')));
     const html = readFileSync(PAGE);
     site = http.createServer((req, res) => {
@@ -47,7 +35,7 @@ describe('@ag-ui/client 1.0.0 in headless Chromium, from another origin', () => 
     mock = await startServer(['--cors-origins', pageOrigin]);
     assert.notEqual(new URL(mock.url).origin, pageOrigin);
 
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, timeout: 30_000 });
+    browser = await launchChromium();
     page = await browser.newPage();
     page.on('console', (message) => message.type() === 'error' && consoleErrors.push(message.text()));
     page.on('pageerror', (err) => consoleErrors.push(String(err)));
