@@ -180,19 +180,6 @@ func TestBearerAuth(t *testing.T) {
 	}
 }
 
-func TestCORSPreflight(t *testing.T) {
-	s := newServer(t, "", nil)
-	req := httptest.NewRequest(http.MethodOptions, "/agui/chat", nil)
-	req.Header.Set("Origin", "http://localhost:3000")
-	req.Header.Set("Access-Control-Request-Method", "POST")
-	req.Header.Set("Access-Control-Request-Headers", "content-type")
-	rec := httptest.NewRecorder()
-	s.Handler().ServeHTTP(rec, req)
-	if rec.Code != http.StatusNoContent || rec.Header().Get("Access-Control-Allow-Origin") == "" {
-		t.Errorf("preflight got %d %v", rec.Code, rec.Header())
-	}
-}
-
 func TestAnIdleThreadExpiresWithoutAnotherBeingCreated(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		s := newServer(t, "", func(c *Config) { c.Speed = 0; c.Threads.IdleTTL = 3 * time.Second })

@@ -31,13 +31,7 @@ func (s *Server) routes() *echo.Echo {
 	e.Use(middleware.Recover())
 	e.Use(middleware.RequestIDWithConfig(middleware.RequestIDConfig{Generator: newRequestID}))
 	if len(s.cfg.CORSOrigins) > 0 {
-		e.Use(middleware.CORSWithConfig(middleware.CORSConfig{
-			AllowOrigins:  s.cfg.CORSOrigins,
-			AllowMethods:  []string{http.MethodGet, http.MethodPost, http.MethodDelete, http.MethodOptions},
-			AllowHeaders:  []string{"Content-Type", "Accept", "Authorization", SpeedHeader, TestIDHeader, FaultHeader, ScenarioHeader, "X-Request-Id"},
-			ExposeHeaders: []string{"X-Request-Id", "Retry-After", "WWW-Authenticate"},
-			MaxAge:        600,
-		}))
+		e.Use(newCORSPolicy(s.cfg.CORSOrigins).middleware)
 	}
 	s.adminRoutes(e)
 	// Not an echo Group: Group.Use registers catch-all routes of its own.

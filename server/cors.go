@@ -1,0 +1,113 @@
+package server
+
+import (
+	"net/http"
+	"regexp"
+	"strings"
+
+	"github.com/labstack/echo/v4"
+)
+
+// CORS headers the server reads and writes.
+const (
+	headerOrigin           = "Origin"
+	headerRequestMethod    = "Access-Control-Request-Method"
+	headerRequestHeaders   = "Access-Control-Request-Headers"
+	headerAllowOrigin      = "Access-Control-Allow-Origin"
+	headerAllowCredentials = "Access-Control-Allow-Credentials"
+	headerAllowMethods     = "Access-Control-Allow-Methods"
+	headerAllowHeaders     = "Access-Control-Allow-Headers"
+	headerExposeHeaders    = "Access-Control-Expose-Headers"
+	headerMaxAge           = "Access-Control-Max-Age"
+)
+
+// What a browser app on an allowed origin may do: the methods the endpoints take, the
+// answer headers a page reads (beyond those every page may read, such as Content-Type):
+// X-Request-Id of every answer, Retry-After of a 503 or an injected 429,
+// WWW-Authenticate of a 401 and Allow of a 405. Browsers keep a preflight's answer for
+// corsMaxAge seconds.
+const (
+	corsMethods = "GET, POST, DELETE, OPTIONS"
+	corsExposed = "X-Request-Id, Retry-After, WWW-Authenticate, Allow"
+	corsMaxAge  = "600"
+)
+
+// corsPolicy is the server's whole CORS rule. An origin listed by name or by a pattern
+// (* and ? match any characters) is answered with itself and may send credentials
+// (cookies, credentials: 'include'); with "*", any other origin may call without
+// credentials, which the Fetch standard forbids for a wildcard — and which would let any
+// page read the mock's answers with the user's cookies. An origin the policy does not
+// allow gets no CORS headers, so its browser refuses the answer.
+type corsPolicy struct {
+	anyOrigin bool             // "*" is among the origins
+	listed    []*regexp.Regexp // the other origins, anchored, case-insensitive
+}
+
+// newCORSPolicy returns the policy of the configured origins: "*", origins such as
+// http://localhost:3000, and patterns such as http://localhost:*.
+func newCORSPolicy(origins []string) *corsPolicy {
+	p := &corsPolicy{}
+	for _, origin := range origins {
+		if origin == "*" {
+			p.anyOrigin = true
+			continue
+		}
+		pattern := strings.NewReplacer(`\*`, ".*", `\?`, ".").Replace(regexp.QuoteMeta(origin))
+		// Quoted metacharacters and the two wildcards always compile.
+		p.listed = append(p.listed, regexp.MustCompile("(?i)^"+pattern+"$"))
+	}
+	return p
+}
+
+// allows says what Access-Control-Allow-Origin an origin gets ("" for none) and whether
+// it may send credentials.
+func (p *corsPolicy) allows(origin string) (allowOrigin string, credentials bool) {
+	if origin == "" {
+		return "", false // not a cross-origin request from a browser
+	}
+	for _, re := range p.listed {
+		if re.MatchString(origin) {
+			return origin, true
+		}
+	}
+	if p.anyOrigin {
+		return "*", false
+	}
+	return "", false
+}
+
+// middleware applies the policy to every request. It answers every OPTIONS request
+// itself, as a preflight (no endpoint takes OPTIONS otherwise): 204, with the CORS
+// headers when the origin is allowed, allowing the methods the endpoints take and every
+// header the page asks for — whatever its scenarios match on (match.headers) and the
+// mock's own headers. Preflights belong to the browser, not to the app, so they never
+// reach the journal.
+func (p *corsPolicy) middleware(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		req, h := c.Request(), c.Response().Header()
+		h.Add(echo.HeaderVary, headerOrigin) // whether and how the answer allows depends on it
+		allowOrigin, credentials := p.allows(req.Header.Get(headerOrigin))
+		if allowOrigin != "" {
+			h.Set(headerAllowOrigin, allowOrigin)
+			if credentials {
+				h.Set(headerAllowCredentials, "true")
+			}
+		}
+		if req.Method != http.MethodOptions {
+			if allowOrigin != "" {
+				h.Set(headerExposeHeaders, corsExposed)
+			}
+			return next(c)
+		}
+		h.Add(echo.HeaderVary, headerRequestMethod)
+		h.Add(echo.HeaderVary, headerRequestHeaders)
+		if allowOrigin != "" {
+			h.Set(headerAllowMethods, corsMethods)
+			if asked := req.Header.Get(headerRequestHeaders); asked != "" {
+				h.Set(headerAllowHeaders, asked)
+			}
+			h.Set(headerMaxAge, corsMaxAge)
+		}
+		return c.NoContent(http.StatusNoContent)
+	}
+}
