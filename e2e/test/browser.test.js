@@ -132,7 +132,7 @@ describe('@ag-ui/client 1.0.0 in headless Chromium, from another origin', () => 
     assert.deepEqual(consoleErrors, []);
   });
 
-  test('CORS is enforced: the mock answers the page\'s origin, and a header it does not allow fails the preflight', async () => {
+  test('CORS: the mock answers the page\'s origin, and its preflight allows any header the page asks for', async () => {
     const preflight = await fetch(`${mock.url}/agui/chat`, {
       method: 'OPTIONS',
       headers: { Origin: pageOrigin, 'Access-Control-Request-Method': 'POST', 'Access-Control-Request-Headers': 'content-type,x-test-id' },
@@ -142,14 +142,13 @@ describe('@ag-ui/client 1.0.0 in headless Chromium, from another origin', () => 
 
     const outcome = await page.evaluate(async (url) => {
       try {
-        const res = await fetch(url, { method: 'POST', headers: { 'Content-Type': 'application/json', 'X-Not-Allowed': '1' }, body: '{}' });
+        const res = await fetch(url, { method: 'POST', headers: { 'Content-Type': 'application/json', 'X-Custom': '1' }, body: '{}' });
         return `status ${res.status}`;
       } catch (err) {
         return `${err.name}: ${err.message}`;
       }
     }, `${mock.url}/agui/chat`);
-    assert.equal(outcome, 'TypeError: Failed to fetch');
-    consoleErrors.length = 0; // Chromium logs the blocked request
+    assert.equal(outcome, 'status 200');
   });
 
   test(
