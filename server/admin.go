@@ -57,7 +57,7 @@ func (s *Server) adminRoutes(e *echo.Echo) {
 		return c.NoContent(http.StatusNoContent)
 	})
 	if s.cfg.Metrics {
-		e.GET("/metrics", s.metrics.serve)
+		e.GET(metricsPath, s.metrics.serve)
 	}
 }
 

@@ -37,6 +37,8 @@ type JournalEntry struct {
 	RunID      string    `json:"runId,omitempty"`
 	Scenario   string    `json:"scenario,omitempty"`
 	Status     int       `json:"status"`
+	Error      string    `json:"error,omitempty"`  // an error answer's code, e.g. unauthorized
+	Reason     string    `json:"reason,omitempty"` // why: an error answer's message, or the injected fault
 	Outcome    string    `json:"outcome,omitempty"`
 	Events     int       `json:"events,omitempty"`
 	DurationMs int64     `json:"durationMs"`
@@ -121,15 +123,22 @@ type journaledContext struct {
 	entry JournalEntry
 }
 
-// journaled records every request to the AG-UI endpoints in the journal. Handlers add
-// what they learn (thread, scenario, outcome) through note.
+// journaled answers every request, and records it in the journal unless it belongs to
+// the admin API or /metrics, which serve the test and its tools rather than the
+// frontend under test. It runs before any route's own middleware, so no answer escapes
+// it: a handler's error (authentication's 401 included) and a panic become their error
+// answer here, with the status and reason the entry keeps. Handlers add what they learn
+// (thread, scenario, outcome) through note.
 func (s *Server) journaled(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(ec echo.Context) error {
 		req := ec.Request()
+		if !journaledPath(req.URL.Path) {
+			s.answer(ec, next)
+			return nil
+		}
 		c := &journaledContext{Context: ec, entry: JournalEntry{Time: time.Now(), TestID: req.Header.Get(TestIDHeader), Method: req.Method, Path: req.URL.Path}}
 		entry := &c.entry
-		defer func() {
-			r := recover() // a deliberate disconnect still gets its entry
+		defer func() { // also when the handler drops the connection on purpose
 			entry.Status = c.Response().Status
 			entry.DurationMs = time.Since(entry.Time).Milliseconds()
 			if raw := entry.body; len(raw) > 0 {
@@ -141,15 +150,16 @@ func (s *Server) journaled(next echo.HandlerFunc) echo.HandlerFunc {
 				entry.body = nil
 			}
 			s.journal.add(*entry)
-			if r != nil {
-				panic(r)
-			}
 		}()
-		if err := next(c); err != nil {
-			c.Error(err) // answer now, so the status is known
-		}
+		s.answer(c, next)
 		return nil
 	}
+}
+
+// journaledPath reports whether requests to a path are journaled: all but those of the
+// admin API and /metrics.
+func journaledPath(path string) bool {
+	return path != AdminPrefix && !strings.HasPrefix(path, AdminPrefix+"/") && routeOf(path) != metricsPath
 }
 
 // note adds to the request's journal entry.
@@ -157,4 +167,9 @@ func note(c echo.Context, update func(e *JournalEntry)) {
 	if jc, ok := c.(*journaledContext); ok {
 		update(&jc.entry)
 	}
+}
+
+// noteError records an error answer in the request's journal entry.
+func noteError(c echo.Context, he *httpError) {
+	note(c, func(e *JournalEntry) { e.Error, e.Reason = he.body.Error, he.body.Message })
 }

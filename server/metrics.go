@@ -10,6 +10,9 @@ import (
 	"github.com/labstack/echo/v4"
 )
 
+// metricsPath is where the metrics are served, with Config.Metrics.
+const metricsPath = "/metrics"
+
 // metricSet is a handful of Prometheus metrics, written in the text exposition format
 // by hand: a client library would cost more binary size than the whole feature.
 type metricSet struct {

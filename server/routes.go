@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net/http"
+	"runtime/debug"
 	"slices"
 	"strings"
 
@@ -28,16 +29,18 @@ func (s *Server) routes() *echo.Echo {
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
 	e.HTTPErrorHandler = s.errorHandler
-	e.Use(middleware.Recover())
 	e.Use(middleware.RequestIDWithConfig(middleware.RequestIDConfig{Generator: newRequestID}))
 	if len(s.cfg.CORSOrigins) > 0 {
-		e.Use(newCORSPolicy(s.cfg.CORSOrigins).middleware)
+		e.Use(newCORSPolicy(s.cfg.CORSOrigins).middleware) // answers preflights, unjournaled
 	}
+	// Every other request is answered and journaled here, whatever route, error or
+	// panic it meets, the router's own 404 and 405 included.
+	e.Use(s.journaled)
 	s.adminRoutes(e)
 	// Not an echo Group: Group.Use registers catch-all routes of its own.
-	e.POST(HistoryPath, s.history, s.authenticate, s.journaled)
-	e.POST(CancelPath, s.cancel, s.authenticate, s.journaled)
-	e.Any(catchAll, s.dispatch, s.authenticate, s.journaled)
+	e.POST(HistoryPath, s.history, s.authenticate)
+	e.POST(CancelPath, s.cancel, s.authenticate)
+	e.Any(catchAll, s.dispatch, s.authenticate)
 	return e
 }
 
@@ -175,24 +178,73 @@ func apiError(status int, code, message string) *httpError {
 	return &httpError{status: status, body: errorBody{Error: code, Message: message}}
 }
 
+// errorHandler answers an error that reaches echo: journaled answers those of the
+// handlers itself.
 func (s *Server) errorHandler(err error, c echo.Context) {
-	if c.Response().Committed {
-		return
+	if !c.Response().Committed {
+		s.writeError(c, s.errorAnswer(err, c))
 	}
+}
+
+// answer runs a request's handler and answers the error it returns, or the panic it
+// raises, unless its answer has begun. The error answer is noted in the journal.
+func (s *Server) answer(c echo.Context, next echo.HandlerFunc) {
+	err := s.recovered(c, next)
+	if err == nil || c.Response().Committed {
+		return // a stream that broke off has already told its client what it could
+	}
+	he := s.errorAnswer(err, c)
+	noteError(c, he)
+	s.writeError(c, he)
+}
+
+// recovered calls next, turning a panic into an error logged with its stack, so that
+// the request is answered and journaled with status 500. http.ErrAbortHandler, with
+// which a handler drops its connection on purpose, goes on to net/http.
+func (s *Server) recovered(c echo.Context, next echo.HandlerFunc) (err error) {
+	defer func() {
+		r := recover()
+		if r == nil {
+			return
+		}
+		if r == http.ErrAbortHandler {
+			panic(r)
+		}
+		err = &panicError{value: r}
+		s.cfg.Logger.Error("request panicked", "path", c.Request().URL.Path, "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
+	}()
+	return next(c)
+}
+
+// panicError is a panic of a request's handler, recovered.
+type panicError struct{ value any }
+
+func (e *panicError) Error() string { return fmt.Sprintf("panic: %v", e.value) }
+
+// errorAnswer is the answer to an error: its own, if it is an httpError, else the
+// nearest one.
+func (s *Server) errorAnswer(err error, c echo.Context) *httpError {
 	var he *httpError
 	var ee *echo.HTTPError
+	var pe *panicError
 	switch {
 	case errors.As(err, &he):
+		return he
 	case errors.As(err, &ee) && ee.Code == http.StatusMethodNotAllowed:
 		// a method not even the catch-all takes: answered as the catch-all would
 		c.Response().Header().Del("Allow")
-		he = unrouted(c, s.set.Load().IsRunRoute(routeOf(c.Request().URL.Path)))
+		return unrouted(c, s.set.Load().IsRunRoute(routeOf(c.Request().URL.Path)))
 	case errors.As(err, &ee):
-		he = apiError(ee.Code, strings.ReplaceAll(strings.ToLower(http.StatusText(ee.Code)), " ", "_"), http.StatusText(ee.Code))
-	default:
-		s.cfg.Logger.Error("request failed", "path", c.Request().URL.Path, "err", err)
-		he = apiError(http.StatusInternalServerError, "internal_error", err.Error())
+		return apiError(ee.Code, strings.ReplaceAll(strings.ToLower(http.StatusText(ee.Code)), " ", "_"), http.StatusText(ee.Code))
+	case errors.As(err, &pe): // logged when it was recovered
+		return apiError(http.StatusInternalServerError, "internal_error", pe.Error())
 	}
+	s.cfg.Logger.Error("request failed", "path", c.Request().URL.Path, "err", err)
+	return apiError(http.StatusInternalServerError, "internal_error", err.Error())
+}
+
+// writeError writes an error answer.
+func (s *Server) writeError(c echo.Context, he *httpError) {
 	if err := c.JSON(he.status, he.body); err != nil {
 		s.cfg.Logger.Warn("writing error answer", "err", err)
 	}

@@ -194,14 +194,16 @@ func statusFault(c echo.Context, f scenarios.Fault) error {
 	if f.RetryAfter > 0 {
 		c.Response().Header().Set("Retry-After", strconv.Itoa(f.RetryAfter))
 	}
-	if f.Body != "" {
-		contentType := "application/json"
-		if !json.Valid([]byte(f.Body)) {
-			contentType = "text/plain; charset=utf-8" // a string body that is not JSON, as given
-		}
-		return c.Blob(f.Status, contentType, []byte(f.Body))
+	he := apiError(f.Status, "injected_fault", fmt.Sprintf("an injected %d answer (%s)", f.Status, FaultHeader))
+	if f.Body == "" {
+		return he
 	}
-	return apiError(f.Status, "injected_fault", fmt.Sprintf("an injected %d answer (%s)", f.Status, FaultHeader))
+	noteError(c, he) // the answer is the fault's body; the journal still says what it was
+	contentType := "application/json"
+	if !json.Valid([]byte(f.Body)) {
+		contentType = "text/plain; charset=utf-8" // a string body that is not JSON, as given
+	}
+	return c.Blob(f.Status, contentType, []byte(f.Body))
 }
 
 // planRun decides what a run plays: the continuation of the thread's paused scenario,
