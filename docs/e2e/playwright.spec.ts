@@ -19,6 +19,8 @@ interface JournalEntry {
   runId?: string;
   scenario?: string;
   status: number;
+  error?: string; // a refused request's error code, e.g. 'unauthorized'
+  reason?: string; // and why
   outcome?: string;
   events?: number;
   request?: { threadId: string; runId: string; messages: { role: string; content?: unknown }[]; tools: { name: string }[]; forwardedProps?: Record<string, unknown> };
