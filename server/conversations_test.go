@@ -152,6 +152,7 @@ func TestBearerAuth(t *testing.T) {
 		{"history without a token", HistoryPath, "", 401, "missing Authorization header"},
 		{"cancel with the token in the wrong scheme", CancelPath, "Basic s3cret", 401, `uses the \"Basic\" scheme; send Authorization: Bearer`},
 		{"run with a token and no scheme", "/agui/chat", "s3cret", 401, "names no scheme"},
+		{"run with a token before another word", "/agui/chat", "s3cret more", 401, "does not start with a known scheme; send Authorization: Bearer"},
 		{"run with the scheme and no token", "/agui/chat", "Bearer", 401, "the bearer token is not valid"},
 		{"run with the token", "/agui/chat", "Bearer s3cret", 200, ""},
 		{"run with the scheme in lower case", "/agui/chat", "bearer s3cret", 200, ""},
@@ -168,8 +169,9 @@ func TestBearerAuth(t *testing.T) {
 			if rec.status != tt.status {
 				t.Errorf("got %d %s, want %d", rec.status, rec.body(), tt.status)
 			}
-			if tt.status == 401 && (!strings.Contains(rec.body(), `"error":"unauthorized"`) || !strings.Contains(rec.body(), tt.mention) || rec.header.Get("WWW-Authenticate") == "") {
-				t.Errorf("401 answer %q %v, want it to say %q", rec.body(), rec.header, tt.mention)
+			if tt.status == 401 && (!strings.Contains(rec.body(), `"error":"unauthorized"`) || !strings.Contains(rec.body(), tt.mention) || rec.header.Get("WWW-Authenticate") == "" ||
+				strings.Contains(rec.body(), "s3cret")) {
+				t.Errorf("401 answer %q %v, want it to say %q and not the token", rec.body(), rec.header, tt.mention)
 			}
 		})
 	}

@@ -83,6 +83,7 @@ func TestEveryAnswerIsJournaled(t *testing.T) {
 		{"401: no token", nil, "POST", "/agui/chat", run("hello"), nil, 401, "unauthorized", "missing Authorization header: send Authorization: Bearer <token>"},
 		{"401: a wrong token", nil, "POST", HistoryPath, `{"threadId":"t1"}`, map[string]string{"Authorization": "Bearer guess"}, 401, "unauthorized", "the bearer token is not valid"},
 		{"401: the token without its scheme", nil, "POST", CancelPath, `{"threadId":"t1"}`, map[string]string{"Authorization": "s3cret"}, 401, "unauthorized", "the Authorization header names no scheme"},
+		{"401: the token before another word", nil, "POST", "/agui/chat", run("hello"), map[string]string{"Authorization": "s3cret more"}, 401, "unauthorized", "the Authorization header does not start with a known scheme"},
 		{"400: a broken body", nil, "POST", "/agui/chat", `{"messages":`, authorized, 400, "invalid_input", "invalid RunAgentInput: "},
 		{"403: an injected fault", nil, "POST", "/agui/chat", run("hello"), plus(authorized, FaultHeader, "status; status=403"), 403, "injected_fault", "an injected 403 answer"},
 		{"404: no endpoint", nil, "POST", "/nowhere", `{}`, authorized, 404, "not_found", "no endpoint at /nowhere"},

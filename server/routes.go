@@ -88,12 +88,26 @@ func credentialProblem(header string, want []byte) string {
 		return "the Authorization header names no scheme; send Authorization: Bearer <token>"
 	}
 	if !strings.EqualFold(scheme, "Bearer") {
+		if !knownScheme(scheme) { // perhaps a credential, not to be echoed (nor journaled)
+			return "the Authorization header does not start with a known scheme; send Authorization: Bearer <token>"
+		}
 		return fmt.Sprintf("the Authorization header uses the %q scheme; send Authorization: Bearer <token>", scheme)
 	}
 	if subtle.ConstantTimeCompare([]byte(strings.TrimLeft(token, " ")), want) != 1 {
 		return "the bearer token is not valid"
 	}
 	return ""
+}
+
+// knownScheme reports whether s is a registered HTTP authentication scheme (IANA's
+// registry, and NTLM), which an answer may name.
+func knownScheme(s string) bool {
+	switch strings.ToLower(s) {
+	case "basic", "bearer", "concealed", "digest", "dpop", "gnap", "hoba", "mutual", "negotiate", "ntlm", "oauth",
+		"privatetoken", "scram-sha-1", "scram-sha-256", "vapid":
+		return true
+	}
+	return false
 }
 
 // dispatch sends POSTs on run routes to the run handler; the set of run routes follows
