@@ -6,11 +6,9 @@
 // another binary.
 
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import http from 'node:http';
 import { after, before, describe, test } from 'node:test';
-import { buildBundle, PAGE } from '../browser/build.js';
 import { launchChromium } from '../browser/chromium.js';
+import { servePage } from '../browser/site.js';
 import { admin, adminOK, journalEntries, newTestId, TEST_ID_HEADER } from './admin.js';
 import { makeTempDir, startServer } from './harness.js';
 
@@ -23,14 +21,8 @@ describe('@ag-ui/client 1.0.0 in headless Chromium, from another origin', () => 
   const consoleErrors = [];
 
   before(async () => {
-    const bundle = readFileSync(await buildBundle(makeTempDir('agui-mock-browser-')));
-    const html = readFileSync(PAGE);
-    site = http.createServer((req, res) => {
-      const [type, body] = req.url === '/app.js' ? ['text/javascript', bundle] : req.url === '/' ? ['text/html', html] : [];
-      res.writeHead(body ? 200 : 404, { 'Content-Type': type ?? 'text/plain' }).end(body ?? 'not found');
-    });
-    await new Promise((resolve) => site.listen(0, '127.0.0.1', resolve));
-    pageOrigin = `http://127.0.0.1:${site.address().port}`;
+    site = await servePage(makeTempDir('agui-mock-browser-'));
+    pageOrigin = site.origin;
     // The mock allows exactly the page's origin.
     mock = await startServer(['--cors-origins', pageOrigin]);
     assert.notEqual(new URL(mock.url).origin, pageOrigin);
