@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"math/rand/v2"
 	"net"
 	"net/url"
 	"os"
@@ -81,7 +80,7 @@ func serveFlags(o *options, stderr io.Writer) *flag.FlagSet {
 	fs.StringVar(&o.addr, "addr", "127.0.0.1:8000", "address to listen on")
 	fs.Var(&o.dirs, "scenarios", "directory of scenario files (repeatable)")
 	fs.BoolVar(&o.noBuiltin, "no-builtin", false, "do not serve the built-in scenarios")
-	fs.Uint64Var(&o.seed, "seed", 0, "seed for generated ids, fake data and jitter (0 picks a random one)")
+	fs.Uint64Var(&o.seed, "seed", 0, "seed for generated ids, fake data and jitter: the same conversation plays the same on every thread (0: none, every thread differs)")
 	fs.Float64Var(&o.speed, "speed", 1, "multiplies every delay: 0.5 plays twice as fast, 0 without delays")
 	fs.BoolVar(&o.strict, "strict", false, "reject run inputs that do not conform to AG-UI 1.1")
 	fs.BoolVar(&o.sseIDs, "sse-ids", true, "write an id line (id: <TYPE>_<timestamp>) before each event")
@@ -129,9 +128,6 @@ func serve(ctx context.Context, o options, stdout, stderr io.Writer) error {
 	redact, err := compileRedactions(o.redact)
 	if err != nil {
 		return err
-	}
-	if o.seed == 0 {
-		o.seed = rand.Uint64()
 	}
 	for _, dir := range o.dirs {
 		info, err := os.Stat(dir)
@@ -259,7 +255,11 @@ func resolvedPath(dir string) (string, error) {
 // logStarted logs that the server serves, as /_mock/readyz sees it: ready with
 // scenarios, not ready without any.
 func logStarted(logger *slog.Logger, n int, o options) {
-	attrs := []any{"scenarios", n, "seed", strconv.FormatUint(o.seed, 10), "speed", o.speed, "strict", o.strict, "auth", o.authToken != ""}
+	seed := "none: every thread differs"
+	if o.seed != 0 {
+		seed = strconv.FormatUint(o.seed, 10)
+	}
+	attrs := []any{"scenarios", n, "seed", seed, "speed", o.speed, "strict", o.strict, "auth", o.authToken != ""}
 	if n == 0 {
 		logger.Warn("not ready: no scenario is loaded; /_mock/readyz answers 503 until one is (add a file to a -scenarios directory, or POST /_mock/scenarios)", attrs...)
 		return

@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"encoding/binary"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"hash/fnv"
@@ -49,7 +50,10 @@ type Plan struct {
 
 // PlanOptions configures how a run's plan is made.
 type PlanOptions struct {
-	Seed   uint64    // with the request's ids, decides generated ids, fake data and jitter
+	// Seed and Turn, with the scenario and what the request says, decide generated ids,
+	// fake data and jitter; see runKey.
+	Seed   uint64
+	Turn   int       // how many runs the thread started before this one
 	Timing Timing    // the server's defaults; the scenario's own timing applies on top
 	Now    time.Time // when the run starts, for interrupt expiry
 	Speed  float64   // the run's speed factor, so expiry counts from when an interrupt is sent
@@ -74,7 +78,7 @@ func (s *Scenario) Plan(req *Request, start Start, opts PlanOptions) (*Plan, err
 // plan builds the run's event stream; with trace it also returns, for each event, the
 // position of the step that wrote it, for load-time diagnostics.
 func (s *Scenario) plan(req *Request, start Start, opts PlanOptions, trace bool) (*Plan, []pos, error) {
-	seed := runSeed(opts.Seed, s.ID, req.Input.ThreadID, req.Input.RunID)
+	seed := runKey(opts.Seed, s.ID, opts.Turn, req.Input)
 	file, line, col := splitSource(s.Source)
 	captures := start.Captures
 	p := &planner{
@@ -119,16 +123,45 @@ type stepError struct {
 func (e *stepError) Error() string { return e.at.String() + ": " + e.err.Error() }
 func (e *stepError) Unwrap() error { return e.err }
 
-// runSeed mixes the server seed with what identifies the run, so that a replayed request
-// gets the same ids and text while every new run differs.
-func runSeed(seed uint64, parts ...string) uint64 {
+// runKey is the key of a run's random source, which decides its generated ids, fake
+// data and jitter. It is made of the server's seed, the scenario, the thread's turn (how
+// many runs the thread started before this one) and what the request says: each
+// message's role and content (its text or content parts; a tool message's result) and
+// each resume answer's status and payload, in order. Ids are left out — the thread's,
+// the run's, the messages', the interrupts' — because clients mint fresh ones for every
+// run: the same conversation, played again with the same seed, gets the same stream.
+func runKey(seed uint64, scenario string, turn int, in *protocol.RunAgentInput) uint64 {
 	h := fnv.New64a()
-	var b [8]byte
-	binary.LittleEndian.PutUint64(b[:], seed)
-	h.Write(b[:])
-	for _, p := range parts {
-		h.Write([]byte(p))
-		h.Write([]byte{0})
+	writeUint := func(n uint64) {
+		var b [8]byte
+		binary.LittleEndian.PutUint64(b[:], n)
+		h.Write(b[:])
+	}
+	// every variable-length part is written with its length, so no two inputs run together
+	writeString := func(s string) {
+		writeUint(uint64(len(s)))
+		h.Write([]byte(s))
+	}
+	writeJSON := func(v any) {
+		if s, ok := v.(string); ok {
+			writeString(s)
+			return
+		}
+		b, _ := json.Marshal(v) // decoded JSON always encodes, with object keys sorted
+		writeString(string(b))
+	}
+	writeUint(seed)
+	writeString(scenario)
+	writeUint(uint64(turn))
+	writeUint(uint64(len(in.Messages)))
+	for _, m := range in.Messages {
+		writeString(m.Role)
+		writeJSON(m.Content)
+	}
+	writeUint(uint64(len(in.Resume)))
+	for _, r := range in.Resume {
+		writeString(r.Status)
+		writeJSON(r.Payload)
 	}
 	return h.Sum64()
 }
