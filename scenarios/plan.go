@@ -57,6 +57,10 @@ type PlanOptions struct {
 	Timing Timing    // the server's defaults; the scenario's own timing applies on top
 	Now    time.Time // when the run starts, for interrupt expiry
 	Speed  float64   // the run's speed factor, so expiry counts from when an interrupt is sent
+	// FixedTime, when set, is the run's clock instead of the wall clock: the time an
+	// event carries (now, fromNow, expiresAt) is FixedTime plus the event's offset in the
+	// plan, whatever the speed.
+	FixedTime time.Time
 }
 
 // Start says where a run begins: a new conversation, with the captures of its match, or
@@ -89,6 +93,7 @@ func (s *Scenario) plan(req *Request, start Start, opts PlanOptions, trace bool)
 		rng:     rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)),
 		now:     opts.Now,
 		speed:   opts.Speed,
+		fixed:   opts.FixedTime,
 		state:   req.Input.State,
 	}
 	if c := start.Resume; c != nil {
@@ -102,7 +107,10 @@ func (s *Scenario) plan(req *Request, start Start, opts PlanOptions, trace bool)
 		localID: p.localID, plain: s.plain, base: s.templates,
 		funcs: func() template.FuncMap {
 			funcs := funcMap(gofakeit.New(seed), p.localID)
-			funcs["fromNow"] = after(p.sentAt)
+			funcs["fromNow"] = after(p.clock)
+			if !p.fixed.IsZero() {
+				funcs["now"] = formatNow(p.clock)
+			}
 			return funcs
 		}}
 	if err := p.build(s, req.Input, start); err != nil {
@@ -243,6 +251,7 @@ type planner struct {
 	r             *renderer
 	now           time.Time
 	speed         float64
+	fixed         time.Time // the run's clock starts here instead of now; zero: the wall clock
 	at            time.Duration
 	events        []Timed
 	captures      map[string]string
@@ -395,7 +404,9 @@ func (p *planner) pauseExplicit(run *eventsRun) error {
 		pi.ID, _ = wire["id"].(string)
 		pi.ToolCallID, _ = wire["toolCallId"].(string)
 		if at, ok := wire["expiresAt"].(string); ok {
-			pi.ExpiresAt, _ = time.Parse(time.RFC3339Nano, at)
+			if expires, err := time.Parse(time.RFC3339Nano, at); err == nil {
+				pi.ExpiresAt = p.wallTime(expires)
+			}
 		}
 		if schema, ok := wire["responseSchema"]; ok && len(run.events) > 0 {
 			var err error
@@ -612,8 +623,21 @@ func (p *planner) emit(ev protocol.Event) {
 
 func (p *planner) wait(d time.Duration) { p.at += d }
 
-// sentAt is when the event being planned is sent.
+// sentAt is when the event being planned is sent, by the wall clock.
 func (p *planner) sentAt() time.Time { return p.now.Add(Scale(p.at, p.speed)) }
+
+// clock is the time the event being planned carries: when it is sent or, with a fixed
+// time, the fixed time plus the event's offset in the plan.
+func (p *planner) clock() time.Time {
+	if p.fixed.IsZero() {
+		return p.sentAt()
+	}
+	return p.fixed.Add(p.at)
+}
+
+// wallTime turns a time on the run's clock, such as an interrupt's expiresAt, into
+// wall-clock time, keeping its distance from the event being planned.
+func (p *planner) wallTime(t time.Time) time.Time { return t.Add(p.sentAt().Sub(p.clock())) }
 
 // MaxRunEvents is how many events one run may plan: a scenario file within its size
 // limit can still hold a text of millions of words, each a delta event of its own.

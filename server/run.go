@@ -154,7 +154,7 @@ func (s *Server) startRun(rr *runRequest, cancel context.CancelCauseFunc) (*thre
 	sreq := &scenarios.Request{Route: rr.route, Input: in, Header: rr.header}
 	sreq.History = func() []map[string]any { return run.History(in) }
 	opts := scenarios.PlanOptions{Seed: s.seedFor(thread), Turn: run.Turn(),
-		Timing: s.cfg.Timing, Now: time.Now(), Speed: rr.speed}
+		Timing: s.cfg.Timing, Now: time.Now(), Speed: rr.speed, FixedTime: s.cfg.FixedTime}
 	plan, err := s.planRun(sreq, cursor, opts, s.forcedScenario(sreq.Header, rr.testID))
 	if err != nil {
 		return nil, nil, err

@@ -38,6 +38,10 @@ type Config struct {
 	AuthToken    string   // when set, the AG-UI endpoints require Authorization: Bearer <token>
 	CORSOrigins  []string // origins browsers may call from; "*" allows any
 	CancelWait   time.Duration
+	// FixedTime, when set, stamps every event with this time plus the event's offset in
+	// its run's plan instead of the time it is written, and is the clock of templates'
+	// now and fromNow and of interrupts' expiresAt.
+	FixedTime time.Time
 	// Sources are where Reload reads scenarios from.
 	Sources []scenarios.Source
 	// Recorder, when set, proxies to a real agent what no scenario answers (or, with
