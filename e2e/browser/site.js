@@ -1,0 +1,24 @@
+// Serves the test page and its bundled script from a static server of its own, so that
+// the page runs on another origin than the mock and every run goes through CORS.
+
+import { readFileSync } from 'node:fs';
+import http from 'node:http';
+import { buildBundle, PAGE } from './build.js';
+
+/**
+ * Builds the page's script into outdir and serves the page on a free loopback port.
+ * Resolves with {origin, close}.
+ */
+export async function servePage(outdir) {
+  const bundle = readFileSync(await buildBundle(outdir));
+  const html = readFileSync(PAGE);
+  const site = http.createServer((req, res) => {
+    const [type, body] = req.url === '/app.js' ? ['text/javascript', bundle] : req.url === '/' ? ['text/html', html] : [];
+    res.writeHead(body ? 200 : 404, { 'Content-Type': type ?? 'text/plain' }).end(body ?? 'not found');
+  });
+  await new Promise((resolve) => site.listen(0, '127.0.0.1', resolve));
+  return {
+    origin: `http://127.0.0.1:${site.address().port}`,
+    close: () => new Promise((resolve) => site.close(resolve)),
+  };
+}
