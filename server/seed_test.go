@@ -55,7 +55,8 @@ func conversation(t *testing.T, s *Server, tag string, header map[string]string)
 	thread, run1, run2, user := "thread-"+tag, "run-1-"+tag, "run-2-"+tag, "user-"+tag
 	mask := strings.NewReplacer(thread, "THREAD", run1, "RUN-1", run2, "RUN-2", user, "USER")
 	first := post(t.Context(), s, "/", `{"threadId":"`+thread+`","runId":"`+run1+`","messages":[{"id":"`+user+`","role":"user","content":"Plan a trip"}]}`, header)
-	outcome, _ := first.events(t)[len(first.events(t))-1].Get("outcome")
+	events := first.events(t)
+	outcome, _ := events[len(events)-1].Get("outcome")
 	interrupts, _ := outcome.(map[string]any)["interrupts"].([]any)
 	if len(interrupts) != 1 {
 		t.Fatalf("the first run did not end on one interrupt: %s", first.body())
