@@ -265,12 +265,14 @@ func badFlagValues(t *testing.T) []struct {
 
 func TestAFixedTimeFromTheFlagOrTheEnvironmentStampsEvents(t *testing.T) {
 	const body = `{"threadId":"t","runId":"r","messages":[{"id":"u","role":"user","content":"showcase"}]}`
+	threads := 0
 	respond := func(url string) string {
 		t.Helper()
+		threads++
 		req, _ := http.NewRequest(http.MethodPost, url+"/agui/chat", strings.NewReader(body))
 		req.Header.Set("Content-Type", "application/json")
 		req.Header.Set("X-Agui-Mock-Speed", "0")
-		req.Header.Set("X-Test-Id", t.Name()+fmt.Sprint(time.Now().UnixNano())) // a thread of its own each time
+		req.Header.Set("X-Test-Id", fmt.Sprint("fixed-time-", threads)) // thread t is new each time
 		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
 			t.Fatal(err)
