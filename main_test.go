@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"flag"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
@@ -225,6 +226,9 @@ func badFlagValues(t *testing.T) []struct {
 		want string
 	}{
 		{"addr without a port", []string{"--addr", "localhost"}, nil, 1, `-addr must be host:port, e.g. 127.0.0.1:8000 or :8000, got "localhost"`},
+		{"fixed-time not RFC 3339", []string{"--fixed-time", "yesterday"}, nil, 1, `-fixed-time must be an RFC 3339 time from 1970 on, such as 2026-01-01T09:00:00Z, got "yesterday"`},
+		{"fixed-time without a zone", nil, map[string]string{"AGUI_MOCK_FIXED_TIME": "2026-01-01T09:00:00"}, 1, `-fixed-time must be an RFC 3339 time from 1970 on, such as 2026-01-01T09:00:00Z, got "2026-01-01T09:00:00"`},
+		{"fixed-time before 1970", []string{"--fixed-time", "1969-12-31T23:59:59Z"}, nil, 1, `-fixed-time must be an RFC 3339 time from 1970 on, such as 2026-01-01T09:00:00Z, got "1969-12-31T23:59:59Z"`},
 		{"zero max-body", []string{"--max-body", "0"}, nil, 1, "-max-body must be a positive number of bytes, got 0"},
 		{"negative max-body", []string{"--max-body", "-1"}, nil, 1, "-max-body must be a positive number of bytes, got -1"},
 		{"negative keepalive", []string{"--keepalive", "-1s"}, nil, 1, "-keepalive must be 0 (off) or more, got -1s"},
@@ -256,6 +260,38 @@ func badFlagValues(t *testing.T) []struct {
 		{"addr from the environment without a port", nil, map[string]string{"AGUI_MOCK_ADDR": "localhost"}, 1, `-addr must be host:port`},
 		{"healthcheck: addr without a port", []string{"healthcheck", "--addr", "nope"}, nil, 1, `agui-mock healthcheck: -addr must be host:port, e.g. 127.0.0.1:8000 or :8000, got "nope"`},
 		{"validate: bad format", []string{"validate", "--format", "xml", "x.yaml"}, nil, 2, `agui-mock validate: -format must be text or json, got "xml"`},
+	}
+}
+
+func TestAFixedTimeFromTheFlagOrTheEnvironmentStampsEvents(t *testing.T) {
+	const body = `{"threadId":"t","runId":"r","messages":[{"id":"u","role":"user","content":"showcase"}]}`
+	threads := 0
+	respond := func(url string) string {
+		t.Helper()
+		threads++
+		req, _ := http.NewRequest(http.MethodPost, url+"/agui/chat", strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("X-Agui-Mock-Speed", "0")
+		req.Header.Set("X-Test-Id", fmt.Sprint("fixed-time-", threads)) // thread t is new each time
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		out, _ := io.ReadAll(resp.Body)
+		return string(out)
+	}
+	fromFlag := respond(start(t, []string{"--addr", "127.0.0.1:0", "--seed", "7", "--fixed-time", "2026-01-01T10:00:00+01:00"}, nil))
+	// RUN_STARTED is due 50 ms into the run
+	if want := "id: RUN_STARTED_1767258000050\ndata: {\"type\":\"RUN_STARTED\",\"timestamp\":1767258000050,"; !strings.HasPrefix(fromFlag, want) {
+		t.Errorf("with --fixed-time the stream begins\n%.200s\nwant\n%s", fromFlag, want)
+	}
+	url := start(t, []string{"--addr", "127.0.0.1:0"}, map[string]string{"AGUI_MOCK_SEED": "7", "AGUI_MOCK_FIXED_TIME": "2026-01-01T09:00:00Z"})
+	if fromEnv := respond(url); fromEnv != fromFlag {
+		t.Errorf("AGUI_MOCK_FIXED_TIME and the same seed:\n%s\nwant, byte for byte, what --fixed-time gave:\n%s", fromEnv, fromFlag)
+	}
+	if again := respond(url); again != fromFlag {
+		t.Errorf("the same request again, on a thread of its own:\n%s\nwant, byte for byte:\n%s", again, fromFlag)
 	}
 }
 

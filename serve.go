@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"math/rand/v2"
 	"net"
 	"net/url"
 	"os"
@@ -30,6 +29,7 @@ type options struct {
 	dirs       listFlag
 	noBuiltin  bool
 	seed       uint64
+	fixedTime  string
 	speed      float64
 	strict     bool
 	sseIDs     bool
@@ -81,7 +81,8 @@ func serveFlags(o *options, stderr io.Writer) *flag.FlagSet {
 	fs.StringVar(&o.addr, "addr", "127.0.0.1:8000", "address to listen on")
 	fs.Var(&o.dirs, "scenarios", "directory of scenario files (repeatable)")
 	fs.BoolVar(&o.noBuiltin, "no-builtin", false, "do not serve the built-in scenarios")
-	fs.Uint64Var(&o.seed, "seed", 0, "seed for generated ids, fake data and jitter (0 picks a random one)")
+	fs.Uint64Var(&o.seed, "seed", 0, "seed for generated ids, fake data and jitter: the same conversation plays the same on every thread (0: none, every thread differs)")
+	fs.StringVar(&o.fixedTime, "fixed-time", "", "stamp events with this RFC 3339 time plus their offset in the run's script, instead of the time they are sent (with -seed and fixed request ids: byte-identical streams)")
 	fs.Float64Var(&o.speed, "speed", 1, "multiplies every delay: 0.5 plays twice as fast, 0 without delays")
 	fs.BoolVar(&o.strict, "strict", false, "reject run inputs that do not conform to AG-UI 1.1")
 	fs.BoolVar(&o.sseIDs, "sse-ids", true, "write an id line (id: <TYPE>_<timestamp>) before each event")
@@ -130,8 +131,9 @@ func serve(ctx context.Context, o options, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if o.seed == 0 {
-		o.seed = rand.Uint64()
+	fixedTime, err := parseFixedTime(o.fixedTime)
+	if err != nil {
+		return err
 	}
 	for _, dir := range o.dirs {
 		info, err := os.Stat(dir)
@@ -178,7 +180,7 @@ func serve(ctx context.Context, o options, stdout, stderr io.Writer) error {
 		return err
 	}
 	cfg := server.DefaultConfig()
-	cfg.Seed, cfg.Speed, cfg.Strict, cfg.EventIDs = o.seed, o.speed, o.strict, o.sseIDs
+	cfg.Seed, cfg.FixedTime, cfg.Speed, cfg.Strict, cfg.EventIDs = o.seed, fixedTime, o.speed, o.strict, o.sseIDs
 	cfg.KeepAlive, cfg.MaxBodyBytes, cfg.Logger = o.keepAlive, o.maxBody, logger
 	cfg.AuthToken = o.authToken
 	switch {
@@ -259,7 +261,14 @@ func resolvedPath(dir string) (string, error) {
 // logStarted logs that the server serves, as /_mock/readyz sees it: ready with
 // scenarios, not ready without any.
 func logStarted(logger *slog.Logger, n int, o options) {
-	attrs := []any{"scenarios", n, "seed", strconv.FormatUint(o.seed, 10), "speed", o.speed, "strict", o.strict, "auth", o.authToken != ""}
+	seed := "none: every thread differs"
+	if o.seed != 0 {
+		seed = strconv.FormatUint(o.seed, 10)
+	}
+	attrs := []any{"scenarios", n, "seed", seed, "speed", o.speed, "strict", o.strict, "auth", o.authToken != ""}
+	if o.fixedTime != "" {
+		attrs = append(attrs, "fixedTime", o.fixedTime)
+	}
 	if n == 0 {
 		logger.Warn("not ready: no scenario is loaded; /_mock/readyz answers 503 until one is (add a file to a -scenarios directory, or POST /_mock/scenarios)", attrs...)
 		return
@@ -286,6 +295,19 @@ func checkServeFlags(o options) error {
 		flagCheck{"max-messages", o.maxMsgs, o.maxMsgs >= 0, "0 (no limit) or more"},
 		flagCheck{"max-streams", o.maxStreams, o.maxStreams >= 0, "0 (no limit) or more"},
 	)
+}
+
+// parseFixedTime reads -fixed-time: an RFC 3339 time from the Unix epoch on (event
+// timestamps count milliseconds from it), or the zero time when the flag is not set.
+func parseFixedTime(s string) (time.Time, error) {
+	if s == "" {
+		return time.Time{}, nil
+	}
+	t, err := time.Parse(time.RFC3339, s)
+	if err := checkFlags(flagCheck{"fixed-time", s, err == nil && t.Unix() >= 0, "an RFC 3339 time from 1970 on, such as 2026-01-01T09:00:00Z"}); err != nil {
+		return time.Time{}, err
+	}
+	return t, nil
 }
 
 // originsCheck checks -cors-origins: "none" alone, or "*" and origins.

@@ -309,15 +309,17 @@ func (s *interruptStep) emit(p *planner) error {
 		switch {
 		case d.expiresIn != nil:
 			pi.ExpiresAt = p.sentAt().Add(*d.expiresIn)
-			wire["expiresAt"] = pi.ExpiresAt.UTC().Format(time.RFC3339Nano)
+			wire["expiresAt"] = p.clock().Add(*d.expiresIn).UTC().Format(time.RFC3339Nano)
 		case d.expiresAt != nil:
 			at, err := p.renderText(d.expiresAt)
 			if err != nil {
 				return err
 			}
-			if pi.ExpiresAt, err = time.Parse(time.RFC3339Nano, at); err != nil {
+			expires, err := time.Parse(time.RFC3339Nano, at)
+			if err != nil {
 				return fmt.Errorf("expiresAt %q is not an RFC 3339 time", at)
 			}
+			pi.ExpiresAt = p.wallTime(expires)
 			wire["expiresAt"] = at
 		}
 		if d.metadata != nil {

@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"encoding/binary"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"hash/fnv"
@@ -49,10 +50,17 @@ type Plan struct {
 
 // PlanOptions configures how a run's plan is made.
 type PlanOptions struct {
-	Seed   uint64    // with the request's ids, decides generated ids, fake data and jitter
+	// Seed and Turn, with the scenario and what the request says, decide generated ids,
+	// fake data and jitter; see runKey.
+	Seed   uint64
+	Turn   int       // how many runs the thread started before this one
 	Timing Timing    // the server's defaults; the scenario's own timing applies on top
 	Now    time.Time // when the run starts, for interrupt expiry
 	Speed  float64   // the run's speed factor, so expiry counts from when an interrupt is sent
+	// FixedTime, when set, is the run's clock instead of the wall clock: the time an
+	// event carries (now, fromNow, expiresAt) is FixedTime plus the event's offset in the
+	// plan, whatever the speed.
+	FixedTime time.Time
 }
 
 // Start says where a run begins: a new conversation, with the captures of its match, or
@@ -74,7 +82,7 @@ func (s *Scenario) Plan(req *Request, start Start, opts PlanOptions) (*Plan, err
 // plan builds the run's event stream; with trace it also returns, for each event, the
 // position of the step that wrote it, for load-time diagnostics.
 func (s *Scenario) plan(req *Request, start Start, opts PlanOptions, trace bool) (*Plan, []pos, error) {
-	seed := runSeed(opts.Seed, s.ID, req.Input.ThreadID, req.Input.RunID)
+	seed := runKey(opts.Seed, s.ID, opts.Turn, req.Input)
 	file, line, col := splitSource(s.Source)
 	captures := start.Captures
 	p := &planner{
@@ -85,6 +93,7 @@ func (s *Scenario) plan(req *Request, start Start, opts PlanOptions, trace bool)
 		rng:     rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)),
 		now:     opts.Now,
 		speed:   opts.Speed,
+		fixed:   opts.FixedTime,
 		state:   req.Input.State,
 	}
 	if c := start.Resume; c != nil {
@@ -98,7 +107,10 @@ func (s *Scenario) plan(req *Request, start Start, opts PlanOptions, trace bool)
 		localID: p.localID, plain: s.plain, base: s.templates,
 		funcs: func() template.FuncMap {
 			funcs := funcMap(gofakeit.New(seed), p.localID)
-			funcs["fromNow"] = after(p.sentAt)
+			funcs["fromNow"] = after(p.clock)
+			if !p.fixed.IsZero() {
+				funcs["now"] = formatNow(p.clock)
+			}
 			return funcs
 		}}
 	if err := p.build(s, req.Input, start); err != nil {
@@ -119,16 +131,45 @@ type stepError struct {
 func (e *stepError) Error() string { return e.at.String() + ": " + e.err.Error() }
 func (e *stepError) Unwrap() error { return e.err }
 
-// runSeed mixes the server seed with what identifies the run, so that a replayed request
-// gets the same ids and text while every new run differs.
-func runSeed(seed uint64, parts ...string) uint64 {
+// runKey is the key of a run's random source, which decides its generated ids, fake
+// data and jitter. It is made of the server's seed, the scenario, the thread's turn (how
+// many runs the thread started before this one) and what the request says: each
+// message's role and content (its text or content parts; a tool message's result) and
+// each resume answer's status and payload, in order. Ids are left out — the thread's,
+// the run's, the messages', the interrupts' — because clients mint fresh ones for every
+// run: the same conversation, played again with the same seed, gets the same stream.
+func runKey(seed uint64, scenario string, turn int, in *protocol.RunAgentInput) uint64 {
 	h := fnv.New64a()
-	var b [8]byte
-	binary.LittleEndian.PutUint64(b[:], seed)
-	h.Write(b[:])
-	for _, p := range parts {
-		h.Write([]byte(p))
-		h.Write([]byte{0})
+	writeUint := func(n uint64) {
+		var b [8]byte
+		binary.LittleEndian.PutUint64(b[:], n)
+		h.Write(b[:])
+	}
+	// every variable-length part is written with its length, so no two inputs run together
+	writeString := func(s string) {
+		writeUint(uint64(len(s)))
+		h.Write([]byte(s))
+	}
+	writeJSON := func(v any) {
+		if s, ok := v.(string); ok {
+			writeString(s)
+			return
+		}
+		b, _ := json.Marshal(v) // decoded JSON always encodes, with object keys sorted
+		writeString(string(b))
+	}
+	writeUint(seed)
+	writeString(scenario)
+	writeUint(uint64(turn))
+	writeUint(uint64(len(in.Messages)))
+	for _, m := range in.Messages {
+		writeString(m.Role)
+		writeJSON(m.Content)
+	}
+	writeUint(uint64(len(in.Resume)))
+	for _, r := range in.Resume {
+		writeString(r.Status)
+		writeJSON(r.Payload)
 	}
 	return h.Sum64()
 }
@@ -210,6 +251,7 @@ type planner struct {
 	r             *renderer
 	now           time.Time
 	speed         float64
+	fixed         time.Time // the run's clock starts here instead of now; zero: the wall clock
 	at            time.Duration
 	events        []Timed
 	captures      map[string]string
@@ -362,7 +404,9 @@ func (p *planner) pauseExplicit(run *eventsRun) error {
 		pi.ID, _ = wire["id"].(string)
 		pi.ToolCallID, _ = wire["toolCallId"].(string)
 		if at, ok := wire["expiresAt"].(string); ok {
-			pi.ExpiresAt, _ = time.Parse(time.RFC3339Nano, at)
+			if expires, err := time.Parse(time.RFC3339Nano, at); err == nil {
+				pi.ExpiresAt = p.wallTime(expires)
+			}
 		}
 		if schema, ok := wire["responseSchema"]; ok && len(run.events) > 0 {
 			var err error
@@ -579,8 +623,21 @@ func (p *planner) emit(ev protocol.Event) {
 
 func (p *planner) wait(d time.Duration) { p.at += d }
 
-// sentAt is when the event being planned is sent.
+// sentAt is when the event being planned is sent, by the wall clock.
 func (p *planner) sentAt() time.Time { return p.now.Add(Scale(p.at, p.speed)) }
+
+// clock is the time the event being planned carries: when it is sent or, with a fixed
+// time, the fixed time plus the event's offset in the plan.
+func (p *planner) clock() time.Time {
+	if p.fixed.IsZero() {
+		return p.sentAt()
+	}
+	return p.fixed.Add(p.at)
+}
+
+// wallTime turns a time on the run's clock, such as an interrupt's expiresAt, into
+// wall-clock time, keeping its distance from the event being planned.
+func (p *planner) wallTime(t time.Time) time.Time { return t.Add(p.sentAt().Sub(p.clock())) }
 
 // MaxRunEvents is how many events one run may plan: a scenario file within its size
 // limit can still hold a text of millions of words, each a delta event of its own.

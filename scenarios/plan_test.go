@@ -71,23 +71,57 @@ func TestPlanIsReproducibleUnderASeed(t *testing.T) {
 		t.Fatal(err)
 	}
 	body := `{"threadId":"t","runId":"r","messages":[{"id":"1","role":"user","content":"showcase"}]}`
-	render := func(seed uint64, runID string) string {
-		req := request(t, "/", strings.Replace(body, `"r"`, `"`+runID+`"`, 1))
+	render := func(seed uint64, turn int) string {
 		var b strings.Builder
-		for _, ev := range planFor(t, set, req, PlanOptions{Seed: seed, Timing: DefaultTiming()}).Events {
+		for _, ev := range planFor(t, set, request(t, "/", body), PlanOptions{Seed: seed, Turn: turn, Timing: DefaultTiming()}).Events {
 			out, _ := ev.Event.AppendJSON(nil, -1)
 			b.WriteString(ev.At.String() + string(out) + "\n")
 		}
 		return b.String()
 	}
-	if render(7, "r") != render(7, "r") {
+	if render(7, 0) != render(7, 0) {
 		t.Error("the same seed and request gave different plans")
 	}
-	if render(7, "r") == render(8, "r") {
+	if render(7, 0) == render(8, 0) {
 		t.Error("another seed gave the same plan")
 	}
-	if render(7, "r") == render(7, "r2") {
-		t.Error("another run on the same seed gave the same plan: ids would repeat in the thread")
+	if render(7, 0) == render(7, 1) {
+		t.Error("another turn of the thread gave the same plan: ids would repeat in the thread")
+	}
+}
+
+func TestTheRunKeyLeavesIdsOut(t *testing.T) {
+	const conversation = `{"threadId":"t1","runId":"r1","messages":[
+		{"id":"u1","role":"user","content":"make me a video"},
+		{"id":"a1","role":"assistant","content":"Which style?","toolCalls":[{"id":"c1","type":"function","function":{"name":"clarify","arguments":"{}"}}]},
+		{"id":"m1","role":"tool","toolCallId":"c1","content":"funny"},
+		{"id":"u2","role":"user","content":[{"type":"text","text":"and short"},{"type":"binary","mimeType":"image/png","url":"https://x/a.png"}]}],
+		"resume":[{"interruptId":"i1","status":"resolved","payload":{"approved":true,"n":1.50}}]}`
+	key := func(seed uint64, scenario string, turn int, body string) uint64 {
+		return runKey(seed, scenario, turn, request(t, "/", body).Input)
+	}
+	base := key(1, "s", 2, conversation)
+	other := strings.NewReplacer(`"t1"`, `"t2"`, `"r1"`, `"r2"`, `"u1"`, `"u9"`, `"a1"`, `"a9"`, `"c1"`, `"c9"`, `"m1"`, `"m9"`, `"u2"`, `"u8"`, `"i1"`, `"i9"`)
+	if got := key(1, "s", 2, other.Replace(conversation)); got != base {
+		t.Error("other thread, run, message, tool call and interrupt ids changed the key")
+	}
+	changes := map[string]uint64{
+		"another seed":              key(2, "s", 2, conversation),
+		"another scenario":          key(1, "s2", 2, conversation),
+		"another turn":              key(1, "s", 3, conversation),
+		"another user text":         key(1, "s", 2, strings.Replace(conversation, "make me a video", "make me a movie", 1)),
+		"another content part":      key(1, "s", 2, strings.Replace(conversation, "a.png", "b.png", 1)),
+		"another tool result":       key(1, "s", 2, strings.Replace(conversation, `"funny"`, `"serious"`, 1)),
+		"another answer status":     key(1, "s", 2, strings.Replace(conversation, `"resolved"`, `"cancelled"`, 1)),
+		"another payload":           key(1, "s", 2, strings.Replace(conversation, `true`, `false`, 1)),
+		"another role":              key(1, "s", 2, strings.Replace(conversation, `"role":"assistant","content":"Which style?"`, `"role":"system","content":"Which style?"`, 1)),
+		"a message less":            key(1, "s", 2, strings.Replace(conversation, `{"id":"m1","role":"tool","toolCallId":"c1","content":"funny"},`, "", 1)),
+		"an answer without payload": key(1, "s", 2, strings.Replace(conversation, `"status":"resolved","payload":{"approved":true,"n":1.50}`, `"status":"resolved"`, 1)),
+	}
+	for what, got := range changes {
+		if got == base {
+			t.Errorf("%s left the key as it was", what)
+		}
 	}
 }
 

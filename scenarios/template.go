@@ -36,7 +36,7 @@ func funcMap(f *gofakeit.Faker, id func(name string) string) template.FuncMap {
 		"join":    func(sep string, items []any) string { return joinAny(sep, items) },
 		"last":    lastItem,
 		"kind":    kindOf,
-		"now":     func() string { return time.Now().UTC().Format(time.RFC3339) },
+		"now":     formatNow(time.Now),
 		"fromNow": after(time.Now),
 
 		"Name": f.Name, "FirstName": f.FirstName, "LastName": f.LastName, "Email": f.Email,
@@ -69,6 +69,11 @@ func funcMap(f *gofakeit.Faker, id func(name string) string) template.FuncMap {
 			return strings.Join(parts, " ")
 		},
 	}
+}
+
+// formatNow makes the now function: the time from returns, in RFC 3339.
+func formatNow(from func() time.Time) func() string {
+	return func() string { return from().UTC().Format(time.RFC3339) }
 }
 
 // after makes the fromNow function: the RFC 3339 time a Go duration such as 10m after

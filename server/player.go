@@ -22,8 +22,9 @@ type player struct {
 	fault      *scenarios.Fault  // asked for by the request
 	open       protocol.Verifier // tracks what is open, to close it if the run is cut short
 	sent       int
-	disconnect bool        // the run ends by dropping the connection
-	timer      *time.Timer // reused for every wait of the run
+	at         time.Duration // the offset in the plan of the event being played
+	disconnect bool          // the run ends by dropping the connection
+	timer      *time.Timer   // reused for every wait of the run
 }
 
 // play writes the plan's events on their timeline, measured from the start of the run
@@ -44,6 +45,7 @@ func (p *player) play(ctx context.Context, plan *scenarios.Plan, speed float64) 
 		if err := p.waitUntil(ctx, due); err != nil {
 			return p.stop(err)
 		}
+		p.at = t.At
 		if bp := p.server.breaks.hit(p.testID, plan.Scenario.ID, t.Step, i, p.threadID, p.runID); bp != nil {
 			paused := time.Now()
 			if err := p.w.flushPending(); err != nil {
@@ -85,11 +87,20 @@ func (p *player) send(ev protocol.Event) error {
 	if !ok {
 		return nil
 	}
-	if err := p.w.event(adapted); err != nil {
+	if err := p.w.event(adapted, p.timestamp()); err != nil {
 		return err
 	}
 	p.sent++
 	return nil
+}
+
+// timestamp is the time the event being sent carries, in milliseconds: now or, with a
+// fixed time, the fixed time plus the offset in the plan of the event being played.
+func (p *player) timestamp() int64 {
+	if fixed := p.server.cfg.FixedTime; !fixed.IsZero() {
+		return fixed.Add(p.at).UnixMilli()
+	}
+	return time.Now().UnixMilli()
 }
 
 // stop ends a run cut short. A cancelled run closes what it has open and finishes with

@@ -136,7 +136,8 @@ func (s *Server) openStream(res *echo.Response) error {
 // it was.
 func (s *Server) startRun(rr *runRequest, cancel context.CancelCauseFunc) (*threads.Run, *scenarios.Plan, error) {
 	in := rr.in
-	run, cursor, err := s.threads.Begin(threadKey(rr.testID, in.ThreadID), in.RunID, cancel)
+	thread := threadKey(rr.testID, in.ThreadID)
+	run, cursor, err := s.threads.Begin(thread, in.RunID, cancel)
 	if err != nil {
 		var busy *threads.BusyError
 		if errors.As(err, &busy) {
@@ -152,7 +153,9 @@ func (s *Server) startRun(rr *runRequest, cancel context.CancelCauseFunc) (*thre
 	}()
 	sreq := &scenarios.Request{Route: rr.route, Input: in, Header: rr.header}
 	sreq.History = func() []map[string]any { return run.History(in) }
-	plan, err := s.planRun(sreq, cursor, rr.speed, s.forcedScenario(sreq.Header, rr.testID))
+	opts := scenarios.PlanOptions{Seed: s.seedFor(thread), Turn: run.Turn(),
+		Timing: s.cfg.Timing, Now: time.Now(), Speed: rr.speed, FixedTime: s.cfg.FixedTime}
+	plan, err := s.planRun(sreq, cursor, opts, s.forcedScenario(sreq.Header, rr.testID))
 	if err != nil {
 		return nil, nil, err
 	}
@@ -208,9 +211,8 @@ func statusFault(c echo.Context, f scenarios.Fault) error {
 
 // planRun decides what a run plays: the continuation of the thread's paused scenario,
 // or the scenario its request matches.
-func (s *Server) planRun(sreq *scenarios.Request, cursor *scenarios.Cursor, speed float64, forced func() string) (*scenarios.Plan, error) {
+func (s *Server) planRun(sreq *scenarios.Request, cursor *scenarios.Cursor, opts scenarios.PlanOptions, forced func() string) (*scenarios.Plan, error) {
 	in := sreq.Input
-	opts := scenarios.PlanOptions{Seed: s.cfg.Seed, Timing: s.cfg.Timing, Now: time.Now(), Speed: speed}
 	if cursor != nil && len(cursor.Interrupts) > 0 {
 		if len(in.Resume) == 0 {
 			return nil, &httpError{status: http.StatusConflict, body: errorBody{

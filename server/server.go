@@ -4,8 +4,10 @@ package server
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"log/slog"
 	"math/rand/v2"
 	"net"
@@ -24,7 +26,7 @@ import (
 
 // Config is the server's configuration.
 type Config struct {
-	Seed         uint64  // decides generated ids, fake data and jitter, with each request's ids
+	Seed         uint64  // with each run's key, decides generated ids, fake data and jitter; 0: none, every thread differs
 	Speed        float64 // multiplies every delay; 0 plays without delays
 	Strict       bool    // reject run inputs that do not conform to AG-UI 1.1
 	EventIDs     bool    // write an `id: <TYPE>_<timestamp>` line before each event
@@ -36,6 +38,10 @@ type Config struct {
 	AuthToken    string   // when set, the AG-UI endpoints require Authorization: Bearer <token>
 	CORSOrigins  []string // origins browsers may call from; "*" allows any
 	CancelWait   time.Duration
+	// FixedTime, when set, stamps every event with this time plus the event's offset in
+	// its run's plan instead of the time it is written, and is the clock of templates'
+	// now and fromNow and of interrupts' expiresAt.
+	FixedTime time.Time
 	// Sources are where Reload reads scenarios from.
 	Sources []scenarios.Source
 	// Recorder, when set, proxies to a real agent what no scenario answers (or, with
@@ -88,6 +94,8 @@ type Server struct {
 	stopping chan struct{}
 	stopOnce sync.Once
 
+	// seed is Config.Seed, or a random one when it is 0.
+	seed  uint64
 	idMu  sync.Mutex
 	idRNG *rand.Rand
 }
@@ -97,12 +105,17 @@ func New(cfg Config, set *scenarios.Set) *Server {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
+	seed := cfg.Seed
+	if seed == 0 {
+		seed = rand.Uint64()
+	}
 	s := &Server{
 		cfg:      cfg,
+		seed:     seed,
 		stopping: make(chan struct{}),
 		threads:  threads.NewStore(cfg.Threads, time.Now),
 		journal:  journal{limit: max(cfg.JournalSize, 1)},
-		idRNG:    rand.New(rand.NewPCG(cfg.Seed, cfg.Seed^0x5851f42d4c957f2d)),
+		idRNG:    rand.New(rand.NewPCG(seed, seed^0x5851f42d4c957f2d)),
 	}
 	s.set.Store(set)
 	s.load.status = LoadStatus{Scenarios: len(set.Scenarios()), LoadedAt: time.Now(), Errors: []scenarios.Diagnostic{}}
@@ -148,6 +161,21 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener, grace time.Duration
 		return fmt.Errorf("shutdown: %w", err)
 	}
 	return nil
+}
+
+// seedFor is the seed of a run's key on a thread: the configured seed, so that the
+// same conversation plays the same on any thread, or without one a seed of the
+// thread's own, so that every conversation differs.
+func (s *Server) seedFor(thread string) uint64 {
+	if s.cfg.Seed != 0 {
+		return s.cfg.Seed
+	}
+	h := fnv.New64a()
+	var b [8]byte
+	binary.LittleEndian.PutUint64(b[:], s.seed)
+	h.Write(b[:])
+	h.Write([]byte(thread))
+	return h.Sum64()
 }
 
 // newID mints an id for a request that lacks one.

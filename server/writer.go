@@ -39,10 +39,10 @@ func (e *eventWriter) begin() {
 	e.pending = true
 }
 
-// event writes one event stamped with the current time in milliseconds.
-func (e *eventWriter) event(ev protocol.Event) error {
+// event writes one event stamped with timestamp, in milliseconds.
+func (e *eventWriter) event(ev protocol.Event, timestamp int64) error {
 	var err error
-	e.buf, err = protocol.AppendFrame(e.buf[:0], ev, time.Now().UnixMilli(), e.withIDs)
+	e.buf, err = protocol.AppendFrame(e.buf[:0], ev, timestamp, e.withIDs)
 	if err != nil {
 		return err
 	}

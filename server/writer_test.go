@@ -26,7 +26,7 @@ func TestWriteDeadlinesAreRenewedWhenHalfSpent(t *testing.T) {
 		w := newEventWriter(rec, false, 10*time.Second, false)
 		w.begin()
 		for i := range 13 { // one event a second
-			if err := w.event(protocol.NewEvent(protocol.Custom, "name", "tick", "value", i)); err != nil {
+			if err := w.event(protocol.NewEvent(protocol.Custom, "name", "tick", "value", i), time.Now().UnixMilli()); err != nil {
 				t.Fatal(err)
 			}
 			if err := w.flush(); err != nil {

@@ -49,6 +49,7 @@ type Thread struct {
 	conv     protocol.Conversation
 	cursor   *scenarios.Cursor
 	runs     []RunRecord
+	started  int // runs started, all of them: runs keeps only the latest
 	active   *activeRun
 	lastUsed time.Time
 }
@@ -119,6 +120,7 @@ type Run struct {
 	active  *activeRun
 	record  int
 	created bool // this run's request created the thread
+	turn    int  // runs the thread started before this one
 }
 
 // Begin claims a thread for a run and returns the cursor where its conversation paused
@@ -140,8 +142,11 @@ func (s *Store) Begin(threadID, runID string, cancel context.CancelCauseFunc) (*
 	}
 	s.touch(t)
 	t.active = &activeRun{runID: runID, cancel: cancel, done: make(chan struct{})}
-	return &Run{store: s, thread: t, active: t.active, record: -1, created: created}, t.cursor, nil
+	return &Run{store: s, thread: t, active: t.active, record: -1, created: created, turn: t.started}, t.cursor, nil
 }
+
+// Turn returns how many runs the thread started before this one: 0 for the first.
+func (r *Run) Turn() int { return r.turn }
 
 // Start records that the run plays a scenario.
 func (r *Run) Start(scenario string) {
@@ -149,6 +154,7 @@ func (r *Run) Start(scenario string) {
 	defer r.store.mu.Unlock()
 	t := r.thread
 	r.active.scenario = scenario
+	t.started++
 	t.runs = append(t.runs, RunRecord{RunID: r.active.runID, Scenario: scenario, Outcome: "running", Started: r.store.now()})
 	if len(t.runs) > r.store.limits.MaxRuns {
 		t.runs = t.runs[len(t.runs)-r.store.limits.MaxRuns:]

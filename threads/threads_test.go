@@ -190,3 +190,35 @@ func TestCancelStopsTheRunAndWaitsForItsStream(t *testing.T) {
 		t.Errorf("unknown thread %+v", res)
 	}
 }
+
+func TestATurnCountsEveryRunTheThreadStarted(t *testing.T) {
+	s := NewStore(Limits{MaxThreads: 10, IdleTTL: time.Hour, MaxRuns: 2}, time.Now)
+	turn := func(thread string) int {
+		t.Helper()
+		run, _, err := s.Begin(thread, "r", noCancel)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer run.Release()
+		return run.Turn()
+	}
+	for i := range 4 { // past MaxRuns: the count is not the length of the kept record
+		if got := turn("t"); got != i {
+			t.Errorf("before run %d the turn is %d", i, got)
+		}
+		runOnce(t, s, "t")
+	}
+	// a refused request starts no run; another thread counts its own runs
+	run, _, _ := s.Begin("t", "refused", noCancel)
+	run.Release()
+	if got := turn("t"); got != 4 {
+		t.Errorf("after a refused request the turn is %d, want 4", got)
+	}
+	if got := turn("other"); got != 0 {
+		t.Errorf("a new thread's first turn is %d", got)
+	}
+	s.Reset("", true)
+	if got := turn("t"); got != 0 {
+		t.Errorf("a thread forgotten and begun again starts at turn %d", got)
+	}
+}

@@ -1,14 +1,13 @@
-// Serves the browser tests' page and its bundled script from a static server of its
-// own, on another origin than the mock's, so that every call from the page to the mock
-// is a cross-origin one.
+// Serves the test page and its bundled script from a static server of its own, so that
+// the page runs on another origin than the mock and every run goes through CORS.
 
 import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import { buildBundle, PAGE } from './build.js';
 
 /**
- * Builds the page's script into outdir and serves the page at / and the script at
- * /app.js on a free loopback port. Resolves with {origin, close()}.
+ * Builds the page's script into outdir and serves the page on a free loopback port.
+ * Resolves with {origin, close}.
  */
 export async function servePage(outdir) {
   const bundle = readFileSync(await buildBundle(outdir));
@@ -18,5 +17,8 @@ export async function servePage(outdir) {
     res.writeHead(body ? 200 : 404, { 'Content-Type': type ?? 'text/plain' }).end(body ?? 'not found');
   });
   await new Promise((resolve) => site.listen(0, '127.0.0.1', resolve));
-  return { origin: `http://127.0.0.1:${site.address().port}`, close: () => site.close() };
+  return {
+    origin: `http://127.0.0.1:${site.address().port}`,
+    close: () => new Promise((resolve) => site.close(resolve)),
+  };
 }

@@ -59,3 +59,37 @@ steps:
 export function expiringScenarioDir() {
   return writeTempFiles({ 'expiring-approval.yaml': EXPIRING_SCENARIO });
 }
+
+/**
+ * A two-run conversation full of what the server's seed decides: fake data, generated
+ * ids (of messages, a tool call and an interrupt) and jittered timing. "Plan a trip"
+ * streams a text and a tool call and pauses on an interrupt about the call; the run that
+ * resolves it (payload {name}) streams the tool's result and two more texts.
+ */
+export const SEEDED_SCENARIO = `\
+id: seeded-trip
+description: A trip planned with fake data, paused for the booking's approval.
+match:
+  message: (?i)^plan a trip$
+timing: {tokensPerSecond: 20, jitter: 0.5}
+steps:
+  - text: '{{ Name }} from {{ City }} will be your guide ({{ id "guide" }}).'
+  - tool: {name: book, args: {guide: '{{ id "guide" }}'}}
+    id: booking
+  - interrupt:
+      - message: Book with {{ Company }}?
+        toolCall: booking
+        expiresIn: 10m
+        on:
+          resolved:
+            - toolResult: '{"ref":"{{ UUID }}"}'
+            - text: Booked for {{ .answer.payload.name }} with {{ FirstName }}, seat {{ Number 1 99 }}.
+          cancelled:
+            - text: Not booked.
+  - text: '{{ Sentence 6 }}'
+`;
+
+/** Writes SEEDED_SCENARIO into a new temporary directory and returns the directory. */
+export function seededScenarioDir() {
+  return writeTempFiles({ 'seeded-trip.yaml': SEEDED_SCENARIO });
+}

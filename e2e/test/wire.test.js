@@ -4,6 +4,7 @@
 
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { newTestId, TEST_ID_HEADER } from './admin.js';
 import { DEFAULT_ROUTE, SPEED_HEADER, typeSequence } from './clients.js';
 import { useServer } from './harness.js';
 
@@ -166,11 +167,15 @@ describe('wire format over plain fetch', () => {
     assert.equal(result.content, '{"Recall":[]}');
   });
 
-  test('the same request under the same seed replays the same stream', async () => {
-    // One after the other: a thread takes one run at a time.
-    const first = await postRun(SEED_REQUEST);
-    const second = await postRun(SEED_REQUEST);
+  test('the same request under the same seed replays the same stream on a new thread, not on the same one', async () => {
+    // Each test id has threads of its own: thread-001 is new to each.
+    const testId = newTestId('wire-replay');
+    const first = await postRun(SEED_REQUEST, { [TEST_ID_HEADER]: testId });
+    const second = await postRun(SEED_REQUEST, { [TEST_ID_HEADER]: newTestId('wire-replay') });
     assert.deepEqual(withoutTimestamps(parseFrames(second.text)), withoutTimestamps(parseFrames(first.text)));
+    // On the same thread it is the conversation's next run, with ids of its own.
+    const next = await postRun(SEED_REQUEST, { [TEST_ID_HEADER]: testId });
+    assert.notEqual(parseFrames(next.text)[1].messageId, parseFrames(first.text)[1].messageId);
   });
 
   for (const [sent, declared] of [
