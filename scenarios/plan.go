@@ -119,6 +119,16 @@ type stepError struct {
 func (e *stepError) Error() string { return e.at.String() + ": " + e.err.Error() }
 func (e *stepError) Unwrap() error { return e.err }
 
+// atStep places a problem at the step (or event) at, unless it already has a more
+// precise place, such as the template it comes from.
+func atStep(at pos, err error) error {
+	var inner *stepError
+	if errors.As(err, &inner) {
+		return err
+	}
+	return &stepError{at: at, err: err}
+}
+
 // runSeed mixes the server seed with what identifies the run, so that a replayed request
 // gets the same ids and text while every new run differs.
 func runSeed(seed uint64, parts ...string) uint64 {
@@ -305,7 +315,7 @@ func (p *planner) playExplicit(root *eventsRun, in *protocol.RunAgentInput, star
 			err = p.checkSize(0)
 		}
 		if err != nil {
-			return &stepError{at: run.events[i].at, err: err}
+			return atStep(run.events[i].at, err)
 		}
 	}
 	if len(run.next) > 0 {
@@ -547,11 +557,7 @@ func (p *planner) runStep(s step, gap time.Duration) error {
 	}
 	defer func() { p.stepName = outerName }()
 	if err := s.emit(p); err != nil {
-		var inner *stepError
-		if errors.As(err, &inner) {
-			return err
-		}
-		return &stepError{at: s.common().at, err: err}
+		return atStep(s.common().at, err)
 	}
 	if err := p.checkSize(0); err != nil {
 		return &stepError{at: s.common().at, err: err}
