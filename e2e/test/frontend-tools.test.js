@@ -192,7 +192,7 @@ describe('the multimodal mixcut request', () => {
     assert.deepEqual(streamedTexts(events), MIXCUT_REPLY);
     const [call] = streamedToolCalls(events);
     assert.equal(call.name, 'create_mixcut');
-    assert.deepEqual(JSON.parse(call.args.attachments), MIXCUT_CONTENT[1].metadata.attachments);
+    assert.deepEqual(call.args.attachments, MIXCUT_CONTENT[1].metadata.attachments, 'the list itself, not JSON text');
     const history = await threadHistory(server, threadId);
     assert.deepEqual(history.messages[0].content, MIXCUT_CONTENT, 'history keeps the vendor part');
   });
