@@ -5,39 +5,11 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { assertCleanRun, CLIENTS, Conversation, eventsOf, messagesOf } from './clients.js';
-import { useServer, writeTempFiles } from './harness.js';
+import { MIXCUT_CONTENT, typedScenarioDir } from './fixtures.js';
+import { useServer } from './harness.js';
 
-const TYPED_SCENARIO = `
-id: typed-state
-match:
-  message: (?i)add (?P<n>\\d+) items
-examples:
-  - message: add 2 items
-    state: {items: [a, b], count: 3}
-steps:
-  - state:
-      items: "{{ .state.items }}"
-      count: "{{ .state.count }}"
-      label: "count={{ .state.count }}"
-  - stateDelta:
-      - {op: replace, path: /count, value: "{{ int .captures.n }}"}
-      - {op: add, path: /done, value: "{{ bool \`true\` }}"}
-  - custom: {name: typed, value: "{{ .state.items }}"}
-  - text: Added {{ int .captures.n }} items.
-  - tool:
-      name: add_items
-      args: {items: "{{ .state.items }}", n: "{{ int .captures.n }}"}
-      result: {ok: true}
-`;
-
-const server = useServer(['--scenarios', writeTempFiles({ 'typed.yaml': TYPED_SCENARIO }), '--watch', 'off']);
-
-// The seed's multimodal user message: a text part and the API's own mixcut_assets part.
-const ATTACHMENTS = [{ url: ' http://example.com/video-a.mp4' }, { fileId: 'vod-file-001' }];
-const MIXCUT_CONTENT = [
-  { type: 'text', text: 'Help me mash up these assets' },
-  { type: 'mixcut_assets', metadata: { attachments: ATTACHMENTS } },
-];
+const server = useServer(['--scenarios', typedScenarioDir(), '--watch', 'off']);
+const ATTACHMENTS = MIXCUT_CONTENT[1].metadata.attachments;
 
 /** The parsed arguments of the agent's tool call with the given name. */
 function toolArgs(run, name) {
