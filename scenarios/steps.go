@@ -360,7 +360,7 @@ func (l *fileLoader) patch(n *yaml.Node) *value {
 	for _, op := range v.items {
 		for i, key := range op.keys {
 			if key == "path" || key == "from" {
-				op.fields[i].asText("a JSON Patch " + key)
+				op.fields[i].asPointer(key)
 			}
 		}
 	}

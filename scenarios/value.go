@@ -15,8 +15,9 @@ import (
 type value struct {
 	literal  any      // the whole value when it holds no template
 	template string   // name of the template when this is a templated string
-	at       pos      // where a whole template is written
+	at       pos      // where a template is written
 	text     string   // for a whole template sent as text: what it is, for messages
+	pointer  string   // for a JSON Patch path or from: which; a template must render a JSON Pointer
 	keys     []string // object members, in file order
 	fields   []*value
 	items    []*value // array items
@@ -42,17 +43,33 @@ func (v *value) asText(what string) *value {
 	return v
 }
 
+// asPointer marks a JSON Patch path or from (key names which): a template there renders
+// as text, which must be a JSON Pointer.
+func (v *value) asPointer(key string) {
+	v.asText("a JSON Patch " + key)
+	if v.kind == wholeValue || v.kind == templateValue {
+		v.pointer = key
+	}
+}
+
 // render produces the JSON value for one run.
 func (v *value) render(r *renderer) (any, error) {
 	switch v.kind {
 	case templateValue:
-		return r.exec(v.template)
+		text, err := r.exec(v.template)
+		if err == nil {
+			err = v.checkPointer(text)
+		}
+		return text, err
 	case wholeValue:
 		x, err := r.value(v.template)
 		if err != nil || v.text == "" {
 			return x, err
 		}
 		text, err := v.textOf(x)
+		if err == nil {
+			err = v.checkPointer(text)
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -169,7 +186,7 @@ func (l *fileLoader) scalarValue(n *yaml.Node) *value {
 		case whole:
 			return &value{kind: wholeValue, template: name, at: l.pos(n)}
 		default:
-			return &value{kind: templateValue, template: name}
+			return &value{kind: templateValue, template: name, at: l.pos(n)}
 		}
 	}
 	return &value{literal: n.Value}
@@ -186,6 +203,15 @@ func (v *value) textOf(x any) (string, error) {
 		return "", &stepError{at: v.at, err: fmt.Errorf("%s must be a string, but this template renders %s (write {{ json … }} to send its JSON text)", v.text, withArticle(k))}
 	}
 	return jsonText(x)
+}
+
+// checkPointer reports a JSON Patch path or from whose template does not render a JSON
+// Pointer, at the template.
+func (v *value) checkPointer(text string) error {
+	if v.pointer == "" || text == "" || strings.HasPrefix(text, "/") {
+		return nil
+	}
+	return &stepError{at: v.at, err: fmt.Errorf(`JSON Patch %s %q is not a JSON Pointer: its template must render "" (the whole document) or text starting with "/"`, v.pointer, text)}
 }
 
 // jsonText is a value as text: a string as it is, anything else as its JSON.
