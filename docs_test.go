@@ -201,3 +201,17 @@ func readmeScript(t *testing.T, script string) ([]string, map[string]string) {
 	}
 	return args, created
 }
+
+// TestEveryTemplateFunctionIsDocumented checks that the scenario reference names every
+// function templates may call, written as code.
+func TestEveryTemplateFunctionIsDocumented(t *testing.T) {
+	data, err := os.ReadFile("docs/scenarios.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range scenarios.TemplateFuncs() {
+		if !strings.Contains(string(data), "`"+name+"`") && !strings.Contains(string(data), "`"+name+" ") {
+			t.Errorf("docs/scenarios.md does not document the template function %s", name)
+		}
+	}
+}

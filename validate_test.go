@@ -200,3 +200,14 @@ func TestADuplicateKeyIsRefusedByValidateAndAtStart(t *testing.T) {
 		}
 	}
 }
+
+func TestValidateReportsATemplateOfTheWrongTypeAtTheTemplate(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "typed.yaml")
+	writeFile(t, file, "examples: [{message: hi, state: {items: [a]}}]\nsteps:\n  - state: {items: '{{ .state.items }}'}\n  - stateDelta:\n      - op: add\n        path: '{{ .state.items }}'\n        value: '{{ .state.items }}'\n")
+	want := file + ":6:15: a JSON Patch path must be a string, but this template renders a list (write {{ json … }} to send its JSON text)\n" +
+		"1 scenario(s), 0 stream(s): 1 problem(s), 0 warning(s)\n"
+	var out strings.Builder
+	if code := run(t.Context(), []string{"validate", file}, env(nil), &out, io.Discard); code != 1 || out.String() != want {
+		t.Errorf("validate: exit %d, output:\n%s\nwant exit 1 and\n%s", code, out.String(), want)
+	}
+}

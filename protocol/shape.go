@@ -92,6 +92,19 @@ func KnownEventTypes() []string {
 	return types
 }
 
+// IsStringField reports whether AG-UI defines the named field of events of the type as
+// a string.
+func IsStringField(typ, name string) bool {
+	for _, list := range [][]fieldSpec{envelope, eventFields[typ]} {
+		for _, s := range list {
+			if s.name == name {
+				return s.kind == kString
+			}
+		}
+	}
+	return false
+}
+
 func knownEvent(typ string) bool {
 	_, ok := eventFields[typ]
 	return ok

@@ -117,7 +117,7 @@ func (l *fileLoader) interruptStep(c stepCommon, n *yaml.Node) step {
 					l.diag.add(l.pos(v), "e.g. 2030-01-01T00:00:00Z", "expiresAt %q is not an RFC 3339 time", v.Value)
 				}
 			}
-			d.expiresAt = l.valueFromNode(v)
+			d.expiresAt = l.valueFromNode(v).asText("an interrupt's expiresAt")
 		}
 		if v := f["metadata"]; v != nil {
 			if v.Kind != yaml.MappingNode {

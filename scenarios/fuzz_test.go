@@ -45,18 +45,20 @@ func FuzzLoad(f *testing.F) {
 	})
 }
 
-// FuzzTemplates: any template string in a scenario, rendered with any message, either
-// fails to load or renders — never a panic, never unbounded output.
+// FuzzTemplates: any template string in a scenario, rendered with any message as text
+// and as a JSON value, either fails to load or renders — never a panic, never unbounded
+// output.
 func FuzzTemplates(f *testing.F) {
 	for _, seed := range []string{
 		"{{ .message }}", "{{ Name }} {{ Sentence 500 }}", "{{ range .parts }}{{ .type }}{{ end }}",
 		"{{ json .state }}", "{{ index .captures \"1\" }}", "{{ default \"x\" .forwardedProps.a }}", "{{ Number 9 1 }}",
 		"{{ range $i, $m := .messages }}{{ $m.id }}{{ end }}", "{{ template \"x\" }}", "{{ Paragraph 50 }}",
+		"{{ int .captures.all }}", "{{ fromJson .message }}", "{{- float (trim .message) -}}", "{{ bool .message | not }}",
 	} {
 		f.Add(seed, "hello world")
 	}
 	f.Fuzz(func(t *testing.T, tmpl, message string) {
-		yaml := "match: {message: (?s)(?P<all>.*)}\nsteps:\n  - text: " + quoteYAML(tmpl) + "\n"
+		yaml := "match: {message: (?s)(?P<all>.*)}\nsteps:\n  - text: " + quoteYAML(tmpl) + "\n  - custom: {name: c, value: " + quoteYAML(tmpl) + "}\n"
 		set, err := Load(Source{FS: fstest.MapFS{"d/f.yaml": {Data: []byte(yaml)}}, Root: "d", Label: "d"})
 		if err != nil {
 			return

@@ -676,7 +676,7 @@ func (l *fileLoader) str(n *yaml.Node) string {
 // text reads a member sent as text, such as a message's content: a string, or a number
 // or boolean sent as it is written. Null, mappings and lists are refused, as AG-UI
 // carries text there; what is a mapping with a mapping key gets the hint to quote a
-// template.
+// template. A whole template there renders as text too (see value.asText).
 func (l *fileLoader) text(n *yaml.Node, what string) *value {
 	if n.Kind == yaml.AliasNode {
 		n = n.Alias
@@ -690,7 +690,7 @@ func (l *fileLoader) text(n *yaml.Node, what string) *value {
 	case n.Kind != yaml.ScalarNode:
 		l.diag.add(l.pos(n), "quote it to send the characters as written", "%s must be a string, got %s", what, nodeKind(n))
 	default:
-		return l.valueFromNode(n)
+		return l.valueFromNode(n).asText(what)
 	}
 	return &value{}
 }

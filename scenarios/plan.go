@@ -131,6 +131,16 @@ type stepError struct {
 func (e *stepError) Error() string { return e.at.String() + ": " + e.err.Error() }
 func (e *stepError) Unwrap() error { return e.err }
 
+// atStep places a problem at the step (or event) at, unless it already has a more
+// precise place, such as the template it comes from.
+func atStep(at pos, err error) error {
+	var inner *stepError
+	if errors.As(err, &inner) {
+		return err
+	}
+	return &stepError{at: at, err: err}
+}
+
 // runKey is the key of a run's random source, which decides its generated ids, fake
 // data and jitter. It is made of the server's seed, the scenario, the thread's turn (how
 // many runs the thread started before this one) and what the request says: each
@@ -347,7 +357,7 @@ func (p *planner) playExplicit(root *eventsRun, in *protocol.RunAgentInput, star
 			err = p.checkSize(0)
 		}
 		if err != nil {
-			return &stepError{at: run.events[i].at, err: err}
+			return atStep(run.events[i].at, err)
 		}
 	}
 	if len(run.next) > 0 {
@@ -591,11 +601,7 @@ func (p *planner) runStep(s step, gap time.Duration) error {
 	}
 	defer func() { p.stepName = outerName }()
 	if err := s.emit(p); err != nil {
-		var inner *stepError
-		if errors.As(err, &inner) {
-			return err
-		}
-		return &stepError{at: s.common().at, err: err}
+		return atStep(s.common().at, err)
 	}
 	if err := p.checkSize(0); err != nil {
 		return &stepError{at: s.common().at, err: err}

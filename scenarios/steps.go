@@ -1,7 +1,6 @@
 package scenarios
 
 import (
-	"encoding/json"
 	"fmt"
 	"regexp"
 	"slices"
@@ -358,6 +357,13 @@ func (l *fileLoader) patch(n *yaml.Node) *value {
 		l.diag.add(l.pos(n), `e.g. - {op: add, path: /items/-, value: 1}`, "a JSON Patch must be a list of operations")
 		return v
 	}
+	for _, op := range v.items {
+		for i, key := range op.keys {
+			if key == "path" || key == "from" {
+				op.fields[i].asPointer(key)
+			}
+		}
+	}
 	for _, opNode := range n.Content {
 		f := l.fields(opNode, "a JSON Patch operation", []string{"op", "path", "value", "from"})
 		if f == nil {
@@ -678,6 +684,11 @@ func (l *fileLoader) eventStep(c stepCommon, n *yaml.Node, explicit bool) *event
 		l.diag.add(l.pos(n), "e.g. type: CUSTOM", "an event needs a type")
 		return nil
 	}
+	for i, name := range s.names {
+		if protocol.IsStringField(s.typ, name) {
+			s.values[i].asText(s.typ + "." + name)
+		}
+	}
 	return s
 }
 
@@ -798,15 +809,15 @@ func (s *eventStep) emit(p *planner) error {
 	return nil
 }
 
-// renderText renders a value to text: strings as they are, anything else as JSON.
+// renderText renders a value to text: strings as they are, anything else as JSON, and
+// a whole template that reads a path the request lacks as nothing.
 func (p *planner) renderText(v *value) (string, error) {
 	x, err := v.render(p.r)
 	if err != nil {
 		return "", err
 	}
-	if s, ok := x.(string); ok {
-		return s, nil
+	if x == nil && v.kind == wholeValue {
+		return "", nil
 	}
-	b, err := json.Marshal(x)
-	return string(b), err
+	return jsonText(x)
 }

@@ -1,12 +1,16 @@
 package scenarios
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"math"
 	"reflect"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"text/template"
 	"text/template/parse"
@@ -27,17 +31,21 @@ var templateRoots = []string{"threadId", "runId", "parentRunId", "route", "messa
 // run's own seeded faker; id returns the run's fresh id for a local name.
 func funcMap(f *gofakeit.Faker, id func(name string) string) template.FuncMap {
 	return template.FuncMap{
-		"id":      id,
-		"json":    toJSON,
-		"default": func(def, v any) any { return defaultValue(def, v) },
-		"upper":   strings.ToUpper,
-		"lower":   strings.ToLower,
-		"trim":    strings.TrimSpace,
-		"join":    func(sep string, items []any) string { return joinAny(sep, items) },
-		"last":    lastItem,
-		"kind":    kindOf,
-		"now":     formatNow(time.Now),
-		"fromNow": after(time.Now),
+		"id":       id,
+		"json":     toJSON,
+		"default":  func(def, v any) any { return defaultValue(def, v) },
+		"upper":    strings.ToUpper,
+		"lower":    strings.ToLower,
+		"trim":     strings.TrimSpace,
+		"join":     func(sep string, items []any) string { return joinAny(sep, items) },
+		"last":     lastItem,
+		"kind":     kindOf,
+		"int":      toInt,
+		"float":    toFloat,
+		"bool":     toBool,
+		"fromJson": fromJSON,
+		"now":      formatNow(time.Now),
+		"fromNow":  after(time.Now),
 
 		"Name": f.Name, "FirstName": f.FirstName, "LastName": f.LastName, "Email": f.Email,
 		"Username": f.Username, "Phone": f.Phone, "City": f.City, "Country": f.Country,
@@ -98,6 +106,101 @@ func TemplateFuncs() []string {
 	return names
 }
 
+// errNoValue is what a conversion function says when it is given a path the request
+// lacks.
+var errNoValue = errors.New("it was given no value, a path the request lacks (give the scenario an example that has it, or a fallback with default)")
+
+// toInt is the template function int: the integer a string such as a capture spells,
+// or an integral number.
+func toInt(v any) (int, error) {
+	switch x := v.(type) {
+	case nil:
+		return 0, errNoValue
+	case int:
+		return x, nil
+	case string, json.Number:
+		if i, err := strconv.Atoi(strings.TrimSpace(fmt.Sprint(x))); err == nil {
+			return i, nil
+		}
+	}
+	// 2.0 and 1e3 are integers too; beyond 2^53 a float64 no longer holds every one.
+	if f, err := toFloat(v); err == nil && f == math.Trunc(f) && math.Abs(f) <= 1<<53 {
+		return int(f), nil
+	}
+	return 0, fmt.Errorf("%s is not an integer", describe(v))
+}
+
+// toFloat is the template function float: the number a string spells, or a number.
+func toFloat(v any) (float64, error) {
+	switch x := v.(type) {
+	case nil:
+		return 0, errNoValue
+	case float64:
+		return x, nil
+	case int:
+		return float64(x), nil
+	case string, json.Number:
+		f, err := strconv.ParseFloat(strings.TrimSpace(fmt.Sprint(x)), 64)
+		if err == nil && !math.IsInf(f, 0) && !math.IsNaN(f) {
+			return f, nil
+		}
+	}
+	return 0, fmt.Errorf("%s is not a number", describe(v))
+}
+
+// toBool is the template function bool: true or false from a boolean or a string such
+// as "true", "False", "1" or "0".
+func toBool(v any) (bool, error) {
+	switch x := v.(type) {
+	case nil:
+		return false, errNoValue
+	case bool:
+		return x, nil
+	case string:
+		if b, err := strconv.ParseBool(strings.ToLower(strings.TrimSpace(x))); err == nil {
+			return b, nil
+		}
+	}
+	return false, fmt.Errorf("%s is not true or false", describe(v))
+}
+
+// fromJSON is the template function fromJson: the value JSON text spells, numbers kept
+// exact.
+func fromJSON(v any) (any, error) {
+	text, ok := v.(string)
+	switch {
+	case v == nil:
+		return nil, errNoValue
+	case !ok:
+		return nil, fmt.Errorf("%s is not JSON text", describe(v))
+	}
+	dec := json.NewDecoder(strings.NewReader(text))
+	dec.UseNumber()
+	var out any
+	if err := dec.Decode(&out); err != nil {
+		if errors.Is(err, io.EOF) {
+			return nil, errors.New("the text is empty, not JSON")
+		}
+		return nil, fmt.Errorf("%s is not JSON: %s", describe(text), strings.TrimPrefix(err.Error(), "json: "))
+	}
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		return nil, fmt.Errorf("%s is not JSON: more follows the first value", describe(text))
+	}
+	return out, nil
+}
+
+// describe shows a value in an error message: strings quoted, anything else as JSON.
+func describe(v any) string {
+	if s, ok := v.(string); ok {
+		return strconv.Quote(clip(s, 40))
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	return clip(string(b), 40)
+}
+
 func toJSON(v any) (string, error) {
 	b, err := json.Marshal(v)
 	return string(b), err
@@ -152,16 +255,23 @@ func joinAny(sep string, items []any) string {
 	return strings.Join(parts, sep)
 }
 
+// keepFunc names the function that hands the result of a whole template to the
+// renderer. It is added to a whole template's action after parsing, and to the run's
+// functions only, so no scenario can call it.
+const keepFunc = "_keep"
+
 // compileTemplate parses a templated string into the scenario's template set and checks
-// the request fields it reads. It returns the template's name, or "" after a problem.
-func (l *fileLoader) compileTemplate(n *yaml.Node) string {
+// the request fields it reads. It returns the template's name, or "" after a problem,
+// and whether the template is whole: one action that yields a value, with no text
+// around it, such as {{ .state.items }} or {{ int .captures.n }}.
+func (l *fileLoader) compileTemplate(n *yaml.Node) (name string, whole bool) {
 	p := l.pos(n)
-	name := p.String()
+	name = p.String()
 	t, err := l.templates.New(name).Parse(n.Value)
 	if err != nil {
 		msg := strings.TrimPrefix(err.Error(), "template: "+name+":")
 		l.diag.add(p, "templates use Go text/template syntax, e.g. {{ .message }} or {{ Name }}", "template error: %s", msg)
-		return ""
+		return "", false
 	}
 	for _, problem := range l.checkFields(t.Tree.Root, true) {
 		l.diag.add(p, "", "template error: %s", problem)
@@ -169,7 +279,20 @@ func (l *fileLoader) compileTemplate(n *yaml.Node) string {
 	if parts, ok := plainParts(t.Tree.Root); ok {
 		l.plain[name] = parts
 	}
-	return name
+	nodes := t.Tree.Root.Nodes
+	if len(nodes) != 1 {
+		return name, false
+	}
+	action, ok := nodes[0].(*parse.ActionNode)
+	if !ok || len(action.Pipe.Decl) > 0 {
+		return name, false
+	}
+	// {{ PIPELINE }} becomes {{ PIPELINE | _keep }}: the pipeline's value is kept, and
+	// nothing is printed.
+	keep := &parse.CommandNode{NodeType: parse.NodeCommand, Pos: action.Pos,
+		Args: []parse.Node{parse.NewIdentifier(keepFunc).SetTree(t.Tree).SetPos(action.Pos)}}
+	action.Pipe.Cmds = append(action.Pipe.Cmds, keep)
+	return name, true
 }
 
 // plainPart is a piece of a template that only prints request data or a local id:
@@ -230,6 +353,19 @@ func renderPlain(parts []plainPart, root func(name string) any, localID func(nam
 }
 
 func renderPlainPart(p plainPart, root func(name string) any, localID func(name string) string) string {
+	switch x := plainValue(p, root, localID).(type) {
+	case nil:
+		return ""
+	case string:
+		return x
+	default:
+		return fmt.Sprint(x)
+	}
+}
+
+// plainValue is the value of a plain part: its text, the id, or the value at its path,
+// nil when the request lacks it.
+func plainValue(p plainPart, root func(name string) any, localID func(name string) string) any {
 	switch {
 	case p.localID:
 		return localID(p.text)
@@ -240,18 +376,11 @@ func renderPlainPart(p plainPart, root func(name string) any, localID func(name 
 	for _, key := range p.path[1:] {
 		m, ok := v.(map[string]any)
 		if !ok {
-			return ""
+			return nil
 		}
 		v = m[key]
 	}
-	switch x := v.(type) {
-	case nil:
-		return ""
-	case string:
-		return x
-	default:
-		return fmt.Sprint(x)
-	}
+	return v
 }
 
 // checkFields reports references to request data that no request can have: unknown
@@ -338,6 +467,7 @@ type renderer struct {
 	scalar  func(name string) (any, bool) // one of its plain values, without building it
 	localID func(name string) string      // the template function id
 	data    map[string]any
+	kept    any   // the value of the whole template last executed
 	answer  any   // the answer the current branch follows, if any
 	resume  []any // the run's answers, if it resumes
 	buf     strings.Builder
@@ -443,7 +573,7 @@ func (r *renderer) exec(name string) (string, error) {
 		if err != nil {
 			return "", err
 		}
-		r.set = set.Funcs(r.funcs())
+		r.set = set.Funcs(r.funcs()).Funcs(template.FuncMap{keepFunc: r.keep})
 	}
 	t := r.set.Lookup(name)
 	if t == nil {
@@ -455,4 +585,75 @@ func (r *renderer) exec(name string) (string, error) {
 	}
 	// A path the request does not have renders as nothing rather than "<no value>".
 	return strings.ReplaceAll(r.buf.String(), "<no value>", ""), nil
+}
+
+// keep is the function a whole template's action ends with: it keeps the value of the
+// pipeline and prints nothing.
+func (r *renderer) keep(v any) string {
+	r.kept = v
+	return ""
+}
+
+// value renders a whole template: the value of its action, with its JSON type.
+func (r *renderer) value(name string) (any, error) {
+	if parts, ok := r.plain[name]; ok {
+		return toJSONValue(plainValue(parts[0], r.root, r.localID))
+	}
+	r.kept = nil
+	if _, err := r.exec(name); err != nil {
+		return nil, err
+	}
+	v, err := toJSONValue(r.kept)
+	r.kept = nil
+	if err != nil {
+		return nil, fmt.Errorf("template %s: %w", name, err)
+	}
+	return v, nil
+}
+
+// toJSONValue converts what a template yields into a JSON value: objects, lists, strings,
+// json.Number, booleans and nil. Objects and lists are copied, so a value taken from the
+// request can be sent and changed without changing the request.
+func toJSONValue(v any) (any, error) {
+	switch x := v.(type) {
+	case nil, string, bool, json.Number:
+		return x, nil
+	case int:
+		return json.Number(strconv.Itoa(x)), nil
+	case float64:
+		if math.IsInf(x, 0) || math.IsNaN(x) {
+			return nil, fmt.Errorf("it renders %v, a number JSON cannot carry", x)
+		}
+		return json.Number(strconv.FormatFloat(x, 'f', -1, 64)), nil
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, item := range x {
+			c, err := toJSONValue(item)
+			if err != nil {
+				return nil, err
+			}
+			out[k] = c
+		}
+		return out, nil
+	case []any:
+		out := make([]any, len(x))
+		for i, item := range x {
+			c, err := toJSONValue(item)
+			if err != nil {
+				return nil, err
+			}
+			out[i] = c
+		}
+		return out, nil
+	}
+	// any other Go value a function returns goes through its JSON encoding
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, fmt.Errorf("it renders %T, which has no JSON form", v)
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	var out any
+	err = dec.Decode(&out)
+	return out, err
 }

@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
 	"strconv"
 	"strings"
@@ -14,6 +15,9 @@ import (
 type value struct {
 	literal  any      // the whole value when it holds no template
 	template string   // name of the template when this is a templated string
+	at       pos      // where a template is written
+	text     string   // for a whole template sent as text: what it is, for messages
+	pointer  string   // for a JSON Patch path or from: which; a template must render a JSON Pointer
 	keys     []string // object members, in file order
 	fields   []*value
 	items    []*value // array items
@@ -23,17 +27,53 @@ type value struct {
 type valueKind uint8
 
 const (
-	literalValue valueKind = iota
-	templateValue
+	literalValue  valueKind = iota
+	templateValue           // text with templates in it: a string
+	wholeValue              // one template action and nothing else: its result, typed
 	objectValue
 	arrayValue
 )
+
+// asText marks a value sent as text, such as a message's content or a JSON Patch path:
+// a whole template there renders as text. what names the member in messages.
+func (v *value) asText(what string) *value {
+	if v.kind == wholeValue {
+		v.text = what
+	}
+	return v
+}
+
+// asPointer marks a JSON Patch path or from (key names which): a template there renders
+// as text, which must be a JSON Pointer.
+func (v *value) asPointer(key string) {
+	v.asText("a JSON Patch " + key)
+	if v.kind == wholeValue || v.kind == templateValue {
+		v.pointer = key
+	}
+}
 
 // render produces the JSON value for one run.
 func (v *value) render(r *renderer) (any, error) {
 	switch v.kind {
 	case templateValue:
-		return r.exec(v.template)
+		text, err := r.exec(v.template)
+		if err == nil {
+			err = v.checkPointer(text)
+		}
+		return text, err
+	case wholeValue:
+		x, err := r.value(v.template)
+		if err != nil || v.text == "" {
+			return x, err
+		}
+		text, err := v.textOf(x)
+		if err == nil {
+			err = v.checkPointer(text)
+		}
+		if err != nil {
+			return nil, err
+		}
+		return text, nil
 	case objectValue:
 		m := make(map[string]any, len(v.keys))
 		for i, k := range v.keys {
@@ -140,11 +180,53 @@ func (l *fileLoader) scalarValue(n *yaml.Node) *value {
 	}
 	// strings, timestamps and binary stay the text that was written
 	if !l.verbatim && strings.Contains(n.Value, "{{") {
-		name := l.compileTemplate(n)
-		if name == "" {
+		switch name, whole := l.compileTemplate(n); {
+		case name == "":
 			return &value{literal: n.Value}
+		case whole:
+			return &value{kind: wholeValue, template: name, at: l.pos(n)}
+		default:
+			return &value{kind: templateValue, template: name, at: l.pos(n)}
 		}
-		return &value{kind: templateValue, template: name}
 	}
 	return &value{literal: n.Value}
+}
+
+// textOf turns the result of a whole template sent as text into that text: strings as
+// they are, numbers and booleans as written, nothing for a path the request lacks. An
+// object or a list has no text form there, and is a problem at the template.
+func (v *value) textOf(x any) (string, error) {
+	switch k := kindOf(x); k {
+	case "null":
+		return "", nil
+	case "object", "list":
+		return "", &stepError{at: v.at, err: fmt.Errorf("%s must be a string, but this template renders %s (write {{ json … }} to send its JSON text)", v.text, withArticle(k))}
+	}
+	return jsonText(x)
+}
+
+// checkPointer reports a JSON Patch path or from whose template does not render a JSON
+// Pointer, at the template.
+func (v *value) checkPointer(text string) error {
+	if v.pointer == "" || text == "" || strings.HasPrefix(text, "/") {
+		return nil
+	}
+	return &stepError{at: v.at, err: fmt.Errorf(`JSON Patch %s %q is not a JSON Pointer: its template must render "" (the whole document) or text starting with "/"`, v.pointer, text)}
+}
+
+// jsonText is a value as text: a string as it is, anything else as its JSON.
+func jsonText(x any) (string, error) {
+	if s, ok := x.(string); ok {
+		return s, nil
+	}
+	b, err := json.Marshal(x)
+	return string(b), err
+}
+
+// withArticle names a JSON type for a sentence: "an object", "a list".
+func withArticle(kind string) string {
+	if kind == "object" {
+		return "an object"
+	}
+	return "a " + kind
 }

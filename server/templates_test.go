@@ -49,8 +49,8 @@ func TestTheMixcutAssetsScenarioReadsAnyMetadata(t *testing.T) {
 			if want := "I'll combine " + tt.count + " assets into one mixcut."; !strings.Contains(text.String(), want) {
 				t.Errorf("text %q lacks %q", text.String(), want)
 			}
-			var call struct{ Attachments string }
-			if err := json.Unmarshal([]byte(args.String()), &call); err != nil || call.Attachments != tt.attachments {
+			var call struct{ Attachments json.RawMessage }
+			if err := json.Unmarshal([]byte(args.String()), &call); err != nil || string(call.Attachments) != tt.attachments {
 				t.Errorf("tool arguments %s (%v), want attachments %s", args.String(), err, tt.attachments)
 			}
 		})

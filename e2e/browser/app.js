@@ -31,11 +31,12 @@ function render(messages) {
 
 window.aguiTest = {
   /**
-   * Sends one user message to url and resolves when the run is over, never rejecting:
-   * {status, events (their types), messages, threadId}.
+   * Sends one user message (text or content parts) to url, from an agent whose state
+   * starts as state, and resolves when the run is over, never rejecting:
+   * {status, events (their types), messages, state, threadId}.
    */
-  async run({ url, message, forwardedProps = {}, headers = {} }) {
-    const agent = new HttpAgent({ url, headers });
+  async run({ url, message, forwardedProps = {}, headers = {}, state }) {
+    const agent = new HttpAgent({ url, headers, initialState: state });
     agent.messages = [{ id: crypto.randomUUID(), role: 'user', content: message }];
     const events = [];
     statusElement.textContent = 'running';
@@ -55,7 +56,13 @@ window.aguiTest = {
       statusElement.textContent = `failed: ${err.message}`;
     }
     render(agent.messages);
-    return { status: statusElement.textContent, events, messages: structuredClone(agent.messages), threadId: agent.threadId };
+    return {
+      status: statusElement.textContent,
+      events,
+      messages: structuredClone(agent.messages),
+      state: structuredClone(agent.state),
+      threadId: agent.threadId,
+    };
   },
 };
 

@@ -93,3 +93,46 @@ steps:
 export function seededScenarioDir() {
   return writeTempFiles({ 'seeded-trip.yaml': SEEDED_SCENARIO });
 }
+
+/**
+ * Whole templates that keep the JSON type of their result: the request's list and
+ * number in the state snapshot, a converted capture in a JSON Patch value and in tool
+ * arguments; text around a template keeps it text.
+ */
+export const TYPED_SCENARIO = `\
+id: typed-state
+description: Copies the request's items into the state and sets the count the message names.
+match:
+  message: (?i)add (?P<n>\\d+) items
+examples:
+  - message: add 2 items
+    state: {items: [a, b], count: 3}
+steps:
+  - state:
+      items: "{{ .state.items }}"
+      count: "{{ .state.count }}"
+      label: "count={{ .state.count }}"
+  - stateDelta:
+      - {op: replace, path: /count, value: "{{ int .captures.n }}"}
+      - {op: add, path: /done, value: "{{ bool \`true\` }}"}
+  - custom: {name: typed, value: "{{ .state.items }}"}
+  - text: Added {{ int .captures.n }} items.
+  - tool:
+      name: add_items
+      args: {items: "{{ .state.items }}", n: "{{ int .captures.n }}"}
+      result: {ok: true}
+`;
+
+/** Writes TYPED_SCENARIO into a new temporary directory and returns the directory. */
+export function typedScenarioDir() {
+  return writeTempFiles({ 'typed-state.yaml': TYPED_SCENARIO });
+}
+
+/** The seed's multimodal user message: a text part and the API's own mixcut_assets part. */
+export const MIXCUT_CONTENT = [
+  { type: 'text', text: 'Help me mash up these assets' },
+  {
+    type: 'mixcut_assets',
+    metadata: { attachments: [{ url: ' http://example.com/video-a.mp4' }, { fileId: 'vod-file-001' }] },
+  },
+];

@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { describe, test } from 'node:test';
 import { assertCleanRun, CLIENTS, Conversation, eventsOf, toolDefinitions, typeSequence } from './clients.js';
+import { MIXCUT_CONTENT } from './fixtures.js';
 import { useServer } from './harness.js';
 import {
   assertHistoryMatchesClient,
@@ -170,14 +171,6 @@ describe("the seed's external-tool flow over plain fetch", () => {
   });
 });
 
-// The seed's multimodal user message: a text part and the API's own mixcut_assets part.
-const MIXCUT_CONTENT = [
-  { type: 'text', text: 'Help me mash up these assets' },
-  {
-    type: 'mixcut_assets',
-    metadata: { attachments: [{ url: ' http://example.com/video-a.mp4' }, { fileId: 'vod-file-001' }] },
-  },
-];
 const MIXCUT_REPLY = ["I'll combine 2 assets into one mixcut.", 'The mixcut is being rendered; it takes about a minute.'];
 
 describe('the multimodal mixcut request', () => {
@@ -192,7 +185,7 @@ describe('the multimodal mixcut request', () => {
     assert.deepEqual(streamedTexts(events), MIXCUT_REPLY);
     const [call] = streamedToolCalls(events);
     assert.equal(call.name, 'create_mixcut');
-    assert.deepEqual(JSON.parse(call.args.attachments), MIXCUT_CONTENT[1].metadata.attachments);
+    assert.deepEqual(call.args.attachments, MIXCUT_CONTENT[1].metadata.attachments, 'the list itself, not JSON text');
     const history = await threadHistory(server, threadId);
     assert.deepEqual(history.messages[0].content, MIXCUT_CONTENT, 'history keeps the vendor part');
   });

@@ -159,7 +159,7 @@ for (const client of CLIENTS) {
           calls.map((c) => [c.name, c.args]),
           [
             ['search_media_by_semantics', { query: 'ocean waves' }],
-            ['trim_video', { fileId: 'vod-file-001', startSeconds: '10' }],
+            ['trim_video', { fileId: 'vod-file-001', startSeconds: 10 }],
             ['add_watermark', { fileId: 'vod-file-001', text: '© Media Library' }],
           ],
         );
