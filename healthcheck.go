@@ -15,15 +15,19 @@ import (
 // runHealthcheck probes a running server's liveness endpoint; it is the container's
 // HEALTHCHECK, since the image has no shell or curl. Exit 0: healthy, 1: not, a bad
 // flag or variable included (Docker reserves 2).
+//
+// It sends the admin token as the server resolves it, from the same flags or
+// variables: the container's environment serves both.
 func runHealthcheck(ctx context.Context, args []string, lookupEnv func(string) (string, bool), stdout, stderr io.Writer) int {
-	fs, addr, timeout := healthcheckFlags(stderr)
+	var o healthcheckOptions
+	fs := healthcheckFlags(&o, stderr)
 	if _, code := parseFlags(fs, args, false, lookupEnv, stderr); code >= 0 {
 		return min(code, 1)
 	}
-	host, port, err := net.SplitHostPort(*addr)
+	host, port, err := net.SplitHostPort(o.addr)
 	if err := checkFlags(
-		flagCheck{"addr", *addr, err == nil, "host:port, e.g. 127.0.0.1:8000 or :8000"},
-		flagCheck{"timeout", *timeout, *timeout > 0, "positive"},
+		flagCheck{"addr", o.addr, err == nil, "host:port, e.g. 127.0.0.1:8000 or :8000"},
+		flagCheck{"timeout", o.timeout, o.timeout > 0, "positive"},
 	); err != nil {
 		fmt.Fprintln(stderr, "agui-mock healthcheck:", err)
 		return 1
@@ -31,10 +35,13 @@ func runHealthcheck(ctx context.Context, args []string, lookupEnv func(string) (
 	if host == "" || host == "0.0.0.0" || host == "::" {
 		host = "127.0.0.1" // a server listening on every interface answers on loopback
 	}
-	ctx, cancel := context.WithTimeout(ctx, *timeout)
+	ctx, cancel := context.WithTimeout(ctx, o.timeout)
 	defer cancel()
 	url := "http://" + net.JoinHostPort(host, port) + server.AdminPrefix + "/healthz"
 	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if token := server.ResolveAdminToken(string(o.adminToken), string(o.authToken)); token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		fmt.Fprintf(stderr, "unhealthy: %v\n", err)
@@ -42,18 +49,31 @@ func runHealthcheck(ctx context.Context, args []string, lookupEnv func(string) (
 	}
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		fmt.Fprintf(stderr, "unhealthy: %s answered %s\n", url, resp.Status)
+		hint := ""
+		if resp.StatusCode == http.StatusUnauthorized {
+			hint = " (give the server's admin token: -admin-token or AGUI_MOCK_ADMIN_TOKEN, else -auth-token or AGUI_MOCK_AUTH_TOKEN)"
+		}
+		fmt.Fprintf(stderr, "unhealthy: %s answered %s%s\n", url, resp.Status, hint)
 		return 1
 	}
 	fmt.Fprintln(stdout, "healthy")
 	return 0
 }
 
-// healthcheckFlags defines the healthcheck command's flags.
-func healthcheckFlags(stderr io.Writer) (fs *flag.FlagSet, addr *string, timeout *time.Duration) {
-	fs = flag.NewFlagSet("agui-mock healthcheck", flag.ContinueOnError)
+// healthcheckOptions are the healthcheck command's settings.
+type healthcheckOptions struct {
+	addr                  string
+	timeout               time.Duration
+	adminToken, authToken tokenFlag
+}
+
+// healthcheckFlags defines the healthcheck command's flags into o.
+func healthcheckFlags(o *healthcheckOptions, stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet("agui-mock healthcheck", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	addr = fs.String("addr", "127.0.0.1:8000", "the server's listen address (AGUI_MOCK_ADDR, as for serve)")
-	timeout = fs.Duration("timeout", 2*time.Second, "how long to wait for an answer")
-	return fs, addr, timeout
+	fs.StringVar(&o.addr, "addr", "127.0.0.1:8000", "the server's listen address (AGUI_MOCK_ADDR, as for serve)")
+	fs.DurationVar(&o.timeout, "timeout", 2*time.Second, "how long to wait for an answer")
+	fs.Var(&o.adminToken, "admin-token", "the server's admin token (AGUI_MOCK_ADMIN_TOKEN, as for serve)")
+	fs.Var(&o.authToken, "auth-token", "the server's AG-UI token, sent when there is no admin token (AGUI_MOCK_AUTH_TOKEN, as for serve)")
+	return fs
 }

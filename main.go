@@ -111,7 +111,7 @@ func warnOfUnknownVariables(env environ, stderr io.Writer) {
 // flagVariables lists the variables that set the flags of every command.
 func flagVariables() []string {
 	validate, _ := validateFlags(io.Discard)
-	healthcheck, _, _ := healthcheckFlags(io.Discard)
+	healthcheck := healthcheckFlags(&healthcheckOptions{}, io.Discard)
 	floor, _, _, _ := floorFlags(io.Discard)
 	sets := []*flag.FlagSet{serveFlags(&options{}, io.Discard), loadFlags(&loadOptions{}, io.Discard), validate, healthcheck, floor}
 	var names []string
@@ -170,6 +170,19 @@ func (l *listFlag) Set(v string) error {
 		return errors.New("empty: give a value")
 	}
 	*l = append(*l, v)
+	return nil
+}
+
+// tokenFlag is a secret a flag sets: never empty, so that a variable set to nothing
+// (AGUI_MOCK_AUTH_TOKEN=${UNSET}) stops the start rather than leaving the endpoints open.
+type tokenFlag string
+
+func (f *tokenFlag) String() string { return "" } // never shown, not even as a default
+func (f *tokenFlag) Set(v string) error {
+	if strings.TrimSpace(v) == "" {
+		return errors.New("empty: give a token, or leave the flag unset")
+	}
+	*f = tokenFlag(v)
 	return nil
 }
 

@@ -258,6 +258,14 @@ func badFlagValues(t *testing.T) []struct {
 		{"healthcheck: zero timeout", []string{"healthcheck", "--timeout", "0s"}, nil, 1, "agui-mock healthcheck: -timeout must be positive, got 0s"},
 		{"healthcheck: unknown flag", []string{"healthcheck", "--bogus"}, nil, 1, "flag provided but not defined: -bogus"},
 		{"addr from the environment without a port", nil, map[string]string{"AGUI_MOCK_ADDR": "localhost"}, 1, `-addr must be host:port`},
+		{"empty admin token", []string{"--admin-token", ""}, nil, 2, `invalid value "" for flag -admin-token: empty: give a token, or leave the flag unset`},
+		{"empty auth token from the environment", nil, map[string]string{"AGUI_MOCK_AUTH_TOKEN": " "}, 2, `AGUI_MOCK_AUTH_TOKEN=" ": empty: give a token`},
+		{"healthcheck: empty admin token", []string{"healthcheck"}, map[string]string{"AGUI_MOCK_ADMIN_TOKEN": ""}, 1, `AGUI_MOCK_ADMIN_TOKEN="": empty`},
+		{"allowed host with a scheme", []string{"--allowed-hosts", "http://mock.test"}, nil, 1,
+			`-allowed-hosts must be host names such as mock.example.com or patterns such as *.svc.cluster.local (no scheme, port or path), or * for any, got "http://mock.test"`},
+		{"allowed host with a port", nil, map[string]string{"AGUI_MOCK_ALLOWED_HOSTS": "mock.test,mock.test:8000"}, 1, `-allowed-hosts must be host names such as mock.example.com`},
+		{"allowed host with a path", []string{"--allowed-hosts", "mock.test/x"}, nil, 1, `got "mock.test/x"`},
+		{"empty allowed hosts", []string{"--allowed-hosts", ""}, nil, 2, `invalid value "" for flag -allowed-hosts: empty`},
 		{"healthcheck: addr without a port", []string{"healthcheck", "--addr", "nope"}, nil, 1, `agui-mock healthcheck: -addr must be host:port, e.g. 127.0.0.1:8000 or :8000, got "nope"`},
 		{"validate: bad format", []string{"validate", "--format", "xml", "x.yaml"}, nil, 2, `agui-mock validate: -format must be text or json, got "xml"`},
 	}
@@ -366,6 +374,85 @@ func TestUserScenariosOverrideTheCatchAllAtStart(t *testing.T) {
 			url := start(t, []string{"--addr", "127.0.0.1:0", "--speed", "0", "--scenarios", dir}, nil)
 			if body := say(t, url, "Hello there"); !strings.Contains(body, `"delta":"greet"`) {
 				t.Errorf("the user's scenario did not answer:\n%s", body)
+			}
+		})
+	}
+}
+
+// get sends a GET with a Host and an Authorization header (when not empty) and returns the
+// status.
+func get(t *testing.T, url, host, auth string) int {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodGet, url, nil)
+	req.Host = host
+	if auth != "" {
+		req.Header.Set("Authorization", auth)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	return resp.StatusCode
+}
+
+func TestTheAdminTokenAndTheAllowedHostsComeFromFlagsOrTheEnvironment(t *testing.T) {
+	for name, c := range map[string]struct {
+		args []string
+		vars map[string]string
+	}{
+		"flags":       {[]string{"--admin-token", "adm1n", "--auth-token", "s3cret", "--allowed-hosts", "mock.test", "--allowed-hosts", "*.svc.test"}, nil},
+		"environment": {nil, map[string]string{"AGUI_MOCK_ADMIN_TOKEN": "adm1n", "AGUI_MOCK_AUTH_TOKEN": "s3cret", "AGUI_MOCK_ALLOWED_HOSTS": "mock.test,*.svc.test"}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			var log syncBuffer
+			url := startLogged(t, append([]string{"--addr", "127.0.0.1:0"}, c.args...), c.vars, &log)
+			for _, tt := range []struct {
+				host, auth string
+				want       int
+			}{
+				{"", "", 401},
+				{"", "Bearer s3cret", 401},
+				{"", "Bearer adm1n", 200},
+				{"mock.test:8000", "Bearer adm1n", 200},
+				{"agui-mock.svc.test", "Bearer adm1n", 200},
+				{"other.test", "Bearer adm1n", 403},
+			} {
+				if got := get(t, url+"/_mock/healthz", tt.host, tt.auth); got != tt.want {
+					t.Errorf("Host %q, Authorization %q: %d, want %d", tt.host, tt.auth, got, tt.want)
+				}
+			}
+			if got := log.String(); !strings.Contains(got, `admin="token of -admin-token"`) || strings.Contains(got, "adm1n") || strings.Contains(got, "s3cret") {
+				t.Errorf("the log does not say the admin API is guarded, or shows a token:\n%s", got)
+			}
+		})
+	}
+}
+
+func TestTheHealthcheckSendsTheAdminTokenAsTheServerResolvesIt(t *testing.T) {
+	tests := []struct {
+		name       string
+		serverVars map[string]string
+		checkVars  map[string]string
+		code       int
+		stderr     string
+	}{
+		{"no token", nil, nil, 0, ""},
+		{"the admin token", map[string]string{"AGUI_MOCK_ADMIN_TOKEN": "adm1n"}, map[string]string{"AGUI_MOCK_ADMIN_TOKEN": "adm1n"}, 0, ""},
+		{"the AG-UI token standing for it", map[string]string{"AGUI_MOCK_AUTH_TOKEN": "s3cret"}, map[string]string{"AGUI_MOCK_AUTH_TOKEN": "s3cret"}, 0, ""},
+		{"the admin token before the AG-UI one", map[string]string{"AGUI_MOCK_ADMIN_TOKEN": "adm1n", "AGUI_MOCK_AUTH_TOKEN": "s3cret"},
+			map[string]string{"AGUI_MOCK_ADMIN_TOKEN": "adm1n", "AGUI_MOCK_AUTH_TOKEN": "s3cret"}, 0, ""},
+		{"the AG-UI token where the admin one is wanted", map[string]string{"AGUI_MOCK_ADMIN_TOKEN": "adm1n", "AGUI_MOCK_AUTH_TOKEN": "s3cret"},
+			map[string]string{"AGUI_MOCK_AUTH_TOKEN": "s3cret"}, 1, "401 Unauthorized (give the server's admin token: -admin-token or AGUI_MOCK_ADMIN_TOKEN"},
+		{"no token where one is wanted", map[string]string{"AGUI_MOCK_ADMIN_TOKEN": "adm1n"}, nil, 1, "401 Unauthorized"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			url := start(t, []string{"--addr", "127.0.0.1:0"}, tt.serverVars)
+			var stdout, stderr strings.Builder
+			code := run(t.Context(), []string{"healthcheck", "--addr", strings.TrimPrefix(url, "http://")}, env(tt.checkVars), &stdout, &stderr)
+			if code != tt.code || !strings.Contains(stderr.String(), tt.stderr) || strings.Contains(stderr.String(), "adm1n") {
+				t.Errorf("exit %d, stdout %q, stderr %q; want exit %d and %q", code, stdout.String(), stderr.String(), tt.code, tt.stderr)
 			}
 		})
 	}

@@ -37,8 +37,10 @@ type options struct {
 	maxBody    int64
 	logFormat  string
 	shutdownIn time.Duration
-	authToken  string
+	authToken  tokenFlag
+	adminToken tokenFlag
 	cors       listFlag
+	hosts      listFlag
 	maxThreads int
 	threadTTL  time.Duration
 	watch      string
@@ -90,8 +92,10 @@ func serveFlags(o *options, stderr io.Writer) *flag.FlagSet {
 	fs.Int64Var(&o.maxBody, "max-body", 10<<20, "largest request body in bytes")
 	fs.StringVar(&o.logFormat, "log-format", "text", "log format: text or json")
 	fs.DurationVar(&o.shutdownIn, "shutdown-timeout", 8*time.Second, "how long open streams get to end on SIGTERM")
-	fs.StringVar(&o.authToken, "auth-token", "", "require Authorization: Bearer <token> on the AG-UI endpoints")
-	fs.Var(&o.cors, "cors-origins", "origins browsers may call from (repeatable; default *, \"none\" disables CORS)")
+	fs.Var(&o.authToken, "auth-token", "require Authorization: Bearer <token> on the AG-UI endpoints, and on the admin API without -admin-token")
+	fs.Var(&o.adminToken, "admin-token", "require Authorization: Bearer <token> on the admin API (/_mock, health checks included) and /metrics")
+	fs.Var(&o.cors, "cors-origins", "origins browsers may call from (repeatable; default *, \"none\" disables CORS); the admin API answers only pages of origins listed by name or pattern")
+	fs.Var(&o.hosts, "allowed-hosts", "host names the server answers for besides IP addresses, localhost, *.localhost, single-label names and host.docker.internal (repeatable; *.example.com for the names under it, * for any)")
 	fs.IntVar(&o.maxThreads, "max-threads", 10000, "threads kept in memory; the least recently used is forgotten past this")
 	fs.DurationVar(&o.threadTTL, "thread-ttl", time.Hour, "a thread unused this long is forgotten")
 	fs.StringVar(&o.watch, "watch", watcher.ModeAuto, "how scenario directories are watched: auto (file-system events), poll (for bind mounts and network file systems that deliver none) or off")
@@ -182,7 +186,7 @@ func serve(ctx context.Context, o options, stdout, stderr io.Writer) error {
 	cfg := server.DefaultConfig()
 	cfg.Seed, cfg.FixedTime, cfg.Speed, cfg.Strict, cfg.EventIDs = o.seed, fixedTime, o.speed, o.strict, o.sseIDs
 	cfg.KeepAlive, cfg.MaxBodyBytes, cfg.Logger = o.keepAlive, o.maxBody, logger
-	cfg.AuthToken = o.authToken
+	cfg.AuthToken, cfg.AdminToken, cfg.AllowedHosts = string(o.authToken), string(o.adminToken), o.hosts
 	switch {
 	case len(o.cors) == 1 && o.cors[0] == "none":
 		cfg.CORSOrigins = nil
@@ -265,7 +269,7 @@ func logStarted(logger *slog.Logger, n int, o options) {
 	if o.seed != 0 {
 		seed = strconv.FormatUint(o.seed, 10)
 	}
-	attrs := []any{"scenarios", n, "seed", seed, "speed", o.speed, "strict", o.strict, "auth", o.authToken != ""}
+	attrs := []any{"scenarios", n, "seed", seed, "speed", o.speed, "strict", o.strict, "auth", o.authToken != "", "admin", adminGuard(o)}
 	if o.fixedTime != "" {
 		attrs = append(attrs, "fixedTime", o.fixedTime)
 	}
@@ -274,6 +278,17 @@ func logStarted(logger *slog.Logger, n int, o options) {
 		return
 	}
 	logger.Info("ready", attrs...)
+}
+
+// adminGuard says, for the log, what guards the admin API: which token, or none.
+func adminGuard(o options) string {
+	switch {
+	case o.adminToken != "":
+		return "token of -admin-token"
+	case o.authToken != "":
+		return "token of -auth-token"
+	}
+	return "no token: open to clients that are no web page; pages only from origins -cors-origins lists"
 }
 
 // checkServeFlags checks the values of the serve and record flags that are not checked
@@ -287,6 +302,7 @@ func checkServeFlags(o options) error {
 		flagCheck{"max-body", o.maxBody, o.maxBody > 0, "a positive number of bytes"},
 		flagCheck{"shutdown-timeout", o.shutdownIn, o.shutdownIn >= 0, "0 or more"},
 		originsCheck(o.cors),
+		hostsCheck(o.hosts),
 		flagCheck{"max-threads", o.maxThreads, o.maxThreads >= 1, "1 or more"},
 		flagCheck{"thread-ttl", o.threadTTL, o.threadTTL > 0, "positive"},
 		flagCheck{"watch", o.watch, slices.Contains([]string{watcher.ModeAuto, watcher.ModePoll, watcher.ModeOff}, o.watch), "auto, poll or off"},
@@ -315,6 +331,16 @@ func originsCheck(origins []string) flagCheck {
 	for _, origin := range origins {
 		if origin != "*" && (origin != "none" || len(origins) > 1) && !isOrigin(origin) {
 			return flagCheck{"cors-origins", origin, false, `"none" alone, "*", or origins such as http://localhost:3000 (scheme://host[:port], no path; * and ? match any characters)`}
+		}
+	}
+	return flagCheck{ok: true}
+}
+
+// hostsCheck checks -allowed-hosts: host names or patterns, without scheme, port or path.
+func hostsCheck(hosts []string) flagCheck {
+	for _, host := range hosts {
+		if !server.ValidHostPattern(host) {
+			return flagCheck{"allowed-hosts", host, false, "host names such as mock.example.com or patterns such as *.svc.cluster.local (no scheme, port or path), or * for any"}
 		}
 	}
 	return flagCheck{ok: true}

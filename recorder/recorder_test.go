@@ -458,7 +458,7 @@ func (t inProcess) RoundTrip(r *http.Request) (*http.Response, error) {
 // serve runs one request through a handler and returns the status and body.
 func serve(t *testing.T, h http.Handler, body string) (int, string) {
 	t.Helper()
-	req := httptest.NewRequestWithContext(t.Context(), "POST", "/agui/chat", strings.NewReader(body))
+	req := httptest.NewRequestWithContext(t.Context(), "POST", "http://localhost/agui/chat", strings.NewReader(body))
 	req.Header.Set("Content-Type", "application/json")
 	w := httptest.NewRecorder()
 	h.ServeHTTP(w, req)
@@ -499,7 +499,7 @@ steps:
 		quietCfg.Logger = quiet()
 		upstream := server.New(quietCfg, upstreamSet)
 		out := t.TempDir()
-		u, _ := url.Parse("http://agent.test")
+		u, _ := url.Parse("http://agent.localhost") // a name the upstream's Host check allows
 		rec, err := recorder.New(recorder.Config{Upstream: u, OutDir: out, Dedupe: true, Logger: quiet(), Client: &http.Client{Transport: inProcess{upstream.Handler()}}})
 		if err != nil {
 			t.Fatal(err)

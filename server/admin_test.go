@@ -17,11 +17,16 @@ import (
 )
 
 // call sends an admin or API request to the handler and returns the status and body.
+// An admin request carries the server's admin token, if it has one, unless header sets
+// Authorization.
 func call(t *testing.T, s *Server, method, path, body string, header map[string]string) (int, string) {
 	t.Helper()
 	req := httptest.NewRequest(method, path, strings.NewReader(body))
 	if body != "" {
 		req.Header.Set("Content-Type", "application/json")
+	}
+	if token := ResolveAdminToken(s.cfg.AdminToken, s.cfg.AuthToken); token != "" && isAdminPath(req.URL.Path) {
+		req.Header.Set("Authorization", "Bearer "+token)
 	}
 	for k, v := range header {
 		req.Header.Set(k, v)

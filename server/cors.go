@@ -34,10 +34,11 @@ const (
 
 // corsPolicy is the server's whole CORS rule. An origin listed by name or by a pattern
 // (* and ? match any characters) is answered with itself and may send credentials
-// (cookies, credentials: 'include'); with "*", any other origin may call without
-// credentials, which the Fetch standard forbids for a wildcard — and which would let any
-// page read the mock's answers with the user's cookies. An origin the policy does not
-// allow gets no CORS headers, so its browser refuses the answer.
+// (cookies, credentials: 'include'); with "*", any other origin may call the AG-UI
+// endpoints without credentials, which the Fetch standard forbids for a wildcard — and
+// which would let any page read the mock's answers with the user's cookies. The admin
+// API answers listed origins only (see adminGuard). An origin the policy does not allow
+// gets no CORS headers, so its browser refuses the answer.
 type corsPolicy struct {
 	anyOrigin bool             // "*" is among the origins
 	listed    []*regexp.Regexp // the other origins, anchored, case-insensitive
@@ -59,21 +60,28 @@ func newCORSPolicy(origins []string) *corsPolicy {
 	return p
 }
 
-// allows says what Access-Control-Allow-Origin an origin gets ("" for none) and whether
-// it may send credentials.
-func (p *corsPolicy) allows(origin string) (allowOrigin string, credentials bool) {
-	if origin == "" {
+// allows says what Access-Control-Allow-Origin an origin gets ("" for none) on a path,
+// and whether it may send credentials.
+func (p *corsPolicy) allows(origin, path string) (allowOrigin string, credentials bool) {
+	switch {
+	case origin == "":
 		return "", false // not a cross-origin request from a browser
-	}
-	for _, re := range p.listed {
-		if re.MatchString(origin) {
-			return origin, true
-		}
-	}
-	if p.anyOrigin {
+	case p.lists(origin):
+		return origin, true
+	case p.anyOrigin && !isAdminPath(path):
 		return "*", false
 	}
 	return "", false
+}
+
+// lists reports whether the policy names an origin, by name or by a pattern.
+func (p *corsPolicy) lists(origin string) bool {
+	for _, re := range p.listed {
+		if re.MatchString(origin) {
+			return true
+		}
+	}
+	return false
 }
 
 // middleware applies the policy to every request. It answers every OPTIONS request
@@ -86,7 +94,7 @@ func (p *corsPolicy) middleware(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		req, h := c.Request(), c.Response().Header()
 		h.Add(echo.HeaderVary, headerOrigin) // whether and how the answer allows depends on it
-		allowOrigin, credentials := p.allows(req.Header.Get(headerOrigin))
+		allowOrigin, credentials := p.allows(req.Header.Get(headerOrigin), req.URL.Path)
 		if allowOrigin != "" {
 			h.Set(headerAllowOrigin, allowOrigin)
 			if credentials {

@@ -21,11 +21,16 @@ func TestCORS(t *testing.T) {
 		req.Header.Set("Access-Control-Request-Headers", asked)
 		return req
 	}
-	get := func(origin string) *http.Request {
-		req := httptest.NewRequest(http.MethodGet, AdminPrefix+"/healthz", nil)
+	get := func(origin string) *http.Request { // answered 405, with the CORS headers of any answer
+		req := httptest.NewRequest(http.MethodGet, "/agui/chat", nil)
 		if origin != "" {
 			req.Header.Set("Origin", origin)
 		}
+		return req
+	}
+	adminPreflight := func(origin string) *http.Request {
+		req := preflight(origin)
+		req.URL.Path = AdminPrefix + "/scenarios"
 		return req
 	}
 	allowedPreflight := func(origin, credentials string) want {
@@ -45,20 +50,22 @@ func TestCORS(t *testing.T) {
 	}{
 		{"any origin: a preflight allows every header asked for, without credentials", []string{"*"}, preflight("http://anywhere.test"), 204,
 			allowedPreflight("*", "")},
-		{"any origin: a call may read the mock's headers", []string{"*"}, get("http://anywhere.test"), 200, allowedCall("*", "")},
-		{"any origin: a call without Origin is no browser's", []string{"*"}, get(""), 200, want{}},
+		{"any origin: a call may read the mock's headers", []string{"*"}, get("http://anywhere.test"), 405, allowedCall("*", "")},
+		{"any origin: a call without Origin is no browser's", []string{"*"}, get(""), 405, want{}},
 		{"a listed origin: its preflight allows credentials", []string{app}, preflight(app), 204, allowedPreflight(app, "true")},
-		{"a listed origin: its calls allow credentials", []string{app}, get(app), 200, allowedCall(app, "true")},
+		{"a listed origin: its calls allow credentials", []string{app}, get(app), 405, allowedCall(app, "true")},
 		{"an unlisted origin: its preflight is answered without CORS headers", []string{app}, preflight("http://evil.test"), 204, want{}},
-		{"an unlisted origin: its call is answered without CORS headers", []string{app}, get("http://evil.test"), 200, want{}},
-		{"another port is another origin", []string{app}, get("http://localhost:3001"), 200, want{}},
+		{"an unlisted origin: its call is answered without CORS headers", []string{app}, get("http://evil.test"), 405, want{}},
+		{"another port is another origin", []string{app}, get("http://localhost:3001"), 405, want{}},
 		{"* matches any characters", []string{"http://localhost:*"}, preflight("http://localhost:5173"), 204, allowedPreflight("http://localhost:5173", "true")},
 		{"* matches nothing else around it", []string{"http://localhost:*"}, preflight("http://127.0.0.1:5173"), 204, want{}},
-		{"? matches one character", []string{"http://app?.test"}, get("http://app2.test"), 200, allowedCall("http://app2.test", "true")},
-		{"a dot is a dot", []string{"http://app.test"}, get("http://appxtest"), 200, want{}},
-		{"scheme and host match in any case", []string{"HTTP://LocalHost:3000"}, get(app), 200, allowedCall(app, "true")},
+		{"? matches one character", []string{"http://app?.test"}, get("http://app2.test"), 405, allowedCall("http://app2.test", "true")},
+		{"a dot is a dot", []string{"http://app.test"}, get("http://appxtest"), 405, want{}},
+		{"scheme and host match in any case", []string{"HTTP://LocalHost:3000"}, get(app), 405, allowedCall(app, "true")},
 		{"with * as well, a listed origin still gets credentials", []string{"*", app}, preflight(app), 204, allowedPreflight(app, "true")},
 		{"with * as well, another origin gets no credentials", []string{"*", app}, preflight("http://other.test"), 204, allowedPreflight("*", "")},
+		{"any origin: the admin API allows no wildcard", []string{"*"}, adminPreflight("http://anywhere.test"), 204, want{}},
+		{"a listed origin: the admin API allows it", []string{"*", app}, adminPreflight(app), 204, allowedPreflight(app, "true")},
 	}
 	cors := []string{"Access-Control-Allow-Origin", "Access-Control-Allow-Credentials", "Access-Control-Allow-Methods",
 		"Access-Control-Allow-Headers", "Access-Control-Expose-Headers", "Access-Control-Max-Age"}

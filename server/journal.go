@@ -132,7 +132,7 @@ type journaledContext struct {
 func (s *Server) journaled(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(ec echo.Context) error {
 		req := ec.Request()
-		if !journaledPath(req.URL.Path) {
+		if isAdminPath(req.URL.Path) {
 			s.answer(ec, next)
 			return nil
 		}
@@ -154,12 +154,6 @@ func (s *Server) journaled(next echo.HandlerFunc) echo.HandlerFunc {
 		s.answer(c, next)
 		return nil
 	}
-}
-
-// journaledPath reports whether requests to a path are journaled: all but those of the
-// admin API and /metrics.
-func journaledPath(path string) bool {
-	return path != AdminPrefix && !strings.HasPrefix(path, AdminPrefix+"/") && routeOf(path) != metricsPath
 }
 
 // note adds to the request's journal entry.

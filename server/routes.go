@@ -30,12 +30,21 @@ func (s *Server) routes() *echo.Echo {
 	e.HideBanner, e.HidePort = true, true
 	e.HTTPErrorHandler = s.errorHandler
 	e.Use(middleware.RequestIDWithConfig(middleware.RequestIDConfig{Generator: newRequestID}))
+	cors := newCORSPolicy(s.cfg.CORSOrigins)
 	if len(s.cfg.CORSOrigins) > 0 {
-		e.Use(newCORSPolicy(s.cfg.CORSOrigins).middleware) // answers preflights, unjournaled
+		// Answers preflights, unjournaled, before the Host check: a preflight changes
+		// nothing, and the request it announces meets the check.
+		e.Use(cors.middleware)
 	}
 	// Every other request is answered and journaled here, whatever route, error or
 	// panic it meets, the router's own 404 and 405 included.
 	e.Use(s.journaled)
+	e.Use(newHostPolicy(s.cfg.AllowedHosts, s.cfg.Logger).middleware)
+	guard := &adminGuard{cors: cors, logger: s.cfg.Logger}
+	if token := ResolveAdminToken(s.cfg.AdminToken, s.cfg.AuthToken); token != "" {
+		guard.token = []byte(token)
+	}
+	e.Use(guard.middleware)
 	s.adminRoutes(e)
 	// Not an echo Group: Group.Use registers catch-all routes of its own.
 	e.POST(HistoryPath, s.history, s.authenticate)
@@ -59,22 +68,33 @@ func newRequestID() string {
 }
 
 // authenticate requires the configured Bearer token, as the production API does. The
-// scheme is matched case-insensitively (RFC 7235), the token exactly.
+// scheme is matched case-insensitively (RFC 7235), the token exactly. A path of the
+// admin API that no route takes is left to the admin guard and its token.
 func (s *Server) authenticate(next echo.HandlerFunc) echo.HandlerFunc {
 	if s.cfg.AuthToken == "" {
 		return next
 	}
 	want := []byte(s.cfg.AuthToken)
 	return func(c echo.Context) error {
-		if c.Request().Method == http.MethodOptions {
+		if c.Request().Method == http.MethodOptions || isAdminPath(c.Request().URL.Path) {
 			return next(c)
 		}
-		if msg := credentialProblem(c.Request().Header.Get("Authorization"), want); msg != "" {
-			c.Response().Header().Set("WWW-Authenticate", `Bearer realm="agui-mock"`)
-			return apiError(http.StatusUnauthorized, "unauthorized", msg)
+		if he := requireBearer(c, want, "agui-mock"); he != nil {
+			return he
 		}
 		return next(c)
 	}
+}
+
+// requireBearer returns the 401 answer, with its WWW-Authenticate challenge for realm,
+// to a request that does not carry the Bearer token want, or nil.
+func requireBearer(c echo.Context, want []byte, realm string) *httpError {
+	msg := credentialProblem(c.Request().Header.Get("Authorization"), want)
+	if msg == "" {
+		return nil
+	}
+	c.Response().Header().Set("WWW-Authenticate", `Bearer realm="`+realm+`"`)
+	return apiError(http.StatusUnauthorized, "unauthorized", msg)
 }
 
 // credentialProblem says what is wrong with an Authorization header that has to carry

@@ -355,7 +355,7 @@ func inputError(what string, err error) error {
 func checkJSONContentType(req *http.Request) error {
 	ct := req.Header.Get("Content-Type")
 	mt, _, err := mime.ParseMediaType(ct)
-	if err != nil || (mt != "application/json" && !strings.HasSuffix(mt, "+json")) {
+	if err != nil || !jsonMediaType(mt) {
 		if ct == "" {
 			ct = "none"
 		}
@@ -363,6 +363,10 @@ func checkJSONContentType(req *http.Request) error {
 	}
 	return nil
 }
+
+// jsonMediaType reports whether a media type is JSON's: application/json, or a type
+// with the +json suffix.
+func jsonMediaType(mt string) bool { return mt == "application/json" || strings.HasSuffix(mt, "+json") }
 
 func (s *Server) speedFor(req *http.Request) (float64, error) {
 	h := req.Header.Get(SpeedHeader)

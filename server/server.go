@@ -36,7 +36,11 @@ type Config struct {
 	Timing       scenarios.Timing
 	Threads      threads.Limits
 	AuthToken    string   // when set, the AG-UI endpoints require Authorization: Bearer <token>
-	CORSOrigins  []string // origins browsers may call from; "*" allows any
+	AdminToken   string   // the token of the admin API and /metrics; when unset, AuthToken's
+	CORSOrigins  []string // origins browsers may call from; "*" allows any, but not to the admin API
+	// AllowedHosts are the names, besides those always allowed, that the Host header
+	// may carry: a name, *.domain for the names under it, or "*" for any.
+	AllowedHosts []string
 	CancelWait   time.Duration
 	// FixedTime, when set, stamps every event with this time plus the event's offset in
 	// its run's plan instead of the time it is written, and is the clock of templates'

@@ -32,6 +32,7 @@ func newServer(t testing.TB, yaml string, configure func(*Config)) *Server {
 	cfg.Seed = 1
 	cfg.Sources = []scenarios.Source{src}
 	cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	cfg.AllowedHosts = []string{"example.com"} // the host of httptest.NewRequest's requests
 	if configure != nil {
 		configure(&cfg)
 	}

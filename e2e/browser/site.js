@@ -22,3 +22,22 @@ export async function servePage(outdir) {
     close: () => new Promise((resolve) => site.close(resolve)),
   };
 }
+
+/**
+ * Runs fetch(url, init) in page (playwright-core's Page): resolves with {status, text},
+ * {status: 0} for an opaque answer (mode: 'no-cors'), or {error} when the browser
+ * refuses the answer to the page.
+ */
+export function fetchFromPage(page, url, init) {
+  return page.evaluate(
+    async ({ url, init }) => {
+      try {
+        const res = await fetch(url, init);
+        return res.type === 'opaque' ? { status: 0 } : { status: res.status, text: await res.text() };
+      } catch (err) {
+        return { error: `${err.name}: ${err.message}` };
+      }
+    },
+    { url, init },
+  );
+}

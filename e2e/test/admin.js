@@ -25,10 +25,13 @@ export function newTestId(label = 'test') {
 /**
  * Calls the admin API and returns {status, headers, body}: body is the parsed JSON
  * answer, or null for an empty one. A string body is sent as is (YAML unless
- * contentType says otherwise); any other body as JSON.
+ * contentType says otherwise); any other body as JSON. The call carries the server's
+ * admin token (server.adminToken, which startServer takes from its flags), or token
+ * when given (null: none).
  */
-export async function admin(server, method, path, { testId, body, contentType, headers = {} } = {}) {
+export async function admin(server, method, path, { testId, body, contentType, headers = {}, token = server.adminToken } = {}) {
   const init = { method, headers: { ...headers } };
+  if (token) init.headers.Authorization = `Bearer ${token}`;
   if (testId !== undefined) init.headers[TEST_ID_HEADER] = testId;
   if (body !== undefined) {
     const text = typeof body === 'string';

@@ -501,3 +501,55 @@ describe('breakpoints over fetch', () => {
     });
   }
 });
+
+describe('the admin token (--admin-token)', () => {
+  const ADMIN_TOKEN = 'e2e-admin-token';
+  const RUN_TOKEN = 'e2e-run-token';
+  const guarded = useServer(['--admin-token', ADMIN_TOKEN, '--auth-token', RUN_TOKEN]);
+
+  test('the helpers send it: a scenario is added, played with the run token, and journaled', async () => {
+    const testId = newTestId('admin-token');
+    assert.equal(guarded.adminToken, ADMIN_TOKEN);
+    assert.deepEqual(await addScenarios(guarded, 'id: guarded\nmatch: {message: ^guarded$}\nsteps: [{text: behind a token}]\n'), ['guarded']);
+    const run = await new Conversation(CLIENTS[0], {
+      url: guarded.url,
+      headers: { [TEST_ID_HEADER]: testId, Authorization: `Bearer ${RUN_TOKEN}` },
+    }).send('guarded');
+    assertCleanRun(run);
+    const [entry] = await journalEntries(guarded, {}, testId);
+    assert.deepEqual([entry.status, entry.scenario], [200, 'guarded']);
+  });
+
+  test('every admin call without it, or with the run token, is refused with 401 and a challenge', async () => {
+    for (const token of [null, RUN_TOKEN, 'not-the-token']) {
+      for (const [method, path] of [['GET', '/healthz'], ['GET', '/journal'], ['POST', '/reset'], ['DELETE', '/scenarios/guarded']]) {
+        const { status, headers, body } = await admin(guarded, method, path, { token });
+        assert.equal(status, 401, `${method} ${path} with ${token}`);
+        assert.equal(headers.get('www-authenticate'), 'Bearer realm="agui-mock admin"');
+        assert.equal(body.error, 'unauthorized');
+        assert.ok(!JSON.stringify(body).includes(ADMIN_TOKEN));
+      }
+    }
+    assert.equal((await admin(guarded, 'GET', '/scenarios')).status, 200, 'and nothing was removed');
+  });
+});
+
+describe('tools that send no Origin, as curl does', () => {
+  test('add a scenario and reset with a plain fetch; a body that is not declared JSON or YAML is refused with 415', async () => {
+    const yaml = 'id: curl-added\nmatch: {message: ^from curl$}\nsteps: [{text: hi}]\n';
+    const post = (path, body, type) =>
+      fetch(`${server.url}/_mock${path}`, { method: 'POST', body, ...(type && { headers: { 'Content-Type': type } }) });
+    const added = await post('/scenarios', yaml, 'application/yaml');
+    assert.equal(added.status, 201, await added.text());
+    assert.equal((await post('/reset')).status, 204);
+    for (const type of ['text/plain', 'application/x-www-form-urlencoded']) {
+      const refused = await post('/scenarios', yaml.replace('curl-added', 'curl-refused'), type);
+      const body = await refused.json();
+      assert.deepEqual([refused.status, body.error], [415, 'unsupported_media_type'], type);
+      assert.match(body.message, new RegExp(`got ${type}`));
+    }
+    const ids = (await adminOK(server, 'GET', '/scenarios')).scenarios.map((s) => s.id);
+    assert.ok(ids.includes('curl-added') && !ids.includes('curl-refused'), ids.join(', '));
+    await adminOK(server, 'DELETE', '/scenarios/curl-added', {}, 204);
+  });
+});

@@ -10,7 +10,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { launchChromium } from '../browser/chromium.js';
-import { servePage } from '../browser/site.js';
+import { fetchFromPage as fetchInPage, servePage } from '../browser/site.js';
 import { addScenarios, journalEntries, newTestId, TEST_ID_HEADER } from './admin.js';
 import { SPEED_HEADER } from './clients.js';
 import { makeTempDir, startServer } from './harness.js';
@@ -62,19 +62,7 @@ describe('CORS in headless Chromium, from another origin', () => {
     site?.close();
   });
 
-  /** Runs fetch(url, init) in the page: {status, text}, or {error} when the browser refuses. */
-  const fetchFromPage = (url, init) =>
-    page.evaluate(
-      async ({ url, init }) => {
-        try {
-          const res = await fetch(url, init);
-          return { status: res.status, text: await res.text() };
-        } catch (err) {
-          return { error: `${err.name}: ${err.message}` };
-        }
-      },
-      { url, init },
-    );
+  const fetchFromPage = (url, init) => fetchInPage(page, url, init);
 
   /** A run request's fetch options: a JSON RunAgentInput with one user message. */
   const runInit = (message, headers, extra = {}) => ({
@@ -111,9 +99,10 @@ describe('CORS in headless Chromium, from another origin', () => {
   });
 
   test('with the default origins, a fetch with credentials is refused: a wildcard never allows them', async () => {
-    const answer = await fetchFromPage(`${open.url}/_mock/healthz`, { credentials: 'include' });
+    // GET on a run route: answered 405, an answer the page reads when it may
+    const answer = await fetchFromPage(`${open.url}/agui/chat`, { credentials: 'include' });
     assert.equal(answer.error, 'TypeError: Failed to fetch');
-    assert.equal((await fetchFromPage(`${open.url}/_mock/healthz`, {})).status, 200, 'without credentials it may call');
+    assert.equal((await fetchFromPage(`${open.url}/agui/chat`, {})).status, 405, 'without credentials it may call');
   });
 
   test('an origin the mock does not list is refused by the browser, and its run never reaches the mock', async () => {

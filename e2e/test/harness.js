@@ -96,6 +96,8 @@ function serverEnv() {
  * resolves once it prints its address. command, when given, is the subcommand written
  * before the flags (e.g. 'record'). The result has:
  *   url      the base URL, e.g. http://127.0.0.1:41234
+ *   adminToken  the admin API's token, as the server resolves it from its flags
+ *            (--admin-token, else --auth-token), or undefined
  *   logs     the JSON log records written so far (the array grows while it runs)
  *   output   the lines written to stdout after the address line (the array grows)
  *   waitForLog(predicate, timeoutMs)  resolves with the first record that matches
@@ -180,6 +182,7 @@ export async function startServer(args = [], { command } = {}) {
 
   return {
     url,
+    adminToken: flagValue(args, '--admin-token') ?? flagValue(args, '--auth-token'),
     logs,
     output,
     waitForLog: waitFor(logs, logWaiters, 'server log record'),
@@ -194,6 +197,13 @@ export async function startServer(args = [], { command } = {}) {
       return exited;
     },
   };
+}
+
+/** The value of a flag in args, given as `--name value` or `--name=value`, or undefined. */
+function flagValue(args, name) {
+  const i = args.findIndex((arg) => arg === name || arg.startsWith(`${name}=`));
+  if (i < 0) return undefined;
+  return args[i] === name ? args[i + 1] : args[i].slice(name.length + 1);
 }
 
 /**

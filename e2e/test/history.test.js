@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { describe, test } from 'node:test';
 import { assertCleanRun, CLIENTS, Conversation, DEFAULT_ROUTE, SPEED_HEADER } from './clients.js';
+import { admin } from './admin.js';
 import { useServer } from './harness.js';
 import {
   assertHistoryMatchesClient,
@@ -204,8 +205,9 @@ describe('Bearer auth (--auth-token)', () => {
     assert.ok(['*', BROWSER_ORIGIN].includes(refused.headers.get('access-control-allow-origin')), 'the app can read the 401');
   });
 
-  test('the mock admin endpoints stay open', async () => {
-    const res = await fetch(`${guarded.url}/_mock/healthz`);
-    assert.equal(res.status, 200);
+  test('without an admin token of its own, the admin API takes this token, health checks included', async () => {
+    assertUnauthorized(await admin(guarded, 'GET', '/healthz', { token: null }));
+    assertUnauthorized(await admin(guarded, 'GET', '/healthz', { token: 'not-the-token' }));
+    assert.equal((await fetch(`${guarded.url}/_mock/healthz`, { headers: bearer })).status, 200);
   });
 });
