@@ -246,7 +246,7 @@ func (r *Recorder) relay(ctx context.Context, w http.ResponseWriter, upstream io
 		if f.ID != "" {
 			_, _ = io.WriteString(w, "id: "+f.ID+"\n")
 		}
-		if _, err := io.WriteString(w, "data: "+f.Data+"\n\n"); err != nil {
+		if _, err := w.Write(appendData(nil, f.Data)); err != nil {
 			return events, clientGone
 		}
 		_ = rc.Flush()
@@ -256,6 +256,18 @@ func (r *Recorder) relay(ctx context.Context, w http.ResponseWriter, upstream io
 		return events, "the upstream stream ended early: " + err.Error()
 	}
 	return events, ""
+}
+
+// appendData appends an SSE frame's data field, a data: line for each of its lines, and
+// the blank line that ends the frame, so that data of several lines reaches the client
+// as it was sent.
+func appendData(dst []byte, data string) []byte {
+	for line := range strings.SplitSeq(data, "\n") {
+		dst = append(dst, "data: "...)
+		dst = append(dst, line...)
+		dst = append(dst, '\n')
+	}
+	return append(dst, '\n')
 }
 
 // save writes a run into its session's fixture, or apart as an incomplete recording.
