@@ -2,13 +2,17 @@ package recorder_test
 
 import (
 	"fmt"
+	"io"
+	"io/fs"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/agui-mock/agui-mock/recorder"
 	"github.com/agui-mock/agui-mock/scenarios"
@@ -76,4 +80,61 @@ func TestMultiLineDataIsRelayedFramed(t *testing.T) {
 	if strings.Join(types, " ") != "RUN_STARTED TEXT_MESSAGE_START TEXT_MESSAGE_CONTENT TEXT_MESSAGE_END RUN_FINISHED" || replayed[2].Str("delta") != "two lines" {
 		t.Errorf("the recording replays %v", replayed)
 	}
+}
+
+// TestRedirectsAreNotFollowed has the upstream redirect runs and history requests to
+// another server: nothing reaches it, the client gets 502 upstream_redirect naming where
+// the upstream pointed, and nothing is recorded.
+func TestRedirectsAreNotFollowed(t *testing.T) {
+	var reached atomic.Int64
+	elsewhere := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { reached.Add(1) }))
+	t.Cleanup(elsewhere.Close)
+	upstream := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, elsewhere.URL+"/steal"+r.URL.Path, http.StatusTemporaryRedirect)
+	}))
+	t.Cleanup(upstream.Close)
+	u, _ := url.Parse(upstream.URL)
+	out := t.TempDir()
+	mine := &http.Client{Timeout: time.Minute}
+	proxy := recordingProxy(t, recorder.Config{Upstream: u, OutDir: out, Client: mine})
+	if mine.CheckRedirect != nil {
+		t.Error("the recorder changed the client it was given")
+	}
+	for _, path := range []string{"/agui/chat", server.HistoryPath} {
+		req, _ := http.NewRequest("POST", proxy.URL+path, strings.NewReader(`{"threadId":"t","runId":"r","messages":[{"role":"user","content":"hi"}]}`))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("X-Api-Key", "key-for-the-agent-only")
+		req.Header.Set("Authorization", "Bearer for-the-agent-only")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusBadGateway || !strings.Contains(string(body), "upstream_redirect") || !strings.Contains(string(body), elsewhere.URL+"/steal"+path) {
+			t.Errorf("%s: %d %s", path, resp.StatusCode, body)
+		}
+	}
+	if reached.Load() != 0 {
+		t.Errorf("the redirect was followed %d times, with the client's headers", reached.Load())
+	}
+	if files := listAll(t, out); len(files) != 0 {
+		t.Errorf("recorded %v", files)
+	}
+}
+
+// listAll lists every file under dir, hidden ones included.
+func listAll(t *testing.T, dir string) []string {
+	t.Helper()
+	var files []string
+	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			files = append(files, path)
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return files
 }

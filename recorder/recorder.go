@@ -55,9 +55,7 @@ func New(cfg Config) (*Recorder, error) {
 	if cfg.OutDir == "" {
 		return nil, fmt.Errorf("the output directory is required")
 	}
-	if cfg.Client == nil {
-		cfg.Client = &http.Client{}
-	}
+	cfg.Client = withoutRedirects(cfg.Client)
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
@@ -69,6 +67,18 @@ func New(cfg Config) (*Recorder, error) {
 	}
 	cfg.Redact = append(DefaultRedactions(), cfg.Redact...)
 	return &Recorder{cfg: cfg, sessions: map[string]*session{}}, nil
+}
+
+// withoutRedirects returns a copy of client (or of a default client) that follows no
+// redirect: a redirect would carry the client's credentials to wherever the upstream
+// points. The caller's client is left as it is.
+func withoutRedirects(client *http.Client) *http.Client {
+	var c http.Client
+	if client != nil {
+		c = *client
+	}
+	c.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	return &c
 }
 
 // Has reports whether a thread is being recorded, so its next runs go upstream too.
@@ -87,14 +97,15 @@ var hopHeaders = []string{"Connection", "Keep-Alive", "Proxy-Connection", "Te", 
 func isControl(h string) bool { return strings.HasPrefix(strings.ToLower(h), "x-agui-mock-") }
 
 // forward sends the request body to the same path upstream with the client's headers,
-// credentials included.
+// credentials included. An upstream that cannot be reached, or that answers with a
+// redirect, which is not followed, is returned as an *ErrorAnswer.
 func (r *Recorder) forward(ctx context.Context, req *http.Request, body []byte) (*http.Response, error) {
 	target := *r.cfg.Upstream
 	target.Path = strings.TrimSuffix(target.Path, "/") + req.URL.Path
 	target.RawQuery = req.URL.RawQuery
 	out, err := http.NewRequestWithContext(ctx, req.Method, target.String(), bytes.NewReader(body))
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("building the upstream request: %w", err)
 	}
 	out.Header = req.Header.Clone()
 	for _, h := range hopHeaders {
@@ -105,7 +116,17 @@ func (r *Recorder) forward(ctx context.Context, req *http.Request, body []byte) 
 			out.Header.Del(h)
 		}
 	}
-	return r.cfg.Client.Do(out)
+	resp, err := r.cfg.Client.Do(out)
+	if err != nil {
+		return nil, &ErrorAnswer{Status: http.StatusBadGateway, Code: "upstream_unreachable", Message: "the upstream agent did not answer: " + err.Error()}
+	}
+	if resp.StatusCode >= 300 && resp.StatusCode <= 399 && resp.StatusCode != http.StatusNotModified {
+		resp.Body.Close()
+		return nil, &ErrorAnswer{Status: http.StatusBadGateway, Code: "upstream_redirect",
+			Message: fmt.Sprintf("the upstream agent answered %s to %q; the recorder follows no redirect, so that the client's headers go to -upstream only: set -upstream to the agent's own URL",
+				resp.Status, resp.Header.Get("Location"))}
+	}
+	return resp, nil
 }
 
 // ErrorAnswer is an error the recorder answers a client with, before any stream.
@@ -121,7 +142,7 @@ func (e *ErrorAnswer) Error() string { return e.Message }
 func (r *Recorder) Proxy(w http.ResponseWriter, req *http.Request, body []byte) error {
 	resp, err := r.forward(req.Context(), req, body)
 	if err != nil {
-		return &ErrorAnswer{Status: http.StatusBadGateway, Code: "upstream_unreachable", Message: "the upstream agent did not answer: " + err.Error()}
+		return err
 	}
 	defer resp.Body.Close()
 	for k, v := range resp.Header {
@@ -154,7 +175,7 @@ func (r *Recorder) Record(w http.ResponseWriter, req *http.Request, route string
 		if req.Context().Err() != nil {
 			return nil // the client went away
 		}
-		return &ErrorAnswer{Status: http.StatusBadGateway, Code: "upstream_unreachable", Message: "the upstream agent did not answer: " + err.Error()}
+		return err
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
