@@ -35,6 +35,9 @@ type session struct {
 	ids      map[string]string // upstream ids → local names, shared by the thread's runs
 	counts   map[string]int    // per prefix, names handed out so far
 	runs     int
+	// unrecorded marks a thread whose latest run was not recorded: the runs continuing it
+	// are not recorded either.
+	unrecorded bool
 	// awaiting lists, in the order the last run raised them, the upstream ids of its
 	// interrupts or of its tool calls left without a result: the order replays match
 	// answers in.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -137,4 +138,56 @@ func listAll(t *testing.T, dir string) []string {
 		t.Fatal(err)
 	}
 	return files
+}
+
+// endlessRun streams a run of n text deltas of the given size.
+func endlessRun(n, size int) func(w http.ResponseWriter) {
+	return func(w http.ResponseWriter) {
+		fmt.Fprint(w, "data: {\"type\":\"RUN_STARTED\",\"threadId\":\"t\",\"runId\":\"r\"}\n\ndata: {\"type\":\"TEXT_MESSAGE_START\",\"messageId\":\"m\",\"role\":\"assistant\"}\n\n")
+		delta := strings.Repeat("x", size)
+		for range n {
+			fmt.Fprintf(w, "data: {\"type\":\"TEXT_MESSAGE_CONTENT\",\"messageId\":\"m\",\"delta\":%q}\n\n", delta)
+		}
+		fmt.Fprint(w, "data: {\"type\":\"TEXT_MESSAGE_END\",\"messageId\":\"m\"}\n\ndata: {\"type\":\"RUN_FINISHED\",\"threadId\":\"t\",\"runId\":\"r\"}\n\n")
+	}
+}
+
+// TestARunPastTheRecordingLimitIsRelayedNotRecorded streams more than a recording keeps,
+// by count and by size: the client gets the whole run, one log line says which limit it
+// passed, and nothing is written.
+func TestARunPastTheRecordingLimitIsRelayedNotRecorded(t *testing.T) {
+	tests := []struct {
+		name      string
+		maxEvents int
+		maxBytes  int64
+		limit     string
+	}{
+		{"events", 500, 0, "limit=\"500 events\""},
+		{"bytes", 0, 64 << 10, "limit=\"65536 bytes of events (-record-max-bytes)\""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			const deltas = 2000
+			upstream := streamingUpstream(t, endlessRun(deltas, 100))
+			out := t.TempDir()
+			log := make(lines, 64)
+			proxy := recordingProxy(t, recorder.Config{Upstream: upstream, OutDir: out, MaxEvents: tt.maxEvents, MaxBytes: tt.maxBytes,
+				Logger: slog.New(slog.NewTextHandler(log, nil)), Progress: log})
+			events, _ := client{t, proxy.URL}.run(`{"threadId":"t","runId":"r","messages":[{"role":"user","content":"endless"}]}`)
+			if len(events) != deltas+4 || events[len(events)-1].Type != "RUN_FINISHED" {
+				t.Errorf("the client got %d events, ending with %v", len(events), events[len(events)-1])
+			}
+			close(log)
+			var said []string
+			for line := range log {
+				said = append(said, line)
+			}
+			if len(said) != 1 || !strings.Contains(said[0], "not recording a run past the recording limit") || !strings.Contains(said[0], tt.limit) || !strings.Contains(said[0], "thread=t run=r") {
+				t.Errorf("the log says:\n%s", strings.Join(said, "\n"))
+			}
+			if files := listAll(t, out); len(files) != 0 {
+				t.Errorf("written %v", files)
+			}
+		})
+	}
 }

@@ -38,7 +38,17 @@ type Config struct {
 	Logger   *slog.Logger
 	Progress io.Writer // one line per recorded run
 	MaxFrame int       // largest upstream event accepted, in bytes
+	// MaxEvents and MaxBytes bound what the recording of one run keeps: its events, and
+	// their JSON in bytes. A run that passes either is relayed to the client to its end,
+	// but not recorded. Zero means the default: scenarios.MaxRunEvents, the most events a
+	// replayed run may have, and DefaultMaxBytes.
+	MaxEvents int
+	MaxBytes  int64
 }
+
+// DefaultMaxBytes is how many bytes of event JSON the recording of one run keeps at most,
+// unless Config.MaxBytes says otherwise.
+const DefaultMaxBytes = 64 << 20
 
 // Recorder records sessions. It is safe for concurrent use.
 type Recorder struct {
@@ -54,6 +64,18 @@ func New(cfg Config) (*Recorder, error) {
 	}
 	if cfg.OutDir == "" {
 		return nil, fmt.Errorf("the output directory is required")
+	}
+	if cfg.MaxEvents < 0 || cfg.MaxEvents > scenarios.MaxRunEvents {
+		return nil, fmt.Errorf("the most events a run's recording keeps must be between 1 and %d, the most a replay plays, got %d", scenarios.MaxRunEvents, cfg.MaxEvents)
+	}
+	if cfg.MaxBytes < 0 {
+		return nil, fmt.Errorf("the most bytes a run's recording keeps must be positive, got %d", cfg.MaxBytes)
+	}
+	if cfg.MaxEvents == 0 {
+		cfg.MaxEvents = scenarios.MaxRunEvents
+	}
+	if cfg.MaxBytes == 0 {
+		cfg.MaxBytes = DefaultMaxBytes
 	}
 	cfg.Client = withoutRedirects(cfg.Client)
 	if cfg.Logger == nil {
@@ -187,7 +209,13 @@ func (r *Recorder) Record(w http.ResponseWriter, req *http.Request, route string
 		return &ErrorAnswer{Status: http.StatusBadGateway, Code: "upstream_protocol_error",
 			Message: fmt.Sprintf("the upstream agent answered with %q instead of an SSE event stream", ct)}
 	}
-	events, problem := r.relay(req.Context(), w, resp.Body, started)
+	kept := &capture{maxEvents: r.cfg.MaxEvents, maxBytes: r.cfg.MaxBytes}
+	problem := r.relay(req.Context(), w, resp.Body, started, in, kept)
+	if kept.passed != "" {
+		r.unrecorded(in)
+		return nil
+	}
+	events := kept.events
 	switch {
 	case problem != "":
 	case req.Context().Err() != nil:
@@ -219,10 +247,10 @@ func cancelled(events []capturedEvent) bool {
 }
 
 // relay copies upstream events to the client, flushing each, and checks them against
-// the protocol. It returns the events with their timing, and what went wrong, if
-// anything. The upstream request ends with ctx, so once the client has gone a read error
-// is its leaving, not the upstream's failure.
-func (r *Recorder) relay(ctx context.Context, w http.ResponseWriter, upstream io.Reader, started time.Time) ([]capturedEvent, string) {
+// the protocol. It keeps the events with their timing in kept, within its bounds, and
+// returns what went wrong, if anything. The upstream request ends with ctx, so once the
+// client has gone a read error is its leaving, not the upstream's failure.
+func (r *Recorder) relay(ctx context.Context, w http.ResponseWriter, upstream io.Reader, started time.Time, in *protocol.RunAgentInput, kept *capture) string {
 	h := w.Header()
 	h.Set("Content-Type", "text/event-stream; charset=utf-8")
 	h.Set("Cache-Control", "no-cache")
@@ -235,7 +263,6 @@ func (r *Recorder) relay(ctx context.Context, w http.ResponseWriter, upstream io
 		_, _ = w.Write(frame)
 		_ = rc.Flush()
 	}
-	var events []capturedEvent
 	// Agents that mint their own thread and run ids (instead of echoing the request's)
 	// are still recorded: the fixture echoes whatever request replays it.
 	var verify protocol.Verifier
@@ -247,36 +274,80 @@ func (r *Recorder) relay(ctx context.Context, w http.ResponseWriter, upstream io
 			break
 		}
 		if err != nil && ctx.Err() != nil {
-			return events, clientGone
+			return clientGone
 		}
 		if err != nil {
 			fail("upstream_stream_broken", "the upstream stream broke off: "+err.Error())
-			return events, "the upstream stream broke off: " + err.Error()
+			return "the upstream stream broke off: " + err.Error()
 		}
 		ev, err := protocol.DecodeEvent([]byte(f.Data))
 		if err == nil {
 			err = verify.Check(ev)
 		}
+		verify.Warnings = verify.Warnings[:0] // not needed here, and they would pile up
 		if err != nil {
 			fail("upstream_protocol_error", "the upstream agent broke the AG-UI protocol: "+err.Error())
-			return events, "the upstream agent broke the AG-UI protocol: " + err.Error()
+			return "the upstream agent broke the AG-UI protocol: " + err.Error()
 		}
 		now := time.Now()
-		events = append(events, capturedEvent{gap: now.Sub(last), at: now, event: ev})
+		if kept.add(capturedEvent{gap: now.Sub(last), at: now, event: ev}, len(f.Data)) {
+			r.cfg.Logger.Warn("not recording a run past the recording limit: what was kept of it is dropped, and no file is written; the run is still relayed to the client",
+				"thread", in.ThreadID, "run", in.RunID, "limit", kept.passed, "events", kept.count, "bytes", kept.bytes)
+		}
 		last = now
 		if f.ID != "" {
 			_, _ = io.WriteString(w, "id: "+f.ID+"\n")
 		}
 		if _, err := w.Write(appendData(nil, f.Data)); err != nil {
-			return events, clientGone
+			return clientGone
 		}
 		_ = rc.Flush()
 	}
 	if err := verify.End(); err != nil {
 		fail("upstream_stream_broken", "the upstream stream ended early: "+err.Error())
-		return events, "the upstream stream ended early: " + err.Error()
+		return "the upstream stream ended early: " + err.Error()
 	}
-	return events, ""
+	return ""
+}
+
+// capture keeps the events of the run being recorded, up to its bounds.
+type capture struct {
+	events    []capturedEvent
+	count     int   // events seen
+	bytes     int64 // their JSON, in bytes
+	maxEvents int
+	maxBytes  int64
+	passed    string // the bound the run passed, if it did: nothing is kept from then on
+}
+
+// add keeps an event whose JSON is size bytes long. It reports true when the event takes
+// the run past a bound: the events kept so far are dropped then, and no later one is kept.
+func (c *capture) add(ce capturedEvent, size int) bool {
+	c.count++
+	c.bytes += int64(size)
+	if c.passed != "" {
+		return false
+	}
+	switch {
+	case c.count > c.maxEvents:
+		c.passed = fmt.Sprintf("%d events", c.maxEvents)
+	case c.bytes > c.maxBytes:
+		c.passed = fmt.Sprintf("%d bytes of events (-record-max-bytes)", c.maxBytes)
+	default:
+		c.events = append(c.events, ce)
+		return false
+	}
+	c.events = nil
+	return true
+}
+
+// unrecorded notes that a run of a thread was not recorded, so that the runs continuing
+// it are not recorded either (they would be placed after the wrong run), but still go
+// upstream.
+func (r *Recorder) unrecorded(in *protocol.RunAgentInput) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.sessions[in.ThreadID] = &session{unrecorded: true}
 }
 
 // appendData appends an SSE frame's data field, a data: line for each of its lines, and
@@ -297,6 +368,9 @@ func (r *Recorder) save(route string, in *protocol.RunAgentInput, events []captu
 	defer r.mu.Unlock()
 	s := r.sessions[in.ThreadID]
 	continuing := s != nil && (len(in.Resume) > 0 || hasToolResult(in))
+	if continuing && s.unrecorded {
+		return "", errors.New("an earlier run of this thread passed the recording limit and was not recorded, so the runs that continue it are not recorded either")
+	}
 	if !continuing {
 		s = &session{ids: map[string]string{}, counts: map[string]int{}}
 		r.name(s, route, in)
