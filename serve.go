@@ -99,7 +99,7 @@ func serveFlags(o *options, stderr io.Writer) *flag.FlagSet {
 	fs.StringVar(&o.upstream, "upstream", "", "the real AG-UI agent's base URL, to record from")
 	fs.StringVar(&o.recordDir, "record-dir", "recorded", "where recordings are written; with -record-missing it is served and watched too")
 	fs.BoolVar(&o.recMissing, "record-missing", false, "serve: proxy to -upstream and record what no scenario answers (the built-in catch-all is left out)")
-	fs.Var(&o.redact, "redact", "a regular expression scrubbed from recordings (repeatable; bearer tokens and API keys always are)")
+	fs.Var(&o.redact, "redact", "a regular expression scrubbed from recordings (repeatable; members named like secrets and common credentials always are)")
 	fs.BoolVar(&o.metrics, "metrics", false, "serve Prometheus metrics at /metrics")
 	fs.IntVar(&o.journal, "journal-size", 1000, "requests the admin journal keeps")
 	fs.IntVar(&o.maxMsgs, "max-messages", 10000, "most messages a run input may carry (0: no limit)")

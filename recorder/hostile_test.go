@@ -191,3 +191,94 @@ func TestARunPastTheRecordingLimitIsRelayedNotRecorded(t *testing.T) {
 		})
 	}
 }
+
+// TestCredentialsAreRedactedWhereverTheyAre has the upstream send credentials in state,
+// state deltas, text (one split across three deltas), tool arguments, custom and raw
+// events and a messages snapshot: the client gets them as sent, the fixture holds none,
+// keeps ordinary values, loads and replays, and the recorder says how many it redacted.
+func TestCredentialsAreRedactedWhereverTheyAre(t *testing.T) {
+	secrets := []string{
+		"state-key-1", "hunter2pass", "nested-client-secret", "pk-in-config", "delta-pass-9", "tok-delta-1",
+		"ASIAY34FZKBOKMUTVV7A", "eyJhbGciOiJIUzI1NiJ9", "eyJzdWIiOiIxMjM0NTY3ODkwIn0", "dozjgNryP4J3jVmNHl0w5N",
+		"github_pat_11ABCDEFG0aBcDeFgHiJkL_mNoPqRsTuVwXyZ", "AIzaSyDaGmWKa4JsXZ-HjGw7ISLn_3namBGewQe",
+		"xoxb-123456789012-AbCdEfGhIjKl", "sk_live_4eC39HqLyjWDarjtT1zdp7dc", "MIIEowIBAAKCAQEAu1SU1LfVLPHCozMxH2Mo",
+		"tool-pass-77", "sid-abc123cookie", "Basic dXNlcjpwYXNz", "snap-pass-42", "AKIAIOSFODNN7EXAMPLE", "resume-secret-5",
+	}
+	events := []string{
+		`{"type":"RUN_STARTED","threadId":"t","runId":"r"}`,
+		`{"type":"STATE_SNAPSHOT","snapshot":{"api_key":"state-key-1","password":"hunter2pass","nested":{"db":{"client_secret":"nested-client-secret"}},` +
+			`"config":{"privateKey":"pk-in-config","sort_key":"name","public_key":"ssh-ed25519 AAAAC3Nz"},"tokens":1500,"max_tokens":4096,"monkey":"banana","note":"the token budget is fine"}}`,
+		`{"type":"STATE_DELTA","delta":[{"op":"add","path":"/credentials","value":{"password":"delta-pass-9"}},{"op":"add","path":"/sessionToken","value":"tok-delta-1"},{"op":"replace","path":"/tokens","value":1600}]}`,
+		`{"type":"TEXT_MESSAGE_START","messageId":"m","role":"assistant"}`,
+		`{"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":"Your key is ASIAY34FZKBOKMUTVV7A, the JWT eyJhbGciOiJIUzI1Ni"}`,
+		`{"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":"J9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3j"}`,
+		`{"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":"VmNHl0w5N_XgL0n3I9PlFUP0THsR8U and the token budget is 5000 tokens. "}`,
+		`{"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":"Also github_pat_11ABCDEFG0aBcDeFgHiJkL_mNoPqRsTuVwXyZ, AIzaSyDaGmWKa4JsXZ-HjGw7ISLn_3namBGewQe, xoxb-123456789012-AbCdEfGhIjKl, sk_live_4eC39HqLyjWDarjtT1zdp7dc and\n"}`,
+		`{"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":"-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEAu1SU1LfVLPHCozMxH2Mo\n-----END RSA PRIVATE KEY-----"}`,
+		`{"type":"TEXT_MESSAGE_END","messageId":"m"}`,
+		`{"type":"TOOL_CALL_START","toolCallId":"c","toolCallName":"login","parentMessageId":"m"}`,
+		`{"type":"TOOL_CALL_ARGS","toolCallId":"c","delta":"{\"user\":\"ada\",\"pass"}`,
+		`{"type":"TOOL_CALL_ARGS","toolCallId":"c","delta":"word\":\"tool-pass-77\",\"tokens\":12}"}`,
+		`{"type":"TOOL_CALL_END","toolCallId":"c"}`,
+		`{"type":"CUSTOM","name":"session","value":{"cookie":"sid-abc123cookie"}}`,
+		`{"type":"RAW","event":{"headers":{"Authorization":"Basic dXNlcjpwYXNz"}}}`,
+		`{"type":"MESSAGES_SNAPSHOT","messages":[{"id":"a1","role":"assistant","content":"ok","toolCalls":[{"id":"c","type":"function","function":{"name":"login","arguments":"{\"password\":\"snap-pass-42\"}"}}]}]}`,
+		`{"type":"RUN_FINISHED","threadId":"t","runId":"r","outcome":{"type":"interrupt","interrupts":[{"id":"i","reason":"confirm","message":"Go on?"}]}}`,
+	}
+	answered := []string{`{"type":"RUN_STARTED","threadId":"t","runId":"r2"}`, `{"type":"RUN_FINISHED","threadId":"t","runId":"r2"}`}
+	agent := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		w.Header().Set("Content-Type", "text/event-stream")
+		stream := events
+		if strings.Contains(string(body), `"resume"`) {
+			stream = answered
+		}
+		for _, ev := range stream {
+			fmt.Fprintf(w, "data: %s\n\n", ev)
+		}
+	}))
+	t.Cleanup(agent.Close)
+	upstream, _ := url.Parse(agent.URL)
+	out := t.TempDir()
+	progress := make(lines, 4)
+	proxy := recordingProxy(t, recorder.Config{Upstream: upstream, OutDir: out, Dedupe: true, Progress: progress})
+	first := `{"threadId":"t","runId":"r","protocolVersion":"1.1","messages":[{"id":"u","role":"user","content":"use AKIAIOSFODNN7EXAMPLE"}]}`
+	got, _ := client{t, proxy.URL}.run(first)
+	if len(got) != len(events) || got[4].Str("delta") != "Your key is ASIAY34FZKBOKMUTVV7A, the JWT eyJhbGciOiJIUzI1Ni" {
+		t.Fatalf("the client did not get the run as sent: %v", got)
+	}
+	if line := <-progress; !strings.Contains(line, "complete, 18 secrets redacted →") {
+		t.Errorf("the recorder says: %s", line)
+	}
+	// the answer to the interrupt carries a secret too
+	resume := `{"threadId":"t","runId":"r2","protocolVersion":"1.1","messages":[],"resume":[{"interruptId":"i","status":"resolved","payload":{"note":"fine","token":"resume-secret-5"}}]}`
+	client{t, proxy.URL}.run(resume)
+	if line := <-progress; !strings.Contains(line, "1 secret redacted →") {
+		t.Errorf("the recorder says: %s", line)
+	}
+
+	files, _ := filepath.Glob(filepath.Join(out, "*.yaml"))
+	if len(files) != 1 {
+		t.Fatalf("recordings %v", files)
+	}
+	data, _ := os.ReadFile(files[0])
+	for _, secret := range secrets {
+		if strings.Contains(string(data), secret) {
+			t.Errorf("the fixture holds %q", secret)
+		}
+	}
+	for _, ordinary := range []string{"sort_key: name", "public_key: ssh-ed25519 AAAAC3Nz", "tokens: 1500", "max_tokens: 4096", "monkey: banana",
+		"note: the token budget is fine", "and the token budget is 5000 tokens.", `"tokens":12}`, "value: 1600", "note: fine"} {
+		if !strings.Contains(string(data), ordinary) {
+			t.Errorf("the fixture lost %q:\n%s", ordinary, data)
+		}
+	}
+	if t.Failed() {
+		t.Logf("the fixture:\n%s", data)
+	}
+	replay := serverFor(t, server.DefaultConfig(), scenarios.Source{FS: os.DirFS(out), Root: ".", Label: out})
+	replayed, _ := client{t, replay.URL}.run(first) // the user's message with its secret still selects the recording
+	if len(replayed) != len(events)-2 {             // the three deltas of the JWT are one
+		t.Errorf("the replay has %d events", len(replayed))
+	}
+}

@@ -223,7 +223,7 @@ func (r *Recorder) Record(w http.ResponseWriter, req *http.Request, route string
 	case cancelled(events):
 		problem = "the run was cancelled before it ended"
 	}
-	file, err := r.save(route, in, events, problem)
+	file, redactions, err := r.save(route, in, events, problem)
 	if err != nil {
 		r.cfg.Logger.Error("writing a recording failed", "thread", in.ThreadID, "run", in.RunID, "err", err)
 		return nil
@@ -232,9 +232,20 @@ func (r *Recorder) Record(w http.ResponseWriter, req *http.Request, route string
 	if problem != "" {
 		outcome = "INCOMPLETE: " + problem
 	}
-	fmt.Fprintf(r.cfg.Progress, "recorded run %s of thread %s: %d events in %s, %s → %s\n",
-		in.RunID, in.ThreadID, len(events), time.Since(started).Round(time.Millisecond), outcome, file)
+	fmt.Fprintf(r.cfg.Progress, "recorded run %s of thread %s: %d events in %s, %s, %s → %s\n",
+		in.RunID, in.ThreadID, len(events), time.Since(started).Round(time.Millisecond), outcome, redactedCount(redactions), file)
 	return nil
+}
+
+// redactedCount says how many secrets a recording redacted.
+func redactedCount(n int) string {
+	switch n {
+	case 0:
+		return "nothing redacted"
+	case 1:
+		return "1 secret redacted"
+	}
+	return fmt.Sprintf("%d secrets redacted", n)
 }
 
 // clientGone is why the recording of a run the client abandoned is incomplete.
@@ -362,15 +373,17 @@ func appendData(dst []byte, data string) []byte {
 	return append(dst, '\n')
 }
 
-// save writes a run into its session's fixture, or apart as an incomplete recording.
-func (r *Recorder) save(route string, in *protocol.RunAgentInput, events []capturedEvent, problem string) (string, error) {
+// save writes a run into its session's fixture, or apart as an incomplete recording, and
+// returns the file and how many secrets were redacted from what it wrote.
+func (r *Recorder) save(route string, in *protocol.RunAgentInput, events []capturedEvent, problem string) (string, int, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	s := r.sessions[in.ThreadID]
 	continuing := s != nil && (len(in.Resume) > 0 || hasToolResult(in))
 	if continuing && s.unrecorded {
-		return "", errors.New("an earlier run of this thread passed the recording limit and was not recorded, so the runs that continue it are not recorded either")
+		return "", 0, errors.New("an earlier run of this thread passed the recording limit and was not recorded, so the runs that continue it are not recorded either")
 	}
+	rd := r.redactor()
 	if !continuing {
 		s = &session{ids: map[string]string{}, counts: map[string]int{}}
 		r.name(s, route, in)
@@ -379,33 +392,33 @@ func (r *Recorder) save(route string, in *protocol.RunAgentInput, events []captu
 	if len(events) > 0 && events[0].event.Type == protocol.RunStarted {
 		threadID, runID = events[0].event.Str("threadId"), events[0].event.Str("runId")
 	}
-	nodes := s.templated(redactStreams(events, r.cfg.Redact), threadID, runID, r.cfg.Redact)
+	nodes := s.templated(rd.events(slices.Clone(events)), threadID, runID)
 	if problem != "" {
 		// kept apart, in a hidden directory no server loads, and marked as what it is
 		suffix := fmt.Sprintf("-run%d-%s", s.runs+1, time.Now().UTC().Format(stampFormat))
 		file := filepath.Join(r.cfg.OutDir, ".incomplete", strings.TrimSuffix(filepath.Base(s.file), ".yaml")+suffix+".yaml")
-		doc := r.newDocument(s, route, in, "incomplete recording: "+problem)
+		doc := r.newDocument(s, route, in, "incomplete recording: "+problem, rd)
 		setMember(doc, "id", scalar(s.id+suffix))
 		setMember(doc, "events", &yaml.Node{Kind: yaml.SequenceNode, Content: nodes})
-		return file, r.write(file, doc)
+		return file, rd.count, r.write(file, doc)
 	}
 	var path []any
 	if continuing {
-		path = append(append(path, s.pathValues()...), s.whenFor(in))
+		path = append(append(path, s.pathValues()...), s.whenFor(in, rd))
 	}
 	var doc *yaml.Node
 	if continuing {
 		var err error
 		if doc, err = r.load(s.file); err != nil {
-			return "", fmt.Errorf("the fixture of this session cannot be read: %w", err)
+			return "", 0, fmt.Errorf("the fixture of this session cannot be read: %w", err)
 		}
 	} else {
 		// the first run of a session starts the fixture afresh, keeping the branches
 		// earlier sessions with the same first request recorded
-		doc = r.newDocument(s, route, in, "")
+		doc = r.newDocument(s, route, in, "", rd)
 	}
 	if err := place(doc, path, nodes); err != nil {
-		return "", err
+		return "", 0, err
 	}
 	if !continuing {
 		if old, _ := r.load(s.file); old != nil {
@@ -415,7 +428,7 @@ func (r *Recorder) save(route string, in *protocol.RunAgentInput, events []captu
 		}
 	}
 	if err := r.write(s.file, doc); err != nil {
-		return "", err
+		return "", 0, err
 	}
 	s.noteAwaiting(events)
 	s.runs++
@@ -423,7 +436,7 @@ func (r *Recorder) save(route string, in *protocol.RunAgentInput, events []captu
 		s.path = append(s.path, whenKey(path[len(path)-1]))
 	}
 	r.sessions[in.ThreadID] = s
-	return s.file, nil
+	return s.file, rd.count, nil
 }
 
 func hasToolResult(in *protocol.RunAgentInput) bool {
@@ -432,8 +445,9 @@ func hasToolResult(in *protocol.RunAgentInput) bool {
 
 // whenFor describes the answers a continuation run brought — its resume entries, or the
 // frontend tool results at the end of its messages — in the order the previous run
-// raised what they answer, which is the order a replay matches them in.
-func (s *session) whenFor(in *protocol.RunAgentInput) map[string]any {
+// raised what they answer, which is the order a replay matches them in. Secrets in the
+// answers are redacted: a tool result's pattern matches any text where one was.
+func (s *session) whenFor(in *protocol.RunAgentInput, rd *redactor) map[string]any {
 	if len(in.Resume) > 0 {
 		entries := slices.Clone(in.Resume)
 		slices.SortStableFunc(entries, func(a, b protocol.ResumeEntry) int { return s.rank(a.InterruptID) - s.rank(b.InterruptID) })
@@ -441,7 +455,7 @@ func (s *session) whenFor(in *protocol.RunAgentInput) map[string]any {
 		for i, e := range entries {
 			c := map[string]any{"status": e.Status}
 			if e.Payload != nil {
-				c["payload"] = e.Payload
+				c["payload"] = rd.value(e.Payload, false)
 			}
 			resume[i] = c
 		}
@@ -455,7 +469,7 @@ func (s *session) whenFor(in *protocol.RunAgentInput) map[string]any {
 	slices.SortStableFunc(tools, func(a, b protocol.Message) int { return s.rank(a.ToolCallID) - s.rank(b.ToolCallID) })
 	results := make([]any, len(tools))
 	for i, m := range tools {
-		results[i] = "^" + regexp.QuoteMeta(m.Text()) + "$"
+		results[i] = anchored(rd.text(m.Text()))
 	}
 	return map[string]any{"toolResults": results}
 }
@@ -481,7 +495,7 @@ const stampFormat = "20060102T150405.000"
 // already answers gets no example, since that recording replays first.
 func (r *Recorder) name(s *session, route string, in *protocol.RunAgentInput) {
 	msg, _ := in.LastUserMessage()
-	text := r.scrub(msg.Text())
+	text := r.redactor().text(msg.Text()) // counted where the fixture writes it
 	stem := slug(text) + "-" + fixtureKey(route, msg.Text(), in.ForwardedProps)
 	s.id = "rec-" + slug(text) + "-" + fixtureKey(route, text, in.ForwardedProps)
 	if r.cfg.Dedupe {
@@ -515,19 +529,14 @@ func exists(file string) bool {
 	return err == nil
 }
 
-// scrub replaces every secret in text.
-func (r *Recorder) scrub(text string) string {
-	for _, re := range r.cfg.Redact {
-		text = re.ReplaceAllString(text, redacted)
-	}
-	return text
-}
+// redactor returns a redactor with the recorder's patterns.
+func (r *Recorder) redactor() *redactor { return &redactor{patterns: r.cfg.Redact} }
 
 // newDocument starts a session's fixture: its id, a match on the first request, and
 // an example unless an earlier recording answers the same request.
-func (r *Recorder) newDocument(s *session, route string, in *protocol.RunAgentInput, broken string) *yaml.Node {
+func (r *Recorder) newDocument(s *session, route string, in *protocol.RunAgentInput, broken string, rd *redactor) *yaml.Node {
 	msg, _ := in.LastUserMessage()
-	text := r.scrub(msg.Text())
+	text := rd.text(msg.Text())
 	doc := &yaml.Node{Kind: yaml.MappingNode}
 	doc.HeadComment = fmt.Sprintf("Recorded by agui-mock from %s at %s.\nIt replays with the recorded timing; edit it freely (see docs/recording.md in agui-mock).",
 		r.cfg.Upstream.Redacted(), time.Now().UTC().Format(time.RFC3339))
@@ -543,7 +552,7 @@ func (r *Recorder) newDocument(s *session, route string, in *protocol.RunAgentIn
 		setMember(example, "route", scalar(route))
 	}
 	if text != "" {
-		setMember(match, "message", scalar("^"+regexp.QuoteMeta(text)+"$"))
+		setMember(match, "message", scalar(anchored(text)))
 		setMember(example, "message", scalar(text))
 	}
 	if fp, ok := in.ForwardedProps.(map[string]any); ok {

@@ -41,14 +41,14 @@ import { CANCEL_PATH, HISTORY_PATH, parseEvents, postJSON, streamedTexts, stream
 
 const [current, legacy] = CLIENTS;
 
-const RECORDED_RUN = /^recorded run (\S+) of thread (\S+): (\d+) events in \S+, (complete|INCOMPLETE: .*) → (.+)$/;
+const RECORDED_RUN = /^recorded run (\S+) of thread (\S+): (\d+) events in \S+, (complete|INCOMPLETE: .*), (nothing|\d+ secrets?) redacted → (.+)$/;
 
 /** The recorder's progress lines, parsed. */
 function progress(recorder) {
   return recorder.output
     .map((line) => RECORDED_RUN.exec(line))
     .filter(Boolean)
-    .map(([, runId, threadId, events, outcome, file]) => ({ runId, threadId, events: Number(events), outcome, file }));
+    .map(([, runId, threadId, events, outcome, redacted, file]) => ({ runId, threadId, events: Number(events), outcome, redacted: parseInt(redacted, 10) || 0, file }));
 }
 
 /** Waits until the recorder has printed count progress lines (the line follows the stream's end). */
