@@ -43,9 +43,9 @@ func DefaultRedactions() []*regexp.Regexp {
 // isSecretKey reports whether a JSON member of this name holds a secret. Case, and the
 // separators _, - and . are ignored: a name that contains password, passwd or
 // passphrase; one that ends with secret, token, cookie, authorization or credential(s);
-// and one whose last word is key after other words (api_key, apiKey, x-api-key,
-// private_key), or apikey — but not public_key, primary_key, foreign_key, sort_key,
-// partition_key, cache_key or idempotency_key, nor key alone.
+// and one whose last word is key after a word that makes it a credential (api_key,
+// apiKey, x-api-key, private_key, secretKey, ACCESS_KEY, client_key…), or that is apikey.
+// Other keys (key, sort_key, state_key, public_key…) are ordinary names.
 func isSecretKey(name string) bool {
 	words := splitWords(name)
 	compact := strings.Join(words, "")
@@ -63,10 +63,13 @@ func isSecretKey(name string) bool {
 		return true
 	}
 	n := len(words)
-	if n < 2 || words[n-1] != "key" {
-		return false
-	}
-	return !slices.Contains([]string{"public", "primary", "foreign", "sort", "partition", "cache", "idempotency"}, words[n-2])
+	return n >= 2 && words[n-1] == "key" && slices.Contains(credentialKeys(), words[n-2])
+}
+
+// credentialKeys are the words that make a key named <word>_key a credential.
+func credentialKeys() []string {
+	return []string{"api", "secret", "private", "access", "auth", "client", "signing", "encryption", "master",
+		"license", "service", "account", "app", "webhook", "session", "ssh", "deploy", "consumer", "admin", "subscription"}
 }
 
 // splitWords splits a name into its words, lower-cased: at separators and where its

@@ -13,10 +13,10 @@ func TestSecretKeyNames(t *testing.T) {
 		"secret", "client_secret", "clientSecret", "webhookSecret", "CLIENT_SECRET",
 		"token", "access_token", "accessToken", "refreshToken", "id_token", "x-auth-token", "sessionToken", "csrfToken",
 		"cookie", "Cookie", "set-cookie", "Set-Cookie", "authorization", "Proxy-Authorization", "credentials", "credential",
-		"api_key", "apiKey", "APIKey", "API_KEY", "apikey", "x-api-key", "X-Api-Key", "private_key", "privateKey", "secret-key", "stripe_key", "openaiKey",
+		"api_key", "apiKey", "APIKey", "API_KEY", "apikey", "x-api-key", "X-Api-Key", "private_key", "privateKey", "secret-key", "ACCESS_KEY", "client_key", "subscriptionKey",
 	}
 	ordinary := []string{
-		"key", "Key", "keys", "monkey", "keyboard", "key_id", "public_key", "publicKey", "primary_key", "foreign_key", "sort_key", "partition_key", "cache_key", "idempotencyKey",
+		"key", "Key", "keys", "monkey", "keyboard", "key_id", "public_key", "publicKey", "primary_key", "foreign_key", "sort_key", "partition_key", "cache_key", "idempotencyKey", "state_key", "route_key",
 		"tokens", "max_tokens", "maxTokens", "token_count", "tokenizer", "token_type", "secretary", "author", "auth_method",
 		"messageId", "toolCallId", "threadId", "runId", "content", "delta", "name", "value", "type", "pwd",
 	}
