@@ -282,3 +282,40 @@ func TestCredentialsAreRedactedWhereverTheyAre(t *testing.T) {
 		t.Errorf("the replay has %d events", len(replayed))
 	}
 }
+
+// TestTheRunsContinuingAnUnrecordedRunAreNotRecorded records a run that passes the
+// recording limit, then answers it in the same thread: the answer goes to the agent and
+// its run reaches the client, but with no recorded run before it, it is not recorded.
+func TestTheRunsContinuingAnUnrecordedRunAreNotRecorded(t *testing.T) {
+	paused := endlessRun(50, 10)
+	agent := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		w.Header().Set("Content-Type", "text/event-stream")
+		if strings.Contains(string(body), `"resume"`) {
+			fmt.Fprint(w, "data: {\"type\":\"RUN_STARTED\",\"threadId\":\"t\",\"runId\":\"r2\"}\n\ndata: {\"type\":\"RUN_FINISHED\",\"threadId\":\"t\",\"runId\":\"r2\"}\n\n")
+			return
+		}
+		paused(w)
+	}))
+	t.Cleanup(agent.Close)
+	upstream, _ := url.Parse(agent.URL)
+	out := t.TempDir()
+	log := make(lines, 16)
+	proxy := recordingProxy(t, recorder.Config{Upstream: upstream, OutDir: out, MaxEvents: 20, Logger: slog.New(slog.NewTextHandler(log, nil)), Progress: log})
+	client{t, proxy.URL}.run(`{"threadId":"t","runId":"r","messages":[{"role":"user","content":"long"}]}`)
+	answered, _ := client{t, proxy.URL}.run(`{"threadId":"t","runId":"r2","messages":[],"resume":[{"interruptId":"i","status":"resolved"}]}`)
+	if len(answered) != 2 {
+		t.Errorf("the answer's run reached the client as %v", answered)
+	}
+	close(log)
+	var said []string
+	for line := range log {
+		said = append(said, line)
+	}
+	if len(said) != 2 || !strings.Contains(said[0], "recording limit") || !strings.Contains(said[1], "not recording a run that continues a run that was not recorded") || !strings.Contains(said[1], "run=r2") {
+		t.Errorf("the log says:\n%s", strings.Join(said, "\n"))
+	}
+	if files := listAll(t, out); len(files) != 0 {
+		t.Errorf("written %v", files)
+	}
+}

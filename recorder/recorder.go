@@ -210,6 +210,11 @@ func (r *Recorder) Record(w http.ResponseWriter, req *http.Request, route string
 			Message: fmt.Sprintf("the upstream agent answered with %q instead of an SSE event stream", ct)}
 	}
 	kept := &capture{maxEvents: r.cfg.MaxEvents, maxBytes: r.cfg.MaxBytes}
+	if r.continuesUnrecorded(in) {
+		kept.passed = "the run it continues was not recorded"
+		r.cfg.Logger.Warn("not recording a run that continues a run that was not recorded; it is still relayed to the client",
+			"thread", in.ThreadID, "run", in.RunID)
+	}
 	problem := r.relay(req.Context(), w, resp.Body, started, in, kept)
 	if kept.passed != "" {
 		r.unrecorded(in)
@@ -328,7 +333,7 @@ type capture struct {
 	bytes     int64 // their JSON, in bytes
 	maxEvents int
 	maxBytes  int64
-	passed    string // the bound the run passed, if it did: nothing is kept from then on
+	passed    string // the bound the run passed, if it did, or why it is not recorded: nothing is kept from then on
 }
 
 // add keeps an event whose JSON is size bytes long. It reports true when the event takes
@@ -350,6 +355,14 @@ func (c *capture) add(ce capturedEvent, size int) bool {
 	}
 	c.events = nil
 	return true
+}
+
+// continuesUnrecorded reports whether a run continues one that was not recorded.
+func (r *Recorder) continuesUnrecorded(in *protocol.RunAgentInput) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	s := r.sessions[in.ThreadID]
+	return s != nil && s.unrecorded && continues(in)
 }
 
 // unrecorded notes that a run of a thread was not recorded, so that the runs continuing
@@ -379,10 +392,7 @@ func (r *Recorder) save(route string, in *protocol.RunAgentInput, events []captu
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	s := r.sessions[in.ThreadID]
-	continuing := s != nil && (len(in.Resume) > 0 || hasToolResult(in))
-	if continuing && s.unrecorded {
-		return "", 0, errors.New("an earlier run of this thread passed the recording limit and was not recorded, so the runs that continue it are not recorded either")
-	}
+	continuing := s != nil && continues(in)
 	rd := r.redactor()
 	if !continuing {
 		s = &session{ids: map[string]string{}, counts: map[string]int{}}
@@ -439,8 +449,10 @@ func (r *Recorder) save(route string, in *protocol.RunAgentInput, events []captu
 	return s.file, rd.count, nil
 }
 
-func hasToolResult(in *protocol.RunAgentInput) bool {
-	return len(in.Messages) > 0 && in.Messages[len(in.Messages)-1].Role == "tool"
+// continues reports whether a run continues its thread's previous one: it answers its
+// interrupts or brings the results of its frontend tool calls.
+func continues(in *protocol.RunAgentInput) bool {
+	return len(in.Resume) > 0 || (len(in.Messages) > 0 && in.Messages[len(in.Messages)-1].Role == "tool")
 }
 
 // whenFor describes the answers a continuation run brought — its resume entries, or the
