@@ -20,7 +20,8 @@ import (
 	"github.com/agui-mock/agui-mock/server"
 )
 
-// recordingProxy serves a mock that records every run from upstream into out.
+// recordingProxy serves a mock that records every run with a recorder configured by cfg
+// (quiet unless cfg has a logger).
 func recordingProxy(t *testing.T, cfg recorder.Config) *httptest.Server {
 	t.Helper()
 	if cfg.Logger == nil {
@@ -317,5 +318,35 @@ func TestTheRunsContinuingAnUnrecordedRunAreNotRecorded(t *testing.T) {
 	}
 	if files := listAll(t, out); len(files) != 0 {
 		t.Errorf("written %v", files)
+	}
+}
+
+// TestPastTheRecordingLimitTheRunIsOnlyRelayed has the upstream open messages it never
+// ends after the recording limit: the run is relayed as sent, unchecked, since what the
+// checker remembers would grow with it; a stream that then stops without a terminal event
+// still ends with RUN_ERROR.
+func TestPastTheRecordingLimitTheRunIsOnlyRelayed(t *testing.T) {
+	for _, tt := range []struct {
+		name, end string
+		events    int    // the client gets
+		last      string // the type of the last one
+	}{
+		{"finished", `{"type":"RUN_FINISHED","threadId":"t","runId":"r"}`, 22, "RUN_FINISHED"},
+		{"cut short", `{"type":"TEXT_MESSAGE_START","messageId":"last","role":"assistant"}`, 23, "RUN_ERROR"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			upstream := streamingUpstream(t, func(w http.ResponseWriter) {
+				fmt.Fprint(w, "data: {\"type\":\"RUN_STARTED\",\"threadId\":\"t\",\"runId\":\"r\"}\n\n")
+				for i := range 20 {
+					fmt.Fprintf(w, "data: {\"type\":\"TEXT_MESSAGE_START\",\"messageId\":\"m%d\",\"role\":\"assistant\"}\n\n", i)
+				}
+				fmt.Fprintf(w, "data: %s\n\n", tt.end)
+			})
+			proxy := recordingProxy(t, recorder.Config{Upstream: upstream, OutDir: t.TempDir(), MaxEvents: 5})
+			events, _ := client{t, proxy.URL}.run(`{"threadId":"t","runId":"r","messages":[{"role":"user","content":"open"}]}`)
+			if last := events[len(events)-1]; len(events) != tt.events || last.Type != tt.last || (last.Type == "RUN_ERROR" && last.Str("code") != "upstream_stream_broken") {
+				t.Errorf("the client got %d events, the last %v", len(events), last)
+			}
+		})
 	}
 }

@@ -264,8 +264,11 @@ func cancelled(events []capturedEvent) bool {
 
 // relay copies upstream events to the client, flushing each, and checks them against
 // the protocol. It keeps the events with their timing in kept, within its bounds, and
-// returns what went wrong, if anything. The upstream request ends with ctx, so once the
-// client has gone a read error is its leaving, not the upstream's failure.
+// returns what went wrong, if anything. Once kept keeps nothing, the events are only
+// relayed, and the stream checked for a terminal event at its end: what the checker
+// remembers of a run would grow with whatever the agent sends. The upstream request
+// ends with ctx, so once the client has gone a read error is its leaving, not the
+// upstream's failure.
 func (r *Recorder) relay(ctx context.Context, w http.ResponseWriter, upstream io.Reader, started time.Time, in *protocol.RunAgentInput, kept *capture) string {
 	h := w.Header()
 	h.Set("Content-Type", "text/event-stream; charset=utf-8")
@@ -284,6 +287,7 @@ func (r *Recorder) relay(ctx context.Context, w http.ResponseWriter, upstream io
 	var verify protocol.Verifier
 	frames := protocol.NewFrameReader(upstream, r.cfg.MaxFrame)
 	last := started
+	ended := false // by a terminal event
 	for {
 		f, err := frames.Next()
 		if errors.Is(err, io.EOF) {
@@ -297,9 +301,10 @@ func (r *Recorder) relay(ctx context.Context, w http.ResponseWriter, upstream io
 			return "the upstream stream broke off: " + err.Error()
 		}
 		ev, err := protocol.DecodeEvent([]byte(f.Data))
-		if err == nil {
+		if err == nil && kept.passed == "" {
 			err = verify.Check(ev)
 		}
+		ended = ev.Type == protocol.RunFinished || ev.Type == protocol.RunError
 		verify.Warnings = verify.Warnings[:0] // not needed here, and they would pile up
 		if err != nil {
 			fail("upstream_protocol_error", "the upstream agent broke the AG-UI protocol: "+err.Error())
@@ -319,9 +324,16 @@ func (r *Recorder) relay(ctx context.Context, w http.ResponseWriter, upstream io
 		}
 		_ = rc.Flush()
 	}
-	if err := verify.End(); err != nil {
-		fail("upstream_stream_broken", "the upstream stream ended early: "+err.Error())
-		return "the upstream stream ended early: " + err.Error()
+	var early error
+	switch {
+	case kept.passed == "":
+		early = verify.End()
+	case !ended:
+		early = errors.New("the stream ended without a terminal event (RUN_FINISHED or RUN_ERROR)")
+	}
+	if early != nil {
+		fail("upstream_stream_broken", "the upstream stream ended early: "+early.Error())
+		return "the upstream stream ended early: " + early.Error()
 	}
 	return ""
 }
