@@ -424,7 +424,8 @@ describe('record mode keeps credentials out of recordings', () => {
       assert.equal(upstream.requests.at(-1).headers.authorization, `Bearer ${TOKEN}`);
     }
 
-    await progressLines(recorder, 1);
+    const [line] = await progressLines(recorder, 1);
+    assert.equal(line.redacted, 2, 'the progress line counts the key and the code');
     const files = readAll(dir);
     assert.equal(files.length, 1, files.map((f) => f.file).join());
     for (const { file, content } of files) {
