@@ -51,6 +51,7 @@ type options struct {
 	recordDir  string
 	redact     listFlag
 	dedupe     bool
+	recMaxSize int64
 	metrics    bool
 	journal    int
 	maxMsgs    int
@@ -103,12 +104,13 @@ func serveFlags(o *options, stderr io.Writer) *flag.FlagSet {
 	fs.StringVar(&o.upstream, "upstream", "", "the real AG-UI agent's base URL, to record from")
 	fs.StringVar(&o.recordDir, "record-dir", "recorded", "where recordings are written; with -record-missing it is served and watched too")
 	fs.BoolVar(&o.recMissing, "record-missing", false, "serve: proxy to -upstream and record what no scenario answers (the built-in catch-all is left out)")
-	fs.Var(&o.redact, "redact", "a regular expression scrubbed from recordings (repeatable; bearer tokens and API keys always are)")
+	fs.Var(&o.redact, "redact", "a regular expression scrubbed from recordings (repeatable; members named like secrets and common credentials always are)")
 	fs.BoolVar(&o.metrics, "metrics", false, "serve Prometheus metrics at /metrics")
 	fs.IntVar(&o.journal, "journal-size", 1000, "requests the admin journal keeps")
 	fs.IntVar(&o.maxMsgs, "max-messages", 10000, "most messages a run input may carry (0: no limit)")
 	fs.IntVar(&o.maxStreams, "max-streams", 20000, "most streams open at once; more get 503 with Retry-After (0: no limit)")
 	fs.BoolVar(&o.dedupe, "dedupe", true, "a repeated first request updates its recording instead of adding a file")
+	fs.Int64Var(&o.recMaxSize, "record-max-bytes", recorder.DefaultMaxBytes, "most bytes of event JSON one run's recording keeps; a run past it (or past 100000 events) is relayed but not recorded")
 	fs.Usage = func() {
 		if recordAll {
 			fmt.Fprintf(stderr, "Usage: agui-mock record -upstream URL [flags]\n\nProxies every AG-UI request to the agent at -upstream, relays its events as they\narrive, and writes each session into -record-dir as a scenario file that replays it.\n\nFlags:\n")
@@ -310,6 +312,7 @@ func checkServeFlags(o options) error {
 		flagCheck{"journal-size", o.journal, o.journal >= 1, "1 or more"},
 		flagCheck{"max-messages", o.maxMsgs, o.maxMsgs >= 0, "0 (no limit) or more"},
 		flagCheck{"max-streams", o.maxStreams, o.maxStreams >= 0, "0 (no limit) or more"},
+		flagCheck{"record-max-bytes", o.recMaxSize, o.recMaxSize > 0, "a positive number of bytes"},
 	)
 }
 
@@ -386,7 +389,7 @@ func newRecorder(o options, redact []*regexp.Regexp, logger *slog.Logger, progre
 	if err := os.MkdirAll(o.recordDir, 0o755); err != nil {
 		return nil, fmt.Errorf("-record-dir must be a directory, or a path where one can be created, got %q: %w", o.recordDir, err)
 	}
-	return recorder.New(recorder.Config{Upstream: u, OutDir: o.recordDir, Redact: redact, Dedupe: o.dedupe, Logger: logger, Progress: progress})
+	return recorder.New(recorder.Config{Upstream: u, OutDir: o.recordDir, Redact: redact, Dedupe: o.dedupe, Logger: logger, Progress: progress, MaxBytes: o.recMaxSize})
 }
 
 func prefixAll(base string, routes []string) []string {

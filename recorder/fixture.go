@@ -35,6 +35,9 @@ type session struct {
 	ids      map[string]string // upstream ids → local names, shared by the thread's runs
 	counts   map[string]int    // per prefix, names handed out so far
 	runs     int
+	// unrecorded marks a thread whose latest run was not recorded: the runs continuing it
+	// are not recorded either.
+	unrecorded bool
 	// awaiting lists, in the order the last run raised them, the upstream ids of its
 	// interrupts or of its tool calls left without a result: the order replays match
 	// answers in.
@@ -82,9 +85,9 @@ var idFields = map[string]string{"messageId": "m", "toolCallId": "c", "parentMes
 
 // templated turns a run's events into the explicit form's entries: the run's own thread
 // and run ids become templates that echo the replayed request's, generated ids become
-// {{ id "name" }} shared across the thread's runs, secrets are redacted, and text that
-// looks like a template is escaped so it replays verbatim.
-func (s *session) templated(events []capturedEvent, threadID, runID string, redact []*regexp.Regexp) []*yaml.Node {
+// {{ id "name" }} shared across the thread's runs, and text that looks like a template
+// is escaped so it replays verbatim.
+func (s *session) templated(events []capturedEvent, threadID, runID string) []*yaml.Node {
 	for _, ce := range events { // name ids in order of appearance
 		for _, f := range ce.event.Fields {
 			if prefix, ok := idFields[f.Name]; ok {
@@ -113,9 +116,6 @@ func (s *session) templated(events []capturedEvent, threadID, runID string, reda
 		}
 		if name, ok := s.ids[v]; ok {
 			return "{{ id `" + name + "` }}"
-		}
-		for _, re := range redact {
-			v = re.ReplaceAllString(v, redacted)
 		}
 		return escapeTemplate(v)
 	}
@@ -167,22 +167,6 @@ func relativeExpiry(outcome *yaml.Node, arrived time.Time) {
 		}
 		left := expires.Sub(arrived).Round(time.Millisecond)
 		at.Value = "{{ fromNow `" + left.String() + "` }}"
-	}
-}
-
-// redacted replaces every secret the recorder finds.
-const redacted = "[REDACTED]"
-
-// DefaultRedactions are the patterns always scrubbed from recordings: bearer tokens,
-// provider API keys and key/secret/password/token assignments.
-func DefaultRedactions() []*regexp.Regexp {
-	return []*regexp.Regexp{
-		regexp.MustCompile(`(?i)\bbearer\s+[A-Za-z0-9._~+/=-]{8,}`),
-		regexp.MustCompile(`\bsk-[A-Za-z0-9_-]{16,}`),
-		regexp.MustCompile(`\bAKIA[0-9A-Z]{16}\b`),
-		regexp.MustCompile(`\bgh[pousr]_[A-Za-z0-9]{30,}`),
-		regexp.MustCompile(`\bxox[abposr]-[A-Za-z0-9-]{10,}`),
-		regexp.MustCompile(`(?i)\b(api[_-]?key|secret|password|passwd|access[_-]?token|auth[_-]?token)(["']?\s*[:=]\s*["']?)[^"'\s,;}&]+`),
 	}
 }
 

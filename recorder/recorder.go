@@ -38,7 +38,17 @@ type Config struct {
 	Logger   *slog.Logger
 	Progress io.Writer // one line per recorded run
 	MaxFrame int       // largest upstream event accepted, in bytes
+	// MaxEvents and MaxBytes bound what the recording of one run keeps: its events, and
+	// their JSON in bytes. A run that passes either is relayed to the client to its end,
+	// but not recorded. Zero means the default: scenarios.MaxRunEvents, the most events a
+	// replayed run may have, and DefaultMaxBytes.
+	MaxEvents int
+	MaxBytes  int64
 }
+
+// DefaultMaxBytes is how many bytes of event JSON the recording of one run keeps at most,
+// unless Config.MaxBytes says otherwise.
+const DefaultMaxBytes = 64 << 20
 
 // Recorder records sessions. It is safe for concurrent use.
 type Recorder struct {
@@ -55,9 +65,19 @@ func New(cfg Config) (*Recorder, error) {
 	if cfg.OutDir == "" {
 		return nil, fmt.Errorf("the output directory is required")
 	}
-	if cfg.Client == nil {
-		cfg.Client = &http.Client{}
+	if cfg.MaxEvents < 0 || cfg.MaxEvents > scenarios.MaxRunEvents {
+		return nil, fmt.Errorf("the most events a run's recording keeps must be between 1 and %d, the most a replay plays, got %d", scenarios.MaxRunEvents, cfg.MaxEvents)
 	}
+	if cfg.MaxBytes < 0 {
+		return nil, fmt.Errorf("the most bytes a run's recording keeps must be positive, got %d", cfg.MaxBytes)
+	}
+	if cfg.MaxEvents == 0 {
+		cfg.MaxEvents = scenarios.MaxRunEvents
+	}
+	if cfg.MaxBytes == 0 {
+		cfg.MaxBytes = DefaultMaxBytes
+	}
+	cfg.Client = withoutRedirects(cfg.Client)
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
@@ -69,6 +89,18 @@ func New(cfg Config) (*Recorder, error) {
 	}
 	cfg.Redact = append(DefaultRedactions(), cfg.Redact...)
 	return &Recorder{cfg: cfg, sessions: map[string]*session{}}, nil
+}
+
+// withoutRedirects returns a copy of client (or of a default client) that follows no
+// redirect: a redirect would carry the client's credentials to wherever the upstream
+// points. The caller's client is left as it is.
+func withoutRedirects(client *http.Client) *http.Client {
+	var c http.Client
+	if client != nil {
+		c = *client
+	}
+	c.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	return &c
 }
 
 // Has reports whether a thread is being recorded, so its next runs go upstream too.
@@ -87,14 +119,15 @@ var hopHeaders = []string{"Connection", "Keep-Alive", "Proxy-Connection", "Te", 
 func isControl(h string) bool { return strings.HasPrefix(strings.ToLower(h), "x-agui-mock-") }
 
 // forward sends the request body to the same path upstream with the client's headers,
-// credentials included.
+// credentials included. An upstream that cannot be reached, or that answers with a
+// redirect, which is not followed, is returned as an *ErrorAnswer.
 func (r *Recorder) forward(ctx context.Context, req *http.Request, body []byte) (*http.Response, error) {
 	target := *r.cfg.Upstream
 	target.Path = strings.TrimSuffix(target.Path, "/") + req.URL.Path
 	target.RawQuery = req.URL.RawQuery
 	out, err := http.NewRequestWithContext(ctx, req.Method, target.String(), bytes.NewReader(body))
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("building the upstream request: %w", err)
 	}
 	out.Header = req.Header.Clone()
 	for _, h := range hopHeaders {
@@ -105,7 +138,17 @@ func (r *Recorder) forward(ctx context.Context, req *http.Request, body []byte) 
 			out.Header.Del(h)
 		}
 	}
-	return r.cfg.Client.Do(out)
+	resp, err := r.cfg.Client.Do(out)
+	if err != nil {
+		return nil, &ErrorAnswer{Status: http.StatusBadGateway, Code: "upstream_unreachable", Message: "the upstream agent did not answer: " + err.Error()}
+	}
+	if resp.StatusCode >= 300 && resp.StatusCode <= 399 && resp.StatusCode != http.StatusNotModified {
+		resp.Body.Close()
+		return nil, &ErrorAnswer{Status: http.StatusBadGateway, Code: "upstream_redirect",
+			Message: fmt.Sprintf("the upstream agent answered %s to %q; the recorder follows no redirect, so that the client's headers go to -upstream only: set -upstream to the agent's own URL",
+				resp.Status, resp.Header.Get("Location"))}
+	}
+	return resp, nil
 }
 
 // ErrorAnswer is an error the recorder answers a client with, before any stream.
@@ -121,7 +164,7 @@ func (e *ErrorAnswer) Error() string { return e.Message }
 func (r *Recorder) Proxy(w http.ResponseWriter, req *http.Request, body []byte) error {
 	resp, err := r.forward(req.Context(), req, body)
 	if err != nil {
-		return &ErrorAnswer{Status: http.StatusBadGateway, Code: "upstream_unreachable", Message: "the upstream agent did not answer: " + err.Error()}
+		return err
 	}
 	defer resp.Body.Close()
 	for k, v := range resp.Header {
@@ -154,7 +197,7 @@ func (r *Recorder) Record(w http.ResponseWriter, req *http.Request, route string
 		if req.Context().Err() != nil {
 			return nil // the client went away
 		}
-		return &ErrorAnswer{Status: http.StatusBadGateway, Code: "upstream_unreachable", Message: "the upstream agent did not answer: " + err.Error()}
+		return err
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
@@ -166,7 +209,18 @@ func (r *Recorder) Record(w http.ResponseWriter, req *http.Request, route string
 		return &ErrorAnswer{Status: http.StatusBadGateway, Code: "upstream_protocol_error",
 			Message: fmt.Sprintf("the upstream agent answered with %q instead of an SSE event stream", ct)}
 	}
-	events, problem := r.relay(req.Context(), w, resp.Body, started)
+	kept := &capture{maxEvents: r.cfg.MaxEvents, maxBytes: r.cfg.MaxBytes}
+	if r.continuesUnrecorded(in) {
+		kept.passed = "the run it continues was not recorded"
+		r.cfg.Logger.Warn("not recording a run that continues a run that was not recorded; it is still relayed to the client",
+			"thread", in.ThreadID, "run", in.RunID)
+	}
+	problem := r.relay(req.Context(), w, resp.Body, started, in, kept)
+	if kept.passed != "" {
+		r.unrecorded(in)
+		return nil
+	}
+	events := kept.events
 	switch {
 	case problem != "":
 	case req.Context().Err() != nil:
@@ -174,7 +228,7 @@ func (r *Recorder) Record(w http.ResponseWriter, req *http.Request, route string
 	case cancelled(events):
 		problem = "the run was cancelled before it ended"
 	}
-	file, err := r.save(route, in, events, problem)
+	file, redactions, err := r.save(route, in, events, problem)
 	if err != nil {
 		r.cfg.Logger.Error("writing a recording failed", "thread", in.ThreadID, "run", in.RunID, "err", err)
 		return nil
@@ -183,9 +237,20 @@ func (r *Recorder) Record(w http.ResponseWriter, req *http.Request, route string
 	if problem != "" {
 		outcome = "INCOMPLETE: " + problem
 	}
-	fmt.Fprintf(r.cfg.Progress, "recorded run %s of thread %s: %d events in %s, %s → %s\n",
-		in.RunID, in.ThreadID, len(events), time.Since(started).Round(time.Millisecond), outcome, file)
+	fmt.Fprintf(r.cfg.Progress, "recorded run %s of thread %s: %d events in %s, %s, %s → %s\n",
+		in.RunID, in.ThreadID, len(events), time.Since(started).Round(time.Millisecond), outcome, redactedCount(redactions), file)
 	return nil
+}
+
+// redactedCount says how many secrets a recording redacted.
+func redactedCount(n int) string {
+	switch n {
+	case 0:
+		return "nothing redacted"
+	case 1:
+		return "1 secret redacted"
+	}
+	return fmt.Sprintf("%d secrets redacted", n)
 }
 
 // clientGone is why the recording of a run the client abandoned is incomplete.
@@ -198,10 +263,13 @@ func cancelled(events []capturedEvent) bool {
 }
 
 // relay copies upstream events to the client, flushing each, and checks them against
-// the protocol. It returns the events with their timing, and what went wrong, if
-// anything. The upstream request ends with ctx, so once the client has gone a read error
-// is its leaving, not the upstream's failure.
-func (r *Recorder) relay(ctx context.Context, w http.ResponseWriter, upstream io.Reader, started time.Time) ([]capturedEvent, string) {
+// the protocol. It keeps the events with their timing in kept, within its bounds, and
+// returns what went wrong, if anything. Once kept keeps nothing, the events are only
+// relayed, and the stream checked for a terminal event at its end: what the checker
+// remembers of a run would grow with whatever the agent sends. The upstream request
+// ends with ctx, so once the client has gone a read error is its leaving, not the
+// upstream's failure.
+func (r *Recorder) relay(ctx context.Context, w http.ResponseWriter, upstream io.Reader, started time.Time, in *protocol.RunAgentInput, kept *capture) string {
 	h := w.Header()
 	h.Set("Content-Type", "text/event-stream; charset=utf-8")
 	h.Set("Cache-Control", "no-cache")
@@ -214,56 +282,130 @@ func (r *Recorder) relay(ctx context.Context, w http.ResponseWriter, upstream io
 		_, _ = w.Write(frame)
 		_ = rc.Flush()
 	}
-	var events []capturedEvent
 	// Agents that mint their own thread and run ids (instead of echoing the request's)
 	// are still recorded: the fixture echoes whatever request replays it.
 	var verify protocol.Verifier
 	frames := protocol.NewFrameReader(upstream, r.cfg.MaxFrame)
 	last := started
+	ended := false // by a terminal event
 	for {
 		f, err := frames.Next()
 		if errors.Is(err, io.EOF) {
 			break
 		}
 		if err != nil && ctx.Err() != nil {
-			return events, clientGone
+			return clientGone
 		}
 		if err != nil {
 			fail("upstream_stream_broken", "the upstream stream broke off: "+err.Error())
-			return events, "the upstream stream broke off: " + err.Error()
+			return "the upstream stream broke off: " + err.Error()
 		}
 		ev, err := protocol.DecodeEvent([]byte(f.Data))
-		if err == nil {
+		if err == nil && kept.passed == "" {
 			err = verify.Check(ev)
 		}
+		ended = ev.Type == protocol.RunFinished || ev.Type == protocol.RunError
+		verify.Warnings = verify.Warnings[:0] // not needed here, and they would pile up
 		if err != nil {
 			fail("upstream_protocol_error", "the upstream agent broke the AG-UI protocol: "+err.Error())
-			return events, "the upstream agent broke the AG-UI protocol: " + err.Error()
+			return "the upstream agent broke the AG-UI protocol: " + err.Error()
 		}
 		now := time.Now()
-		events = append(events, capturedEvent{gap: now.Sub(last), at: now, event: ev})
+		if kept.add(capturedEvent{gap: now.Sub(last), at: now, event: ev}, len(f.Data)) {
+			r.cfg.Logger.Warn("not recording a run past the recording limit: what was kept of it is dropped, and no file is written; the run is still relayed to the client",
+				"thread", in.ThreadID, "run", in.RunID, "limit", kept.passed, "events", kept.count, "bytes", kept.bytes)
+		}
 		last = now
 		if f.ID != "" {
 			_, _ = io.WriteString(w, "id: "+f.ID+"\n")
 		}
-		if _, err := io.WriteString(w, "data: "+f.Data+"\n\n"); err != nil {
-			return events, clientGone
+		if _, err := w.Write(appendData(nil, f.Data)); err != nil {
+			return clientGone
 		}
 		_ = rc.Flush()
 	}
-	if err := verify.End(); err != nil {
-		fail("upstream_stream_broken", "the upstream stream ended early: "+err.Error())
-		return events, "the upstream stream ended early: " + err.Error()
+	var early error
+	switch {
+	case kept.passed == "":
+		early = verify.End()
+	case !ended:
+		early = errors.New("the stream ended without a terminal event (RUN_FINISHED or RUN_ERROR)")
 	}
-	return events, ""
+	if early != nil {
+		fail("upstream_stream_broken", "the upstream stream ended early: "+early.Error())
+		return "the upstream stream ended early: " + early.Error()
+	}
+	return ""
 }
 
-// save writes a run into its session's fixture, or apart as an incomplete recording.
-func (r *Recorder) save(route string, in *protocol.RunAgentInput, events []capturedEvent, problem string) (string, error) {
+// capture keeps the events of the run being recorded, up to its bounds.
+type capture struct {
+	events    []capturedEvent
+	count     int   // events seen
+	bytes     int64 // their JSON, in bytes
+	maxEvents int
+	maxBytes  int64
+	passed    string // the bound the run passed, if it did, or why it is not recorded: nothing is kept from then on
+}
+
+// add keeps an event whose JSON is size bytes long. It reports true when the event takes
+// the run past a bound: the events kept so far are dropped then, and no later one is kept.
+func (c *capture) add(ce capturedEvent, size int) bool {
+	c.count++
+	c.bytes += int64(size)
+	if c.passed != "" {
+		return false
+	}
+	switch {
+	case c.count > c.maxEvents:
+		c.passed = fmt.Sprintf("%d events", c.maxEvents)
+	case c.bytes > c.maxBytes:
+		c.passed = fmt.Sprintf("%d bytes of events (-record-max-bytes)", c.maxBytes)
+	default:
+		c.events = append(c.events, ce)
+		return false
+	}
+	c.events = nil
+	return true
+}
+
+// continuesUnrecorded reports whether a run continues one that was not recorded.
+func (r *Recorder) continuesUnrecorded(in *protocol.RunAgentInput) bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	s := r.sessions[in.ThreadID]
-	continuing := s != nil && (len(in.Resume) > 0 || hasToolResult(in))
+	return s != nil && s.unrecorded && continues(in)
+}
+
+// unrecorded notes that a run of a thread was not recorded, so that the runs continuing
+// it are not recorded either (they would be placed after the wrong run), but still go
+// upstream.
+func (r *Recorder) unrecorded(in *protocol.RunAgentInput) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.sessions[in.ThreadID] = &session{unrecorded: true}
+}
+
+// appendData appends an SSE frame's data field, a data: line for each of its lines, and
+// the blank line that ends the frame, so that data of several lines reaches the client
+// as it was sent.
+func appendData(dst []byte, data string) []byte {
+	for line := range strings.SplitSeq(data, "\n") {
+		dst = append(dst, "data: "...)
+		dst = append(dst, line...)
+		dst = append(dst, '\n')
+	}
+	return append(dst, '\n')
+}
+
+// save writes a run into its session's fixture, or apart as an incomplete recording, and
+// returns the file and how many secrets were redacted from what it wrote.
+func (r *Recorder) save(route string, in *protocol.RunAgentInput, events []capturedEvent, problem string) (string, int, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	s := r.sessions[in.ThreadID]
+	continuing := s != nil && continues(in)
+	rd := r.redactor()
 	if !continuing {
 		s = &session{ids: map[string]string{}, counts: map[string]int{}}
 		r.name(s, route, in)
@@ -272,33 +414,33 @@ func (r *Recorder) save(route string, in *protocol.RunAgentInput, events []captu
 	if len(events) > 0 && events[0].event.Type == protocol.RunStarted {
 		threadID, runID = events[0].event.Str("threadId"), events[0].event.Str("runId")
 	}
-	nodes := s.templated(redactStreams(events, r.cfg.Redact), threadID, runID, r.cfg.Redact)
+	nodes := s.templated(rd.events(slices.Clone(events)), threadID, runID)
 	if problem != "" {
 		// kept apart, in a hidden directory no server loads, and marked as what it is
 		suffix := fmt.Sprintf("-run%d-%s", s.runs+1, time.Now().UTC().Format(stampFormat))
 		file := filepath.Join(r.cfg.OutDir, ".incomplete", strings.TrimSuffix(filepath.Base(s.file), ".yaml")+suffix+".yaml")
-		doc := r.newDocument(s, route, in, "incomplete recording: "+problem)
+		doc := r.newDocument(s, route, in, "incomplete recording: "+problem, rd)
 		setMember(doc, "id", scalar(s.id+suffix))
 		setMember(doc, "events", &yaml.Node{Kind: yaml.SequenceNode, Content: nodes})
-		return file, r.write(file, doc)
+		return file, rd.count, r.write(file, doc)
 	}
 	var path []any
 	if continuing {
-		path = append(append(path, s.pathValues()...), s.whenFor(in))
+		path = append(append(path, s.pathValues()...), s.whenFor(in, rd))
 	}
 	var doc *yaml.Node
 	if continuing {
 		var err error
 		if doc, err = r.load(s.file); err != nil {
-			return "", fmt.Errorf("the fixture of this session cannot be read: %w", err)
+			return "", 0, fmt.Errorf("the fixture of this session cannot be read: %w", err)
 		}
 	} else {
 		// the first run of a session starts the fixture afresh, keeping the branches
 		// earlier sessions with the same first request recorded
-		doc = r.newDocument(s, route, in, "")
+		doc = r.newDocument(s, route, in, "", rd)
 	}
 	if err := place(doc, path, nodes); err != nil {
-		return "", err
+		return "", 0, err
 	}
 	if !continuing {
 		if old, _ := r.load(s.file); old != nil {
@@ -308,7 +450,7 @@ func (r *Recorder) save(route string, in *protocol.RunAgentInput, events []captu
 		}
 	}
 	if err := r.write(s.file, doc); err != nil {
-		return "", err
+		return "", 0, err
 	}
 	s.noteAwaiting(events)
 	s.runs++
@@ -316,17 +458,20 @@ func (r *Recorder) save(route string, in *protocol.RunAgentInput, events []captu
 		s.path = append(s.path, whenKey(path[len(path)-1]))
 	}
 	r.sessions[in.ThreadID] = s
-	return s.file, nil
+	return s.file, rd.count, nil
 }
 
-func hasToolResult(in *protocol.RunAgentInput) bool {
-	return len(in.Messages) > 0 && in.Messages[len(in.Messages)-1].Role == "tool"
+// continues reports whether a run continues its thread's previous one: it answers its
+// interrupts or brings the results of its frontend tool calls.
+func continues(in *protocol.RunAgentInput) bool {
+	return len(in.Resume) > 0 || (len(in.Messages) > 0 && in.Messages[len(in.Messages)-1].Role == "tool")
 }
 
 // whenFor describes the answers a continuation run brought — its resume entries, or the
 // frontend tool results at the end of its messages — in the order the previous run
-// raised what they answer, which is the order a replay matches them in.
-func (s *session) whenFor(in *protocol.RunAgentInput) map[string]any {
+// raised what they answer, which is the order a replay matches them in. Secrets in the
+// answers are redacted: a tool result's pattern matches any text where one was.
+func (s *session) whenFor(in *protocol.RunAgentInput, rd *redactor) map[string]any {
 	if len(in.Resume) > 0 {
 		entries := slices.Clone(in.Resume)
 		slices.SortStableFunc(entries, func(a, b protocol.ResumeEntry) int { return s.rank(a.InterruptID) - s.rank(b.InterruptID) })
@@ -334,7 +479,7 @@ func (s *session) whenFor(in *protocol.RunAgentInput) map[string]any {
 		for i, e := range entries {
 			c := map[string]any{"status": e.Status}
 			if e.Payload != nil {
-				c["payload"] = e.Payload
+				c["payload"] = rd.value(e.Payload, false)
 			}
 			resume[i] = c
 		}
@@ -348,7 +493,7 @@ func (s *session) whenFor(in *protocol.RunAgentInput) map[string]any {
 	slices.SortStableFunc(tools, func(a, b protocol.Message) int { return s.rank(a.ToolCallID) - s.rank(b.ToolCallID) })
 	results := make([]any, len(tools))
 	for i, m := range tools {
-		results[i] = "^" + regexp.QuoteMeta(m.Text()) + "$"
+		results[i] = anchored(rd.text(m.Text()))
 	}
 	return map[string]any{"toolResults": results}
 }
@@ -374,7 +519,7 @@ const stampFormat = "20060102T150405.000"
 // already answers gets no example, since that recording replays first.
 func (r *Recorder) name(s *session, route string, in *protocol.RunAgentInput) {
 	msg, _ := in.LastUserMessage()
-	text := r.scrub(msg.Text())
+	text := r.redactor().text(msg.Text()) // counted where the fixture writes it
 	stem := slug(text) + "-" + fixtureKey(route, msg.Text(), in.ForwardedProps)
 	s.id = "rec-" + slug(text) + "-" + fixtureKey(route, text, in.ForwardedProps)
 	if r.cfg.Dedupe {
@@ -408,19 +553,14 @@ func exists(file string) bool {
 	return err == nil
 }
 
-// scrub replaces every secret in text.
-func (r *Recorder) scrub(text string) string {
-	for _, re := range r.cfg.Redact {
-		text = re.ReplaceAllString(text, redacted)
-	}
-	return text
-}
+// redactor returns a redactor with the recorder's patterns.
+func (r *Recorder) redactor() *redactor { return &redactor{patterns: r.cfg.Redact} }
 
 // newDocument starts a session's fixture: its id, a match on the first request, and
 // an example unless an earlier recording answers the same request.
-func (r *Recorder) newDocument(s *session, route string, in *protocol.RunAgentInput, broken string) *yaml.Node {
+func (r *Recorder) newDocument(s *session, route string, in *protocol.RunAgentInput, broken string, rd *redactor) *yaml.Node {
 	msg, _ := in.LastUserMessage()
-	text := r.scrub(msg.Text())
+	text := rd.text(msg.Text())
 	doc := &yaml.Node{Kind: yaml.MappingNode}
 	doc.HeadComment = fmt.Sprintf("Recorded by agui-mock from %s at %s.\nIt replays with the recorded timing; edit it freely (see docs/recording.md in agui-mock).",
 		r.cfg.Upstream.Redacted(), time.Now().UTC().Format(time.RFC3339))
@@ -436,7 +576,7 @@ func (r *Recorder) newDocument(s *session, route string, in *protocol.RunAgentIn
 		setMember(example, "route", scalar(route))
 	}
 	if text != "" {
-		setMember(match, "message", scalar("^"+regexp.QuoteMeta(text)+"$"))
+		setMember(match, "message", scalar(anchored(text)))
 		setMember(example, "message", scalar(text))
 	}
 	if fp, ok := in.ForwardedProps.(map[string]any); ok {

@@ -1,13 +1,210 @@
 package recorder
 
 import (
+	"encoding/json"
+	"errors"
+	"io"
 	"regexp"
 	"slices"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/agui-mock/agui-mock/protocol"
 )
+
+// redacted replaces every secret the recorder finds.
+const redacted = "[REDACTED]"
+
+// DefaultRedactions are the patterns always scrubbed from recordings: bearer tokens,
+// the credentials of common providers, JSON Web Tokens, PEM private keys and
+// key/secret/password/token assignments.
+func DefaultRedactions() []*regexp.Regexp {
+	return []*regexp.Regexp{
+		regexp.MustCompile(`(?i)\bbearer\s+[A-Za-z0-9._~+/=-]{8,}`),
+		regexp.MustCompile(`\bsk-[A-Za-z0-9_-]{16,}`),                                                // OpenAI, Anthropic
+		regexp.MustCompile(`\b(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}\b`),                    // AWS access key ids
+		regexp.MustCompile(`\bgh[pousr]_[A-Za-z0-9]{30,}`),                                           // GitHub tokens
+		regexp.MustCompile(`\bgithub_pat_[A-Za-z0-9_]{22,}`),                                         // GitHub fine-grained tokens
+		regexp.MustCompile(`\bglpat-[A-Za-z0-9_-]{20,}`),                                             // GitLab
+		regexp.MustCompile(`\bAIza[0-9A-Za-z_-]{35}`),                                                // Google API keys
+		regexp.MustCompile(`\bya29\.[0-9A-Za-z_-]{20,}`),                                             // Google OAuth access tokens
+		regexp.MustCompile(`\bxox[abposr]-[A-Za-z0-9-]{10,}`),                                        // Slack tokens
+		regexp.MustCompile(`hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9+/_-]{20,}`), // Slack webhooks
+		regexp.MustCompile(`\b(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{10,}`),                             // Stripe
+		regexp.MustCompile(`\bnpm_[A-Za-z0-9]{36}\b`),                                                // npm
+		regexp.MustCompile(`\bhf_[A-Za-z0-9]{30,}`),                                                  // Hugging Face
+		regexp.MustCompile(`\bey[A-Za-z0-9_-]{8,}\.ey[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*`),             // JSON Web Tokens
+		regexp.MustCompile(`-----BEGIN[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----[\s\S]*?(?:-----END[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----|$)`),
+		regexp.MustCompile(`(?i)\b[a-z0-9_-]*?(api[_-]?key|secret|password|passwd|passphrase|access[_-]?token|auth[_-]?token|private[_-]?key)(["']?\s*[:=]\s*["']?)[^"'\s,;}&]+`),
+	}
+}
+
+// isSecretKey reports whether a JSON member of this name holds a secret. Case, and the
+// separators _, - and . are ignored: a name that contains password, passwd or
+// passphrase; one that ends with secret, token, cookie, authorization or credential(s);
+// and one whose last word is key after a word that makes it a credential (api_key,
+// apiKey, x-api-key, private_key, secretKey, ACCESS_KEY, client_key…), or that is apikey.
+// Other keys (key, sort_key, state_key, public_key…) are ordinary names.
+func isSecretKey(name string) bool {
+	words := splitWords(name)
+	compact := strings.Join(words, "")
+	for _, w := range []string{"password", "passwd", "passphrase"} {
+		if strings.Contains(compact, w) {
+			return true
+		}
+	}
+	for _, end := range []string{"secret", "token", "cookie", "authorization", "credential", "credentials"} {
+		if strings.HasSuffix(compact, end) {
+			return true
+		}
+	}
+	if compact == "apikey" {
+		return true
+	}
+	n := len(words)
+	return n >= 2 && words[n-1] == "key" && slices.Contains(credentialKeys(), words[n-2])
+}
+
+// credentialKeys are the words that make a key named <word>_key a credential.
+func credentialKeys() []string {
+	return []string{"api", "secret", "private", "access", "auth", "client", "signing", "encryption", "master",
+		"license", "service", "account", "app", "webhook", "session", "ssh", "deploy", "consumer", "admin", "subscription"}
+}
+
+// splitWords splits a name into its words, lower-cased: at separators and where its
+// case changes (apiKey, APIKey and API_KEY are api, key).
+func splitWords(name string) []string {
+	var words []string
+	var word []rune
+	runes := []rune(name)
+	flush := func() {
+		if len(word) > 0 {
+			words = append(words, strings.ToLower(string(word)))
+			word = word[:0]
+		}
+	}
+	for i, r := range runes {
+		if !unicode.IsLetter(r) && !unicode.IsDigit(r) {
+			flush()
+			continue
+		}
+		if unicode.IsUpper(r) && i > 0 {
+			prev := runes[i-1]
+			nextLower := i+1 < len(runes) && unicode.IsLower(runes[i+1])
+			if unicode.IsLower(prev) || unicode.IsDigit(prev) || (unicode.IsUpper(prev) && nextLower) {
+				flush()
+			}
+		}
+		word = append(word, r)
+	}
+	flush()
+	return words
+}
+
+// isSecretPointer reports whether a JSON Pointer passes through a member that holds a
+// secret, so that the value a JSON Patch operation sets there is one.
+func isSecretPointer(pointer string) bool {
+	for seg := range strings.SplitSeq(pointer, "/") {
+		if isSecretKey(strings.NewReplacer("~1", "/", "~0", "~").Replace(seg)) {
+			return true
+		}
+	}
+	return false
+}
+
+// redactor scrubs the secrets from what one recording writes, and counts them.
+type redactor struct {
+	patterns []*regexp.Regexp
+	count    int // values and matches replaced
+}
+
+// text returns s with its secrets replaced: what the patterns match and, when s is a
+// JSON object or array, the strings of members that hold secrets.
+func (rd *redactor) text(s string) string {
+	return rd.replace(s, rd.spans(s))
+}
+
+// value returns v with its secrets replaced: every string and member of a value that
+// holds a secret (secret), else the strings of members that do, and what the patterns
+// match in the other strings.
+func (rd *redactor) value(v any, secret bool) any {
+	switch x := v.(type) {
+	case string:
+		if secret && x != "" && x != redacted {
+			rd.count++
+			return redacted
+		}
+		if secret {
+			return x
+		}
+		return rd.text(x)
+	case []any:
+		out := make([]any, len(x))
+		for i, item := range x {
+			out[i] = rd.value(item, secret)
+		}
+		return out
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, item := range x {
+			out[k] = rd.value(item, secret || isSecretKey(k))
+		}
+		return out
+	}
+	return v
+}
+
+// patch redacts a JSON Patch: the value an operation sets at a secret's path, and the
+// secrets in the others.
+func (rd *redactor) patch(v any) any {
+	ops, ok := v.([]any)
+	if !ok {
+		return rd.value(v, false)
+	}
+	out := make([]any, len(ops))
+	for i, op := range ops {
+		m, ok := op.(map[string]any)
+		if !ok {
+			out[i] = rd.value(op, false)
+			continue
+		}
+		path, _ := m["path"].(string)
+		red := make(map[string]any, len(m))
+		for k, item := range m {
+			red[k] = rd.value(item, isSecretKey(k) || (k == "value" && isSecretPointer(path)))
+		}
+		out[i] = red
+	}
+	return out
+}
+
+// event redacts every field of an event but the deltas of streamed text, which
+// streams redacts as a whole.
+func (rd *redactor) event(ev protocol.Event) protocol.Event {
+	out := protocol.Event{Type: ev.Type, Fields: make([]protocol.Field, len(ev.Fields))}
+	_, isStreamed := streamed[ev.Type]
+	for i, f := range ev.Fields {
+		switch {
+		case f.Name == "delta" && isStreamed:
+		case f.Name == "delta" && ev.Type == protocol.StateDelta:
+			f.Value = rd.patch(f.Value)
+		default:
+			f.Value = rd.value(f.Value, isSecretKey(f.Name))
+		}
+		out.Fields[i] = f
+	}
+	return out
+}
+
+// events redacts a run's events: streamed text as a whole, then every other field.
+func (rd *redactor) events(events []capturedEvent) []capturedEvent {
+	events = rd.streams(events)
+	for i := range events {
+		events[i].event = rd.event(events[i].event)
+	}
+	return events
+}
 
 // streamed are the events whose deltas make up one text together.
 var streamed = map[string]string{
@@ -18,10 +215,11 @@ var streamed = map[string]string{
 	protocol.ToolCallChunk:           "toolCallId",
 }
 
-// redactStreams scrubs secrets from streamed text, where a secret may be split across
-// deltas: each message's or tool call's deltas are joined, and the deltas a match spans
-// are merged into one, redacted; the merged-away events' time passes to the next event.
-func redactStreams(events []capturedEvent, patterns []*regexp.Regexp) []capturedEvent {
+// streams scrubs secrets from streamed text, where a secret may be split across deltas:
+// each message's or tool call's deltas are joined and redacted as one text, and the
+// deltas a secret spans are merged into one; the merged-away events' time passes to the
+// next event.
+func (rd *redactor) streams(events []capturedEvent) []capturedEvent {
 	groups := map[string][]int{}
 	var order []string
 	for i, ce := range events {
@@ -38,70 +236,163 @@ func redactStreams(events []capturedEvent, patterns []*regexp.Regexp) []captured
 	drop := map[int]bool{}
 	for _, key := range order {
 		idx := groups[key]
-		var text strings.Builder
-		starts := make([]int, len(idx))
+		var joined strings.Builder
+		starts := make([]int, len(idx)+1)
 		for n, i := range idx {
-			starts[n] = text.Len()
-			text.WriteString(events[i].event.Str("delta"))
+			starts[n] = joined.Len()
+			joined.WriteString(events[i].event.Str("delta"))
 		}
-		// the delta ranges the matches span, merged where they overlap
-		var ranges [][2]int
-		for _, span := range matches(text.String(), patterns) {
-			first, last := -1, -1
-			for n := range idx {
-				end := text.Len()
-				if n+1 < len(idx) {
-					end = starts[n+1]
-				}
-				if starts[n] < span[1] && end > span[0] {
-					if first < 0 {
-						first = n
-					}
-					last = n
+		text := joined.String()
+		starts[len(idx)] = len(text)
+		spans := rd.spans(text)
+		next := 0 // the first span not yet placed
+		for n := 0; n < len(idx) && next < len(spans); {
+			// the deltas from n to last become one when a secret spans them
+			first, last := next, n
+			for ; next < len(spans) && spans[next][0] < starts[last+1]; next++ {
+				for spans[next][1] > starts[last+1] && last+1 < len(idx) {
+					last++
 				}
 			}
-			if first >= 0 && first < last { // within one delta the per-string redaction does it
-				ranges = append(ranges, [2]int{first, last})
-			}
-		}
-		slices.SortFunc(ranges, func(a, b [2]int) int { return a[0] - b[0] })
-		for i := 0; i < len(ranges); i++ {
-			first, last := ranges[i][0], ranges[i][1]
-			for i+1 < len(ranges) && ranges[i+1][0] <= last {
-				i++
-				last = max(last, ranges[i][1])
-			}
-			var merged strings.Builder
-			for n := first; n <= last; n++ {
-				merged.WriteString(events[idx[n]].event.Str("delta"))
-				if n > first {
-					drop[idx[n]] = true
+			if first < next {
+				lo := starts[n]
+				within := make([][2]int, next-first)
+				for j, sp := range spans[first:next] {
+					within[j] = [2]int{sp[0] - lo, sp[1] - lo}
+				}
+				merged := rd.replace(text[lo:starts[last+1]], within)
+				events[idx[n]].event = events[idx[n]].event.With("delta", merged)
+				for m := n + 1; m <= last; m++ {
+					drop[idx[m]] = true
 				}
 			}
-			events[idx[first]].event = events[idx[first]].event.With("delta", merged.String())
+			n = last + 1
 		}
 	}
 	out := make([]capturedEvent, 0, len(events))
-	var carried int64
+	var carried time.Duration
 	for i, ce := range events {
 		if drop[i] {
-			carried += int64(ce.gap)
+			carried += ce.gap
 			continue
 		}
-		ce.gap += time.Duration(carried)
+		ce.gap += carried
 		carried = 0
 		out = append(out, ce)
 	}
 	return out
 }
 
-// matches returns the spans any pattern matches in s.
-func matches(s string, patterns []*regexp.Regexp) [][2]int {
+// spans returns the sorted, disjoint spans of s that are secrets: for a JSON object or
+// array, the strings of members that hold secrets and what the patterns match in its
+// other strings; for other text, what the patterns match.
+func (rd *redactor) spans(s string) [][2]int {
+	found, isJSON := rd.jsonSpans(s)
+	if !isJSON {
+		found = rd.matches(s, 0)
+	}
+	slices.SortFunc(found, func(a, b [2]int) int { return a[0] - b[0] })
+	var out [][2]int
+	for _, sp := range found {
+		if n := len(out); n > 0 && sp[0] < out[n-1][1] {
+			out[n-1][1] = max(out[n-1][1], sp[1])
+			continue
+		}
+		out = append(out, sp)
+	}
+	return out
+}
+
+// matches returns the non-empty spans the patterns match in s, offset by at.
+func (rd *redactor) matches(s string, at int) [][2]int {
 	var spans [][2]int
-	for _, re := range patterns {
+	for _, re := range rd.patterns {
 		for _, m := range re.FindAllStringIndex(s, -1) {
-			spans = append(spans, [2]int{m[0], m[1]})
+			if m[0] < m[1] {
+				spans = append(spans, [2]int{at + m[0], at + m[1]})
+			}
 		}
 	}
 	return spans
+}
+
+// jsonSpans reads s as a JSON object or array and returns the spans of the strings in
+// it that are secrets: the contents of strings under members that hold secrets, and what
+// the patterns match in the contents of the others. It reports false when s is not JSON.
+func (rd *redactor) jsonSpans(s string) ([][2]int, bool) {
+	if t := strings.TrimSpace(s); t == "" || (t[0] != '{' && t[0] != '[') {
+		return nil, false
+	}
+	type level struct {
+		object, wantKey, secret bool
+		key                     string
+	}
+	var stack []level
+	var spans [][2]int
+	dec := json.NewDecoder(strings.NewReader(s))
+	for {
+		before := int(dec.InputOffset())
+		tok, err := dec.Token()
+		if errors.Is(err, io.EOF) {
+			return spans, true
+		}
+		if err != nil {
+			return nil, false
+		}
+		end := int(dec.InputOffset())
+		secret := false
+		if n := len(stack); n > 0 {
+			top := &stack[n-1]
+			if key, isKey := tok.(string); isKey && top.object && top.wantKey {
+				top.key, top.wantKey = key, false
+				continue
+			}
+			secret = top.secret || (top.object && isSecretKey(top.key))
+			top.wantKey = top.object
+		}
+		switch t := tok.(type) {
+		case json.Delim:
+			if t == '{' || t == '[' {
+				stack = append(stack, level{object: t == '{', wantKey: t == '{', secret: secret})
+			} else {
+				stack = stack[:len(stack)-1]
+			}
+		case string:
+			start := before + strings.IndexByte(s[before:end], '"') + 1
+			switch {
+			case secret && t != "" && t != redacted:
+				spans = append(spans, [2]int{start, end - 1})
+			case !secret:
+				spans = append(spans, rd.matches(s[start:end-1], start)...)
+			}
+		}
+	}
+}
+
+// replace replaces the spans of s, sorted and disjoint, with the redaction marker, and
+// counts them.
+func (rd *redactor) replace(s string, spans [][2]int) string {
+	if len(spans) == 0 {
+		return s
+	}
+	var b strings.Builder
+	at := 0
+	for _, sp := range spans {
+		b.WriteString(s[at:sp[0]])
+		b.WriteString(redacted)
+		at = sp[1]
+	}
+	b.WriteString(s[at:])
+	rd.count += len(spans)
+	return b.String()
+}
+
+// anchored returns a pattern that matches redacted text whole, with any text where a
+// secret was: the original text matches it as well as the redacted one.
+func anchored(text string) string {
+	parts := strings.Split(text, redacted)
+	for i, p := range parts {
+		parts[i] = regexp.QuoteMeta(p)
+	}
+	return "^" + strings.Join(parts, ".+") + "$"
 }

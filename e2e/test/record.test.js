@@ -41,14 +41,14 @@ import { CANCEL_PATH, HISTORY_PATH, parseEvents, postJSON, streamedTexts, stream
 
 const [current, legacy] = CLIENTS;
 
-const RECORDED_RUN = /^recorded run (\S+) of thread (\S+): (\d+) events in \S+, (complete|INCOMPLETE: .*) → (.+)$/;
+const RECORDED_RUN = /^recorded run (\S+) of thread (\S+): (\d+) events in \S+, (complete|INCOMPLETE: .*), (nothing|\d+ secrets?) redacted → (.+)$/;
 
 /** The recorder's progress lines, parsed. */
 function progress(recorder) {
   return recorder.output
     .map((line) => RECORDED_RUN.exec(line))
     .filter(Boolean)
-    .map(([, runId, threadId, events, outcome, file]) => ({ runId, threadId, events: Number(events), outcome, file }));
+    .map(([, runId, threadId, events, outcome, redacted, file]) => ({ runId, threadId, events: Number(events), outcome, redacted: parseInt(redacted, 10) || 0, file }));
 }
 
 /** Waits until the recorder has printed count progress lines (the line follows the stream's end). */
@@ -424,7 +424,8 @@ describe('record mode keeps credentials out of recordings', () => {
       assert.equal(upstream.requests.at(-1).headers.authorization, `Bearer ${TOKEN}`);
     }
 
-    await progressLines(recorder, 1);
+    const [line] = await progressLines(recorder, 1);
+    assert.equal(line.redacted, 2, 'the progress line counts the key and the code');
     const files = readAll(dir);
     assert.equal(files.length, 1, files.map((f) => f.file).join());
     for (const { file, content } of files) {
