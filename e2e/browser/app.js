@@ -29,23 +29,32 @@ function render(messages) {
   );
 }
 
+let lastAgent;
+
 window.aguiTest = {
   /**
-   * Sends one user message to url and resolves when the run is over, never rejecting:
-   * {status, events (their types), messages, threadId}.
+   * Sends one user message to url, or with resume answers the last run's interrupts, and
+   * resolves when the run is over, never rejecting: {status, events (their types),
+   * interrupts (those the run ended with), messages, threadId}.
    */
-  async run({ url, message, forwardedProps = {}, headers = {} }) {
-    const agent = new HttpAgent({ url, headers });
-    agent.messages = [{ id: crypto.randomUUID(), role: 'user', content: message }];
+  async run({ url, message, forwardedProps = {}, headers = {}, resume }) {
+    // resume answers the interrupts of the last run, on its agent (and thread)
+    const agent = resume ? lastAgent : new HttpAgent({ url, headers });
+    lastAgent = agent;
+    if (!resume) agent.messages = [{ id: crypto.randomUUID(), role: 'user', content: message }];
     const events = [];
+    let interrupts = [];
     statusElement.textContent = 'running';
     render(agent.messages);
     try {
       await agent.runAgent(
-        { forwardedProps },
+        { forwardedProps, ...(resume && { resume }) },
         {
           onEvent: ({ event }) => {
             events.push(event.type);
+          },
+          onRunFinishedEvent: (params) => {
+            interrupts = params.interrupts ?? [];
           },
           onMessagesChanged: ({ messages }) => render(messages),
         },
@@ -55,7 +64,7 @@ window.aguiTest = {
       statusElement.textContent = `failed: ${err.message}`;
     }
     render(agent.messages);
-    return { status: statusElement.textContent, events, messages: structuredClone(agent.messages), threadId: agent.threadId };
+    return { status: statusElement.textContent, events, interrupts, messages: structuredClone(agent.messages), threadId: agent.threadId };
   },
 };
 
