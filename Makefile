@@ -29,8 +29,11 @@ image:
 
 test: lint go-test fuzz bench e2e-test
 
+# actionlint checks the workflows; pinned, and fetched through the Go module proxy.
+ACTIONLINT = github.com/rhysd/actionlint/cmd/actionlint@v1.7.12
 lint:
 	go mod download
+	go run $(ACTIONLINT) .github/workflows/*.yml
 	@go mod tidy -diff || { echo "go.mod or go.sum is not tidy: run go mod tidy"; exit 1; }
 	@unformatted="$$(gofmt -l .)"; if [ -n "$$unformatted" ]; then echo "gofmt needed: $$unformatted"; exit 1; fi
 	go vet ./...
