@@ -57,7 +57,8 @@ describe(`the ${IMAGE} container`, { skip: skipReason }, () => {
     mock = await runContainer({
       env: { AGUI_MOCK_SEED: '7', AGUI_MOCK_SPEED: '0', AGUI_MOCK_CORS_ORIGINS: pageOrigin },
       volumes: [`${scenarios}:/scenarios:ro`],
-      options: ['--health-interval', '1s'], // the image's own probe, run sooner than every 10 s
+      // the image's own probe, run sooner than every 10 s; within the documented limits
+      options: ['--health-interval', '1s', '--memory', '64m', '--cpus', '1'],
     });
     await waitReady(mock);
   });
