@@ -22,9 +22,9 @@ const READY_TIMEOUT_MS = 20_000;
  * Runs the docker CLI and resolves with {code, stdout, stderr}; rejects on a non-zero exit
  * unless check is false.
  */
-export async function docker(args, { check = true, timeoutMs = 60_000, env } = {}) {
+export async function docker(args, { check = true, timeoutMs = 60_000 } = {}) {
   try {
-    const { stdout, stderr } = await promisify(execFile)(DOCKER, args, { timeout: timeoutMs, env: env && { ...process.env, ...env } });
+    const { stdout, stderr } = await promisify(execFile)(DOCKER, args, { timeout: timeoutMs });
     return { code: 0, stdout, stderr };
   } catch (err) {
     if (check || typeof err.code !== 'number') { // a number is the exit code; anything else, no run
@@ -72,7 +72,7 @@ export function removeAtExit(path) {
 }
 
 /** A container name no other test run uses. */
-export function uniqueName(label) {
+function uniqueName(label) {
   return `agui-mock-e2e-${label}-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
 }
 
