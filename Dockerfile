@@ -5,8 +5,8 @@
 # distroless static as user nonroot (65532). `make image` builds this same file offline:
 # the binary `make static` built and a scratch base holding what distroless gives the
 # server (CA bundle, nonroot user, /tmp), so the image the tests run differs from the
-# release only there. It needs BuildKit, which builds only the stages the image uses
-# (the legacy builder would pull golang even when it is not used).
+# release only there. Both need BuildKit (Docker's default builder since 23.0), which
+# builds only the stages the image uses: the legacy builder would build every stage.
 ARG BUILDER_IMAGE=golang:1.26
 ARG RUNTIME_IMAGE=gcr.io/distroless/static-debian12:nonroot
 # the stage whose /out the image takes: build (compiled here) or prebuilt (by make image)
