@@ -2,9 +2,11 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"net"
 	"net/url"
@@ -66,10 +68,21 @@ func runServe(ctx context.Context, args []string, lookupEnv func(string) (string
 		return code
 	}
 	if err := serve(ctx, o, stdout, stderr); err != nil {
-		fmt.Fprintln(stderr, "agui-mock:", err)
+		reportExit(o.logFormat, stderr, err)
 		return 1
 	}
 	return 0
+}
+
+// reportExit writes why the server could not serve: in a JSON log (a container's) as one
+// record like the others, so that log collectors and `docker logs` show the reason
+// whole; otherwise as a line for people.
+func reportExit(logFormat string, stderr io.Writer, err error) {
+	if logFormat == "json" {
+		slog.New(slog.NewJSONHandler(stderr, nil)).Error("exiting: " + err.Error())
+		return
+	}
+	fmt.Fprintln(stderr, "agui-mock:", err)
 }
 
 // serveFlags defines the flags of serve or, with o.recordAll, record, into o.
@@ -142,12 +155,8 @@ func serve(ctx context.Context, o options, stdout, stderr io.Writer) error {
 		return err
 	}
 	for _, dir := range o.dirs {
-		info, err := os.Stat(dir)
-		if err != nil {
-			return fmt.Errorf("scenario directory: %w", err)
-		}
-		if !info.IsDir() {
-			return fmt.Errorf("scenario directory %s is not a directory", dir)
+		if err := checkScenarioDir(dir); err != nil {
+			return err
 		}
 	}
 	rec, err := newRecorder(o, redact, logger, stdout)
@@ -228,6 +237,28 @@ func serve(ctx context.Context, o options, stdout, stderr io.Writer) error {
 	}()
 	logStarted(logger, len(set.Scenarios()), o)
 	return srv.Serve(ctx, ln, o.shutdownIn)
+}
+
+// checkScenarioDir checks that dir is a directory this process can list, before its
+// watch and load report the same problem less plainly (a mounted directory readable only
+// by its owner, for one).
+func checkScenarioDir(dir string) error {
+	info, err := os.Stat(dir)
+	if err != nil {
+		return fmt.Errorf("scenario directory: %w", err)
+	}
+	if !info.IsDir() {
+		return fmt.Errorf("scenario directory %s is not a directory", dir)
+	}
+	f, err := os.Open(dir)
+	if err == nil {
+		_, err = f.ReadDir(1)
+		f.Close()
+	}
+	if err != nil && !errors.Is(err, io.EOF) {
+		return fmt.Errorf("scenario directory %s cannot be read by uid %d: %w", dir, os.Geteuid(), err)
+	}
+	return nil
 }
 
 // servedDirs returns the directories whose scenarios are served and watched: the
@@ -389,6 +420,17 @@ func newRecorder(o options, redact []*regexp.Regexp, logger *slog.Logger, progre
 	if err := os.MkdirAll(o.recordDir, 0o755); err != nil {
 		return nil, fmt.Errorf("-record-dir must be a directory, or a path where one can be created, got %q: %w", o.recordDir, err)
 	}
+	// a directory that takes no files (a read-only mount) fails now, not at the first recording
+	probe, err := os.CreateTemp(o.recordDir, ".agui-mock-write-probe-*")
+	if err != nil {
+		var pathErr *fs.PathError
+		if errors.As(err, &pathErr) {
+			err = pathErr.Err // the probe's name says nothing
+		}
+		return nil, fmt.Errorf("-record-dir %q must be writable by uid %d: %w", o.recordDir, os.Geteuid(), err)
+	}
+	probe.Close()
+	os.Remove(probe.Name())
 	return recorder.New(recorder.Config{Upstream: u, OutDir: o.recordDir, Redact: redact, Dedupe: o.dedupe, Logger: logger, Progress: progress, MaxBytes: o.recMaxSize})
 }
 

@@ -29,24 +29,33 @@ function render(messages) {
   );
 }
 
+let lastAgent;
+
 window.aguiTest = {
   /**
    * Sends one user message (text or content parts) to url, from an agent whose state
-   * starts as state, and resolves when the run is over, never rejecting:
-   * {status, events (their types), messages, state, threadId}.
+   * starts as state, or with resume answers the last run's interrupts, and resolves when
+   * the run is over, never rejecting: {status, events (their types), interrupts (those
+   * the run ended with), messages, state, threadId}.
    */
-  async run({ url, message, forwardedProps = {}, headers = {}, state }) {
-    const agent = new HttpAgent({ url, headers, initialState: state });
-    agent.messages = [{ id: crypto.randomUUID(), role: 'user', content: message }];
+  async run({ url, message, forwardedProps = {}, headers = {}, state, resume }) {
+    // resume answers the interrupts of the last run, on its agent (and thread)
+    const agent = resume ? lastAgent : new HttpAgent({ url, headers, initialState: state });
+    lastAgent = agent;
+    if (!resume) agent.messages = [{ id: crypto.randomUUID(), role: 'user', content: message }];
     const events = [];
+    let interrupts = [];
     statusElement.textContent = 'running';
     render(agent.messages);
     try {
       await agent.runAgent(
-        { forwardedProps },
+        { forwardedProps, ...(resume && { resume }) },
         {
           onEvent: ({ event }) => {
             events.push(event.type);
+          },
+          onRunFinishedEvent: (params) => {
+            interrupts = params.interrupts ?? [];
           },
           onMessagesChanged: ({ messages }) => render(messages),
         },
@@ -59,6 +68,7 @@ window.aguiTest = {
     return {
       status: statusElement.textContent,
       events,
+      interrupts,
       messages: structuredClone(agent.messages),
       state: structuredClone(agent.state),
       threadId: agent.threadId,
