@@ -53,6 +53,7 @@ type options struct {
 	journal    int
 	maxMsgs    int
 	maxStreams int
+	templates  scenarios.Limits
 }
 
 // runServe is the serve command and, with recordAll, the record command.
@@ -105,6 +106,7 @@ func serveFlags(o *options, stderr io.Writer) *flag.FlagSet {
 	fs.IntVar(&o.maxMsgs, "max-messages", 10000, "most messages a run input may carry (0: no limit)")
 	fs.IntVar(&o.maxStreams, "max-streams", 20000, "most streams open at once; more get 503 with Retry-After (0: no limit)")
 	fs.BoolVar(&o.dedupe, "dedupe", true, "a repeated first request updates its recording instead of adding a file")
+	templateLimitFlags(fs, &o.templates)
 	fs.Usage = func() {
 		if recordAll {
 			fmt.Fprintf(stderr, "Usage: agui-mock record -upstream URL [flags]\n\nProxies every AG-UI request to the agent at -upstream, relays its events as they\narrive, and writes each session into -record-dir as a scenario file that replays it.\n\nFlags:\n")
@@ -125,6 +127,9 @@ func serve(ctx context.Context, o options, stdout, stderr io.Writer) error {
 		return err
 	}
 	if err := checkServeFlags(o); err != nil {
+		return err
+	}
+	if err := checkTemplateLimits(o.templates); err != nil {
 		return err
 	}
 	redact, err := compileRedactions(o.redact)
@@ -165,7 +170,7 @@ func serve(ctx context.Context, o options, stdout, stderr io.Writer) error {
 		}
 		sources = append(sources, builtin)
 	}
-	load := func() (*scenarios.Set, error) { return scenarios.Load(sources...) }
+	load := func() (*scenarios.Set, error) { return scenarios.LoadWith(ctx, o.templates, nil, sources...) }
 	var watch *watcher.Watcher
 	if len(dirs) > 0 && o.watch != watcher.ModeOff {
 		// started before the load, so no change between the two goes unnoticed
@@ -193,7 +198,7 @@ func serve(ctx context.Context, o options, stdout, stderr io.Writer) error {
 	cfg.Recorder, cfg.RecordAll = rec, o.recordAll
 	cfg.Metrics, cfg.JournalSize = o.metrics, o.journal
 	cfg.MaxMessages, cfg.MaxStreams = o.maxMsgs, o.maxStreams
-	cfg.Sources = sources
+	cfg.Sources, cfg.TemplateLimits = sources, o.templates
 	srv := server.New(cfg, set)
 
 	ln, err := net.Listen("tcp", o.addr)
@@ -213,7 +218,7 @@ func serve(ctx context.Context, o options, stdout, stderr io.Writer) error {
 	go func() {
 		defer close(watching)
 		if watch != nil {
-			watch.Run(watchCtx, func() { _ = srv.Reload() })
+			watch.Run(watchCtx, func() { _ = srv.Reload(watchCtx) })
 		}
 	}()
 	defer func() {

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"errors"
 	"sync"
 	"time"
@@ -29,17 +30,22 @@ type loadState struct {
 // Reload loads the scenario sources again, with the scenarios added at run time, and
 // swaps the set in if it is valid. If it is not, the server keeps serving the last good
 // set and reports every problem in the log and in the status. Runs already streaming
-// finish with the set they started with.
-func (s *Server) Reload() error {
+// finish with the set they started with. When ctx is done the load stops, and Reload
+// fails with ctx's cause and changes nothing.
+func (s *Server) Reload(ctx context.Context) error {
 	s.load.mu.Lock()
 	defer s.load.mu.Unlock()
-	return s.reloadLocked(s.load.runtime)
+	return s.reloadLocked(ctx, s.load.runtime)
 }
 
 // reloadLocked builds and swaps in the set with the given runtime scenarios; the caller
-// holds s.load.mu. On failure nothing changes.
-func (s *Server) reloadLocked(runtime []*scenarios.Scenario) error {
-	set, err := scenarios.LoadWith(runtime, s.cfg.Sources...)
+// holds s.load.mu. On failure nothing changes but the status. The load stops when ctx
+// is done.
+func (s *Server) reloadLocked(ctx context.Context, runtime []*scenarios.Scenario) error {
+	set, err := scenarios.LoadWith(ctx, s.cfg.TemplateLimits, runtime, s.cfg.Sources...)
+	if ctx.Err() != nil {
+		return err // stopped, not rejected: the status stays as it was
+	}
 	if err != nil {
 		var le *scenarios.LoadError
 		diags := []scenarios.Diagnostic{{Message: err.Error()}}
