@@ -25,6 +25,10 @@ import (
 // SpeedHeader overrides the server's speed factor for one request, e.g. 0 in tests.
 const SpeedHeader = "X-Agui-Mock-Speed"
 
+// statusClientClosedRequest is the status a request gets in the journal and the log
+// when its client went away before it was answered, as nginx has it.
+const statusClientClosedRequest = 499
+
 // errShutdown is the cause of runs stopped because the server is stopping.
 var errShutdown = errors.New("server shutting down")
 
@@ -258,10 +262,22 @@ func (s *Server) planRun(ctx context.Context, sreq *scenarios.Request, cursor *s
 	return s.plan(ctx, sel.Scenario, sreq, scenarios.Start{Captures: sel.Captures}, opts)
 }
 
+// plan plans a run of a scenario. A run whose templates go past their limits is
+// played as RUN_STARTED and a RUN_ERROR that names the limit, so that the client sees
+// why it ends.
 func (s *Server) plan(ctx context.Context, sc *scenarios.Scenario, sreq *scenarios.Request, start scenarios.Start, opts scenarios.PlanOptions) (*scenarios.Plan, error) {
 	plan, err := sc.Plan(ctx, sreq, start, opts)
 	var nb *scenarios.NoBranchError
+	var le *scenarios.LimitError
 	switch {
+	case ctx.Err() != nil && err != nil:
+		return nil, apiError(statusClientClosedRequest, "run_stopped", "the run stopped while it was planned: "+context.Cause(ctx).Error())
+	case errors.As(err, &le):
+		in := sreq.Input
+		return &scenarios.Plan{Scenario: sc, Events: []scenarios.Timed{
+			{Event: protocol.NewEvent(protocol.RunStarted, "threadId", in.ThreadID, "runId", in.RunID)},
+			{Event: protocol.NewEvent(protocol.RunError, "message", err.Error(), "code", "template_limit")},
+		}}, nil
 	case errors.As(err, &nb):
 		return nil, apiError(http.StatusBadRequest, "no_recorded_branch", "scenario "+sc.ID+": "+nb.Error()+
 			"; answer as recorded, or add this answer's branch: play the session again with it through `agui-mock record` into the same --record-dir"+
