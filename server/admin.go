@@ -92,8 +92,8 @@ func (s *Server) listScenarios(c echo.Context) error {
 }
 
 func (s *Server) runtimeIDs() map[string]bool {
-	s.load.mu.Lock()
-	defer s.load.mu.Unlock()
+	s.load.state.Lock()
+	defer s.load.state.Unlock()
 	ids := map[string]bool{}
 	for _, sc := range s.load.runtime {
 		ids[sc.ID] = true

@@ -3,10 +3,13 @@ package server
 import (
 	"context"
 	"errors"
+	"io/fs"
 	"math"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
+	"testing/fstest"
 	"time"
 
 	"github.com/agui-mock/agui-mock/protocol"
@@ -67,6 +70,72 @@ func eventually(t *testing.T, what string, check func() bool) {
 		if time.Now().After(deadline) {
 			t.Fatalf("not within 10 s: %s", what)
 		}
+	}
+}
+
+// blockingFS holds the first Open of its slow file until released, so a test can act
+// while a load is under way.
+type blockingFS struct {
+	fstest.MapFS
+	opened, release chan struct{}
+	once            sync.Once
+}
+
+func (b *blockingFS) Open(name string) (fs.File, error) {
+	if strings.HasSuffix(name, "slow.yaml") {
+		b.once.Do(func() {
+			close(b.opened)
+			<-b.release
+		})
+	}
+	return b.MapFS.Open(name)
+}
+
+func TestTheAdminAPIAnswersWhileAReloadRuns(t *testing.T) {
+	files := &blockingFS{MapFS: fstest.MapFS{"d/slow.yaml": {Data: []byte("id: slow\nsteps: [{text: hi}]\n")}},
+		opened: make(chan struct{}), release: make(chan struct{})}
+	s := newServer(t, "", func(c *Config) { c.Sources = []scenarios.Source{{FS: files, Root: "d", Label: "d"}} })
+	reloaded := make(chan error)
+	go func() { reloaded <- s.Reload(t.Context()) }()
+	<-files.opened
+	answered := make(chan struct{})
+	go func() {
+		defer close(answered)
+		for _, path := range []string{"/status", "/scenarios"} {
+			if status, body := call(t, s, "GET", AdminPrefix+path, "", nil); status != http.StatusOK {
+				t.Errorf("GET %s: %d %s", path, status, body)
+			}
+		}
+	}()
+	select {
+	case <-answered:
+	case <-time.After(10 * time.Second):
+		t.Error("the admin API waits for the reload")
+	}
+	close(files.release)
+	if err := <-reloaded; err != nil {
+		t.Fatal(err)
+	}
+	<-answered
+	if st := s.Status(); st.Reloads != 1 || st.Scenarios != 1 {
+		t.Errorf("status %+v", st)
+	}
+}
+
+func TestAReloadStopsWhenTheServerShutsDown(t *testing.T) {
+	files := fstest.MapFS{"d/loop.yaml": {Data: []byte("id: loop\nsteps:\n  - text: '{{ range 1000000000000000000 }}{{ end }}'\n")}}
+	s := newServer(t, "", func(c *Config) {
+		c.Sources = []scenarios.Source{{FS: files, Root: "d", Label: "d"}}
+		c.TemplateLimits = scenarios.Limits{Iterations: math.MaxInt, Time: time.Hour}
+	})
+	if err := s.Shutdown(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Reload(t.Context()); !errors.Is(err, errShutdown) {
+		t.Errorf("Reload returned %v, want the shutdown", err)
+	}
+	if st := s.Status(); st.Failed {
+		t.Errorf("a stopped reload is no rejected one: %+v", st)
 	}
 }
 
