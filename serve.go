@@ -181,6 +181,9 @@ func serve(ctx context.Context, o options, stdout, stderr io.Writer) error {
 		defer watch.Close() // if serving never starts
 	}
 	set, err := loadAtStart(load)
+	if ctx.Err() != nil {
+		return nil // stopped before serving
+	}
 	if err != nil {
 		return err
 	}
