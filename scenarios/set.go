@@ -230,7 +230,8 @@ func (x *explorer) explore(sc *Scenario, req *Request, start Start, depth int) [
 	x.runs--
 	plan, origins, err := sc.plan(x.ctx, req, start, PlanOptions{Seed: 1, Timing: DefaultTiming(), Now: time.Now(), Limits: x.limits}, true)
 	if err != nil {
-		if le := (*LimitError)(nil); errors.As(err, &le) {
+		var le *LimitError
+		if errors.As(err, &le) {
 			x.runs = 0
 		}
 		var se *stepError

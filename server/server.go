@@ -45,7 +45,8 @@ type Config struct {
 	// Sources are where Reload reads scenarios from.
 	Sources []scenarios.Source
 	// TemplateLimits bound the work of each run's templates, and of each dry run of a
-	// scenario when scenarios are loaded.
+	// scenario when scenarios are loaded; a field left 0 takes its default (see
+	// scenarios.DefaultLimits).
 	TemplateLimits scenarios.Limits
 	// Recorder, when set, proxies to a real agent what no scenario answers (or, with
 	// RecordAll, every request) and records it.
@@ -65,20 +66,19 @@ type Config struct {
 // DefaultConfig returns the configuration the command starts with.
 func DefaultConfig() Config {
 	return Config{
-		Speed:          1,
-		EventIDs:       true,
-		KeepAlive:      15 * time.Second,
-		MaxBodyBytes:   10 << 20,
-		WriteTimeout:   10 * time.Second,
-		Timing:         scenarios.DefaultTiming(),
-		Threads:        threads.DefaultLimits(),
-		CORSOrigins:    []string{"*"},
-		CancelWait:     5 * time.Second,
-		JournalSize:    1000,
-		MaxMessages:    10000,
-		MaxStreams:     20000,
-		TemplateLimits: scenarios.DefaultLimits(),
-		Logger:         slog.Default(),
+		Speed:        1,
+		EventIDs:     true,
+		KeepAlive:    15 * time.Second,
+		MaxBodyBytes: 10 << 20,
+		WriteTimeout: 10 * time.Second,
+		Timing:       scenarios.DefaultTiming(),
+		Threads:      threads.DefaultLimits(),
+		CORSOrigins:  []string{"*"},
+		CancelWait:   5 * time.Second,
+		JournalSize:  1000,
+		MaxMessages:  10000,
+		MaxStreams:   20000,
+		Logger:       slog.Default(),
 	}
 }
 
