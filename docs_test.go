@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"io"
 	"os"
@@ -114,7 +115,7 @@ func checkDocBlock(block docBlock) []scenarios.Diagnostic {
 		return diags
 	}
 	var le *scenarios.LoadError
-	if _, err := scenarios.NewSet(list); errors.As(err, &le) {
+	if _, err := scenarios.NewSet(context.Background(), scenarios.Limits{}, list); errors.As(err, &le) {
 		return le.Diagnostics
 	}
 	return nil

@@ -269,6 +269,10 @@ func badFlagValues(t *testing.T) []struct {
 		{"empty allowed hosts", []string{"--allowed-hosts", ""}, nil, 2, `invalid value "" for flag -allowed-hosts: empty`},
 		{"healthcheck: addr without a port", []string{"healthcheck", "--addr", "nope"}, nil, 1, `agui-mock healthcheck: -addr must be host:port, e.g. 127.0.0.1:8000 or :8000, got "nope"`},
 		{"validate: bad format", []string{"validate", "--format", "xml", "x.yaml"}, nil, 2, `agui-mock validate: -format must be text or json, got "xml"`},
+		{"zero template-iterations", []string{"--template-iterations", "0"}, nil, 1, "-template-iterations must be 1 or more, got 0"},
+		{"zero template-time", nil, map[string]string{"AGUI_MOCK_TEMPLATE_TIME": "0s"}, 1, "-template-time must be positive, got 0s"},
+		{"record: negative template-time", []string{"record", "--upstream", upstream, "--template-time", "-1s"}, nil, 1, "-template-time must be positive, got -1s"},
+		{"validate: zero template-iterations", []string{"validate", "--template-iterations", "0", "x.yaml"}, nil, 2, "agui-mock validate: -template-iterations must be 1 or more, got 0"},
 	}
 }
 

@@ -1,11 +1,13 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"io"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -345,5 +347,51 @@ func TestEmptyingAFileIsARejectedReload(t *testing.T) {
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
 		t.Errorf("readyz after the rejected reload: %s", resp.Status)
+	}
+}
+
+// TestSigtermStopsALoadThatWouldNotEnd starts the real binary on a scenario whose dry
+// run would go on for an hour within the limits it is given: SIGTERM stops the load, and
+// the process exits at once.
+func TestSigtermStopsALoadThatWouldNotEnd(t *testing.T) {
+	bin := filepath.Join(t.TempDir(), "agui-mock")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "loop.yaml"), "steps:\n  - text: '{{ range 1000000000000000000 }}{{ end }}'\n")
+	cmd := exec.Command(bin, "--addr", "127.0.0.1:0", "--scenarios", dir)
+	// AGUI_MOCK_STARTED sets no flag: the warning about it shows that the program runs,
+	// its signal handler installed, and is about to load.
+	cmd.Env = append(os.Environ(), "AGUI_MOCK_TEMPLATE_TIME=1h", "AGUI_MOCK_TEMPLATE_ITERATIONS=9223372036854775807", "AGUI_MOCK_STARTED=1")
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	lines := bufio.NewScanner(stderr)
+	for lines.Scan() {
+		if strings.Contains(lines.Text(), "AGUI_MOCK_STARTED") {
+			break
+		}
+	}
+	go io.Copy(io.Discard, stderr)
+	stopped := time.Now()
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	select {
+	case err := <-exited:
+		if err != nil {
+			t.Errorf("exit after SIGTERM: %v", err)
+		}
+		t.Logf("stopped in %v", time.Since(stopped).Round(time.Millisecond))
+	case <-time.After(5 * time.Second):
+		t.Error("the process still loads 5 s after SIGTERM")
 	}
 }

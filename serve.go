@@ -58,6 +58,7 @@ type options struct {
 	journal    int
 	maxMsgs    int
 	maxStreams int
+	templates  scenarios.Limits
 }
 
 // runServe is the serve command and, with recordAll, the record command.
@@ -124,6 +125,7 @@ func serveFlags(o *options, stderr io.Writer) *flag.FlagSet {
 	fs.IntVar(&o.maxStreams, "max-streams", 20000, "most streams open at once; more get 503 with Retry-After (0: no limit)")
 	fs.BoolVar(&o.dedupe, "dedupe", true, "a repeated first request updates its recording instead of adding a file")
 	fs.Int64Var(&o.recMaxSize, "record-max-bytes", recorder.DefaultMaxBytes, "most bytes of event JSON one run's recording keeps; a run past it (or past 100000 events) is relayed but not recorded")
+	templateLimitFlags(fs, &o.templates)
 	fs.Usage = func() {
 		if recordAll {
 			fmt.Fprintf(stderr, "Usage: agui-mock record -upstream URL [flags]\n\nProxies every AG-UI request to the agent at -upstream, relays its events as they\narrive, and writes each session into -record-dir as a scenario file that replays it.\n\nFlags:\n")
@@ -144,6 +146,9 @@ func serve(ctx context.Context, o options, stdout, stderr io.Writer) error {
 		return err
 	}
 	if err := checkServeFlags(o); err != nil {
+		return err
+	}
+	if err := checkTemplateLimits(o.templates); err != nil {
 		return err
 	}
 	redact, err := compileRedactions(o.redact)
@@ -180,7 +185,7 @@ func serve(ctx context.Context, o options, stdout, stderr io.Writer) error {
 		}
 		sources = append(sources, builtin)
 	}
-	load := func() (*scenarios.Set, error) { return scenarios.Load(sources...) }
+	load := func() (*scenarios.Set, error) { return scenarios.LoadWith(ctx, o.templates, nil, sources...) }
 	var watch *watcher.Watcher
 	if len(dirs) > 0 && o.watch != watcher.ModeOff {
 		// started before the load, so no change between the two goes unnoticed
@@ -191,6 +196,9 @@ func serve(ctx context.Context, o options, stdout, stderr io.Writer) error {
 		defer watch.Close() // if serving never starts
 	}
 	set, err := loadAtStart(load)
+	if ctx.Err() != nil {
+		return nil // stopped before serving
+	}
 	if err != nil {
 		return err
 	}
@@ -208,7 +216,7 @@ func serve(ctx context.Context, o options, stdout, stderr io.Writer) error {
 	cfg.Recorder, cfg.RecordAll = rec, o.recordAll
 	cfg.Metrics, cfg.JournalSize = o.metrics, o.journal
 	cfg.MaxMessages, cfg.MaxStreams = o.maxMsgs, o.maxStreams
-	cfg.Sources = sources
+	cfg.Sources, cfg.TemplateLimits = sources, o.templates
 	srv := server.New(cfg, set)
 
 	ln, err := net.Listen("tcp", o.addr)
@@ -228,7 +236,7 @@ func serve(ctx context.Context, o options, stdout, stderr io.Writer) error {
 	go func() {
 		defer close(watching)
 		if watch != nil {
-			watch.Run(watchCtx, func() { _ = srv.Reload() })
+			watch.Run(watchCtx, func() { _ = srv.Reload(watchCtx) })
 		}
 	}()
 	defer func() {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -26,12 +27,16 @@ type report struct {
 // runValidate is the validate command: scenario files and directories, and AG-UI event
 // streams, checked as the server would check them.
 func runValidate(args []string, lookupEnv func(string) (string, bool), stdout, stderr io.Writer) int {
-	fs, format := validateFlags(stderr)
+	fs, format, limits := validateFlags(stderr)
 	paths, code := parseFlags(fs, args, true, lookupEnv, stderr)
 	if code >= 0 {
 		return code
 	}
-	if err := checkFlags(flagCheck{"format", *format, *format == "text" || *format == "json", "text or json"}); err != nil {
+	err := checkFlags(flagCheck{"format", *format, *format == "text" || *format == "json", "text or json"})
+	if err == nil {
+		err = checkTemplateLimits(*limits)
+	}
+	if err != nil {
 		fmt.Fprintln(stderr, "agui-mock validate:", err)
 		return 2
 	}
@@ -39,7 +44,7 @@ func runValidate(args []string, lookupEnv func(string) (string, bool), stdout, s
 		fs.Usage()
 		return 2
 	}
-	rep := validatePaths(paths)
+	rep := validatePaths(paths, *limits)
 	if *format == "json" {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
@@ -57,10 +62,12 @@ func runValidate(args []string, lookupEnv func(string) (string, bool), stdout, s
 }
 
 // validateFlags defines the validate command's flags.
-func validateFlags(stderr io.Writer) (fs *flag.FlagSet, format *string) {
+func validateFlags(stderr io.Writer) (fs *flag.FlagSet, format *string, limits *scenarios.Limits) {
 	fs = flag.NewFlagSet("agui-mock validate", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	format = fs.String("format", "text", "output format: text or json")
+	limits = &scenarios.Limits{}
+	templateLimitFlags(fs, limits)
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, `Usage: agui-mock validate [flags] PATH...
 
@@ -75,7 +82,7 @@ Flags:
 `)
 		fs.PrintDefaults()
 	}
-	return fs, format
+	return fs, format, limits
 }
 
 func summary(rep report) string {
@@ -93,8 +100,9 @@ func summary(rep report) string {
 	return fmt.Sprintf("%d problem(s), %d warning(s)", errs, warnings)
 }
 
-// validatePaths checks every path and the scenarios found together, as one set.
-func validatePaths(paths []string) report {
+// validatePaths checks every path and the scenarios found together, as one set, their
+// templates within limits.
+func validatePaths(paths []string, limits scenarios.Limits) report {
 	rep := report{Problems: []scenarios.Diagnostic{}}
 	var found []*scenarios.Scenario
 	for _, p := range paths {
@@ -120,7 +128,7 @@ func validatePaths(paths []string) report {
 	rep.Scenarios = len(found)
 	if len(found) > 0 {
 		var le *scenarios.LoadError
-		if _, err := scenarios.NewSet(found); errors.As(err, &le) {
+		if _, err := scenarios.NewSet(context.Background(), limits, found); errors.As(err, &le) {
 			rep.Problems = append(rep.Problems, le.Diagnostics...)
 		}
 	}

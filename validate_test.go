@@ -211,3 +211,13 @@ func TestValidateReportsATemplateOfTheWrongTypeAtTheTemplate(t *testing.T) {
 		t.Errorf("validate: exit %d, output:\n%s\nwant exit 1 and\n%s", code, out.String(), want)
 	}
 }
+
+func TestValidateRefusesATemplateThatNeverFinishes(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "loop.yaml")
+	writeFile(t, file, "steps:\n  - text: hi\n  - text: 'x{{ range 1000000000000000000 }}{{ end }}'\n")
+	want := file + ":3:11: template " + file + ":3:11: the run's templates went past the limit of 500 iterations (-template-iterations)\n"
+	var out strings.Builder
+	if code := run(t.Context(), []string{"validate", "--template-iterations", "500", file}, env(nil), &out, io.Discard); code != 1 || !strings.HasPrefix(out.String(), want) {
+		t.Errorf("validate: exit %d, output:\n%s\nwant exit 1 and\n%s", code, out.String(), want)
+	}
+}

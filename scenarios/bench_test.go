@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"strings"
@@ -64,7 +65,7 @@ func BenchmarkPlan(b *testing.B) {
 	sel, _ := set.Select(req)
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := sel.Scenario.Plan(req, Start{Captures: sel.Captures}, PlanOptions{Timing: DefaultTiming(), Now: time.Now()}); err != nil {
+		if _, err := sel.Scenario.Plan(context.Background(), req, Start{Captures: sel.Captures}, PlanOptions{Timing: DefaultTiming(), Now: time.Now()}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -91,7 +92,7 @@ func BenchmarkRenderTemplate(b *testing.B) {
 			}
 			b.ReportAllocs()
 			for b.Loop() {
-				if _, err := sel.Scenario.Plan(req, Start{Captures: sel.Captures}, PlanOptions{Timing: DefaultTiming()}); err != nil {
+				if _, err := sel.Scenario.Plan(context.Background(), req, Start{Captures: sel.Captures}, PlanOptions{Timing: DefaultTiming()}); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"context"
 	"errors"
 	"strings"
 	"testing"
@@ -60,7 +61,7 @@ func (c *conversation) run(body string) []protocol.Event {
 		if err := c.cursor.CheckAnswers(req.Input.Resume, opts.Now); err != nil {
 			c.t.Fatal(err)
 		}
-		plan, err = c.cursor.Scenario.Plan(req, Start{Resume: c.cursor}, opts)
+		plan, err = c.cursor.Scenario.Plan(context.Background(), req, Start{Resume: c.cursor}, opts)
 	} else {
 		plan = planFor(c.t, c.set, req, opts)
 	}

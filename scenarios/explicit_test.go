@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"context"
 	"errors"
 	"strings"
 	"testing"
@@ -50,7 +51,7 @@ func TestRecordedContinuationsAreChosenByTheAnswers(t *testing.T) {
 	c := &conversation{t: t, set: set}
 	c.run(`{"messages":[{"role":"user","content":"deploy"}]}`)
 	req := request(t, "/", `{"messages":[],"resume":[{"interruptId":"`+c.cursor.Interrupts[0].ID+`","status":"cancelled"}]}`)
-	_, err = c.cursor.Scenario.Plan(req, Start{Resume: c.cursor}, PlanOptions{Timing: DefaultTiming()})
+	_, err = c.cursor.Scenario.Plan(context.Background(), req, Start{Resume: c.cursor}, PlanOptions{Timing: DefaultTiming()})
 	var nb *NoBranchError
 	if !errors.As(err, &nb) || nb.Branches != 2 {
 		t.Errorf("got %v, want a NoBranchError", err)

@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"context"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -38,7 +39,7 @@ func FuzzLoad(f *testing.F) {
 		for _, sc := range set.Scenarios() {
 			req := sc.sampleRequest()
 			captures, _ := sc.Match.test(req)
-			if _, err := sc.Plan(req, Start{Captures: captures}, PlanOptions{Timing: DefaultTiming(), Now: time.Now()}); err != nil {
+			if _, err := sc.Plan(context.Background(), req, Start{Captures: captures}, PlanOptions{Timing: DefaultTiming(), Now: time.Now()}); err != nil {
 				t.Fatalf("a scenario that loaded fails to plan its own sample: %v", err)
 			}
 		}
@@ -73,7 +74,7 @@ func FuzzTemplates(f *testing.F) {
 		if sel == nil {
 			return
 		}
-		plan, err := sel.Scenario.Plan(req, Start{Captures: sel.Captures}, PlanOptions{Timing: DefaultTiming()})
+		plan, err := sel.Scenario.Plan(context.Background(), req, Start{Captures: sel.Captures}, PlanOptions{Timing: DefaultTiming()})
 		if err != nil {
 			return // a render error is reported, not a crash
 		}

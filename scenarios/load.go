@@ -426,6 +426,7 @@ func (l *fileLoader) scenario(n *yaml.Node, doc int) *Scenario {
 		}
 		sc.result = l.valueFromNode(v)
 	}
+	addTicks(l.templates)
 	sc.templates, sc.plain, sc.stepIDs = l.templates, l.plain, l.stepIDs
 	return sc
 }

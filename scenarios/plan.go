@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"context"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
@@ -61,6 +62,8 @@ type PlanOptions struct {
 	// event carries (now, fromNow, expiresAt) is FixedTime plus the event's offset in the
 	// plan, whatever the speed.
 	FixedTime time.Time
+	// Limits bound the work of the run's templates; see Limits.
+	Limits Limits
 }
 
 // Start says where a run begins: a new conversation, with the captures of its match, or
@@ -73,15 +76,16 @@ type Start struct {
 	forced map[int]int
 }
 
-// Plan builds the run's event stream.
-func (s *Scenario) Plan(req *Request, start Start, opts PlanOptions) (*Plan, error) {
-	plan, _, err := s.plan(req, start, opts, false)
+// Plan builds the run's event stream. Its templates stop, and it fails, when ctx is
+// done or they go past opts.Limits (a *LimitError).
+func (s *Scenario) Plan(ctx context.Context, req *Request, start Start, opts PlanOptions) (*Plan, error) {
+	plan, _, err := s.plan(ctx, req, start, opts, false)
 	return plan, err
 }
 
 // plan builds the run's event stream; with trace it also returns, for each event, the
 // position of the step that wrote it, for load-time diagnostics.
-func (s *Scenario) plan(req *Request, start Start, opts PlanOptions, trace bool) (*Plan, []pos, error) {
+func (s *Scenario) plan(ctx context.Context, req *Request, start Start, opts PlanOptions, trace bool) (*Plan, []pos, error) {
 	seed := runKey(opts.Seed, s.ID, opts.Turn, req.Input)
 	file, line, col := splitSource(s.Source)
 	captures := start.Captures
@@ -104,7 +108,7 @@ func (s *Scenario) plan(req *Request, start Start, opts PlanOptions, trace bool)
 	p.captures = captures
 	p.req = req
 	p.r = &renderer{newData: func() map[string]any { return renderData(req, captures) }, scalar: func(name string) (any, bool) { return requestScalar(req, name) },
-		localID: p.localID, plain: s.plain, base: s.templates,
+		localID: p.localID, plain: s.plain, base: s.templates, budget: newBudget(ctx, opts.Limits),
 		funcs: func() template.FuncMap {
 			funcs := funcMap(gofakeit.New(seed), p.localID)
 			funcs["fromNow"] = after(p.clock)

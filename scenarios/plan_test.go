@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"reflect"
@@ -27,7 +28,7 @@ func planFor(t *testing.T, set *Set, req *Request, opts PlanOptions) *Plan {
 	if sel == nil {
 		t.Fatalf("no scenario selected: %+v", cands)
 	}
-	plan, err := sel.Scenario.Plan(req, Start{Captures: sel.Captures}, opts)
+	plan, err := sel.Scenario.Plan(context.Background(), req, Start{Captures: sel.Captures}, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -163,7 +164,7 @@ events:
 		t.Fatalf("every template of the scenario should be plain: %+v", sel)
 	}
 	render := func() []string {
-		plan, err := sel.Scenario.Plan(req, Start{Captures: sel.Captures}, PlanOptions{Seed: 7, Timing: DefaultTiming()})
+		plan, err := sel.Scenario.Plan(context.Background(), req, Start{Captures: sel.Captures}, PlanOptions{Seed: 7, Timing: DefaultTiming()})
 		if err != nil {
 			t.Fatal(err)
 		}

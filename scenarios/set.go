@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -40,12 +41,15 @@ func (s *Set) IsRunRoute(route string) bool { return s.routes[route] }
 // sources, as within one, except that a scenario of a Fallback source (the built-in
 // set) gives way to one of the same id elsewhere. It fails with a *LoadError listing
 // every problem if any file or scenario is invalid, so a set is either whole or not at
-// all.
-func Load(sources ...Source) (*Set, error) { return LoadWith(nil, sources...) }
+// all. Its dry runs have the default Limits.
+func Load(sources ...Source) (*Set, error) {
+	return LoadWith(context.Background(), Limits{}, nil, sources...)
+}
 
 // LoadWith is Load with scenarios added at run time, which come first: they override
-// the sources' scenarios of the same id.
-func LoadWith(extra []*Scenario, sources ...Source) (*Set, error) {
+// the sources' scenarios of the same id. The dry runs of every scenario have limits,
+// and stop when ctx is done: then LoadWith fails with ctx's cause.
+func LoadWith(ctx context.Context, limits Limits, extra []*Scenario, sources ...Source) (*Set, error) {
 	all := slices.Clone(extra)
 	var diags []Diagnostic
 	runtime := map[string]bool{}
@@ -80,13 +84,14 @@ func LoadWith(extra []*Scenario, sources ...Source) (*Set, error) {
 	if len(diags) > 0 {
 		return nil, &LoadError{Diagnostics: diags}
 	}
-	return NewSet(all)
+	return NewSet(ctx, limits, all)
 }
 
 // NewSet validates scenarios together and orders them by precedence. Each example must
 // select its own scenario, except that an example of a fallback scenario may select one
-// of another source: that scenario overrides it.
-func NewSet(list []*Scenario) (*Set, error) {
+// of another source: that scenario overrides it. Each scenario is dry-run within limits;
+// when ctx is done the dry runs stop and NewSet fails with ctx's cause.
+func NewSet(ctx context.Context, limits Limits, list []*Scenario) (*Set, error) {
 	set := &Set{scenarios: slices.Clone(list), routes: map[string]bool{}}
 	var diags []Diagnostic
 	seen := map[string]*Scenario{}
@@ -98,7 +103,14 @@ func NewSet(list []*Scenario) (*Set, error) {
 		seen[sc.ID] = sc
 	}
 	checks := make([][]Diagnostic, len(set.scenarios))
-	parallel(len(set.scenarios), func(i int) { checks[i] = set.scenarios[i].check() })
+	parallel(len(set.scenarios), func(i int) {
+		if ctx.Err() == nil {
+			checks[i] = set.scenarios[i].check(ctx, limits)
+		}
+	})
+	if ctx.Err() != nil {
+		return nil, fmt.Errorf("loading scenarios: %w", context.Cause(ctx))
+	}
 	for _, c := range checks {
 		diags = append(diags, c...)
 	}
@@ -186,13 +198,13 @@ const (
 )
 
 // check dry-runs the scenario on a sample request, and every branch of its
-// continuations: templates must render, JSON Patches must apply, and the events must
-// follow the protocol unless the scenario says it is broken on purpose.
-func (sc *Scenario) check() []Diagnostic {
+// continuations: templates must render within limits, JSON Patches must apply, and the
+// events must follow the protocol unless the scenario says it is broken on purpose.
+func (sc *Scenario) check(ctx context.Context, limits Limits) []Diagnostic {
 	req := sc.sampleRequest()
 	captures, _ := sc.Match.test(req)
-	budget := maxCheckRuns
-	diags := sc.explore(req, Start{Captures: captures}, 1, &budget)
+	x := explorer{ctx: ctx, limits: limits, runs: maxCheckRuns}
+	diags := x.explore(sc, req, Start{Captures: captures}, 1)
 	seen := map[string]bool{}
 	unique := diags[:0]
 	for _, d := range diags {
@@ -204,11 +216,24 @@ func (sc *Scenario) check() []Diagnostic {
 	return unique
 }
 
-// explore dry-runs one run, then each way its continuation can go.
-func (sc *Scenario) explore(req *Request, start Start, depth int, budget *int) []Diagnostic {
-	*budget--
-	plan, origins, err := sc.plan(req, start, PlanOptions{Seed: 1, Timing: DefaultTiming(), Now: time.Now()}, true)
+// explorer is the state of one scenario's dry runs.
+type explorer struct {
+	ctx    context.Context
+	limits Limits
+	runs   int // how many more runs may be tried
+}
+
+// explore dry-runs one run, then each way its continuation can go. A run whose
+// templates go past their limits ends the exploration: each of its runs could cost as
+// much.
+func (x *explorer) explore(sc *Scenario, req *Request, start Start, depth int) []Diagnostic {
+	x.runs--
+	plan, origins, err := sc.plan(x.ctx, req, start, PlanOptions{Seed: 1, Timing: DefaultTiming(), Now: time.Now(), Limits: x.limits}, true)
 	if err != nil {
+		var le *LimitError
+		if errors.As(err, &le) {
+			x.runs = 0
+		}
 		var se *stepError
 		if errors.As(err, &se) {
 			return []Diagnostic{{File: se.at.file, Line: se.at.line, Column: se.at.col, Message: se.err.Error()}}
@@ -252,11 +277,11 @@ func (sc *Scenario) explore(req *Request, start Start, depth int, budget *int) [
 		}
 	}
 	for n, forced := range variants {
-		if *budget <= 0 {
+		if x.runs <= 0 {
 			break
 		}
 		nextReq := continuationRequest(req, next, forced, fmt.Sprintf("%s-%d", req.Input.RunID, n))
-		diags = append(diags, sc.explore(nextReq, Start{Resume: next, forced: forced}, depth+1, budget)...)
+		diags = append(diags, x.explore(sc, nextReq, Start{Resume: next, forced: forced}, depth+1)...)
 	}
 	return diags
 }

@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -20,9 +21,6 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-// maxRenderBytes caps what one template may produce, so a runaway range cannot eat memory.
-const maxRenderBytes = 1 << 20
-
 // templateRoots are the names templates can read from the request; see renderData.
 var templateRoots = []string{"threadId", "runId", "parentRunId", "route", "message", "parts", "captures",
 	"forwardedProps", "state", "context", "tools", "messages", "headers", "answer", "resume"}
@@ -37,7 +35,7 @@ func funcMap(f *gofakeit.Faker, id func(name string) string) template.FuncMap {
 		"upper":    strings.ToUpper,
 		"lower":    strings.ToLower,
 		"trim":     strings.TrimSpace,
-		"join":     func(sep string, items []any) string { return joinAny(sep, items) },
+		"join":     joinAny,
 		"last":     lastItem,
 		"kind":     kindOf,
 		"int":      toInt,
@@ -247,12 +245,19 @@ func lastItem(items []any) any {
 	return items[len(items)-1]
 }
 
-func joinAny(sep string, items []any) string {
+// joinAny is the template function join; it refuses a result longer than
+// maxRenderBytes.
+func joinAny(sep string, items []any) (string, error) {
 	parts := make([]string, len(items))
+	size := len(sep) * len(items)
 	for i, it := range items {
 		parts[i] = fmt.Sprint(it)
+		size += len(parts[i])
 	}
-	return strings.Join(parts, sep)
+	if err := checkJoinSize("join", size); err != nil {
+		return "", err
+	}
+	return strings.Join(parts, sep), nil
 }
 
 // keepFunc names the function that hands the result of a whole template to the
@@ -458,6 +463,7 @@ func (l *fileLoader) checkFields(node parse.Node, atRoot bool) []string {
 // renderer executes a scenario's templates for one run. Plain templates render
 // directly; the others need the template set cloned with the run's own faker and ids,
 // which is done on first use, so a run whose templates are plain never pays for it.
+// The templates a renderer executes share one budget.
 type renderer struct {
 	plain   map[string][]plainPart
 	base    *template.Template
@@ -467,9 +473,10 @@ type renderer struct {
 	scalar  func(name string) (any, bool) // one of its plain values, without building it
 	localID func(name string) string      // the template function id
 	data    map[string]any
-	kept    any   // the value of the whole template last executed
-	answer  any   // the answer the current branch follows, if any
-	resume  []any // the run's answers, if it resumes
+	kept    any    // the value of the whole template last executed
+	answer  any    // the answer the current branch follows, if any
+	resume  []any  // the run's answers, if it resumes
+	budget  budget // what the run's templates may still do
 	buf     strings.Builder
 }
 
@@ -510,8 +517,6 @@ func (r *renderer) values() map[string]any {
 	return r.data
 }
 
-var errRenderTooLarge = errors.New("template output exceeds 1 MiB")
-
 // text/template's execution errors read "template: NAME:LINE:COL: executing "NAME" at
 // <ACTION>: PROBLEM"; these pick out the action and the problem.
 var (
@@ -526,7 +531,11 @@ var (
 // reflection and nil pointers.
 func execError(name string, err error) error {
 	var ee template.ExecError
-	if errors.Is(err, errRenderTooLarge) || !errors.As(err, &ee) {
+	var le *LimitError
+	if errors.As(err, &le) {
+		return fmt.Errorf("template %s: %w", name, le)
+	}
+	if !errors.As(err, &ee) {
 		return fmt.Errorf("template %s: %w", name, err)
 	}
 	m := execAt.FindStringSubmatch(ee.Err.Error())
@@ -554,16 +563,6 @@ func execError(name string, err error) error {
 	return fmt.Errorf("template %s: {{ %s }}: %s", name, action, problem)
 }
 
-// limitedBuilder stops a template whose output grows past maxRenderBytes.
-type limitedBuilder struct{ b *strings.Builder }
-
-func (w limitedBuilder) Write(p []byte) (int, error) {
-	if w.b.Len()+len(p) > maxRenderBytes {
-		return 0, errRenderTooLarge
-	}
-	return w.b.Write(p)
-}
-
 func (r *renderer) exec(name string) (string, error) {
 	if parts, ok := r.plain[name]; ok {
 		return renderPlain(parts, r.root, r.localID), nil
@@ -573,7 +572,8 @@ func (r *renderer) exec(name string) (string, error) {
 		if err != nil {
 			return "", err
 		}
-		r.set = set.Funcs(r.funcs()).Funcs(template.FuncMap{keepFunc: r.keep})
+		r.set = set.Funcs(r.funcs()).Funcs(template.FuncMap{keepFunc: r.keep, tickFunc: r.budget.tick,
+			"printf": printfFunc, "print": printFunc(false), "println": printFunc(true)})
 	}
 	t := r.set.Lookup(name)
 	if t == nil {
@@ -581,6 +581,9 @@ func (r *renderer) exec(name string) (string, error) {
 	}
 	r.buf.Reset()
 	if err := t.Execute(limitedBuilder{&r.buf}, r.values()); err != nil {
+		if r.budget.ctx.Err() != nil {
+			return "", fmt.Errorf("template %s: the run was stopped: %w", name, context.Cause(r.budget.ctx))
+		}
 		return "", execError(name, err)
 	}
 	// A path the request does not have renders as nothing rather than "<no value>".

@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -61,7 +62,7 @@ func TestWholeTemplatesKeepTheirJSONType(t *testing.T) {
 		t.Fatal("no scenario selected")
 	}
 	render := func() map[string]any {
-		plan, err := sel.Scenario.Plan(req, Start{Captures: sel.Captures}, PlanOptions{Seed: 7, Timing: DefaultTiming()})
+		plan, err := sel.Scenario.Plan(context.Background(), req, Start{Captures: sel.Captures}, PlanOptions{Seed: 7, Timing: DefaultTiming()})
 		if err != nil {
 			t.Fatal(err)
 		}

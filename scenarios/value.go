@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"strconv"
@@ -57,14 +58,14 @@ func (v *value) render(r *renderer) (any, error) {
 	switch v.kind {
 	case templateValue:
 		text, err := r.exec(v.template)
-		if err == nil {
-			err = v.checkPointer(text)
+		if err != nil {
+			return "", v.limitAt(err)
 		}
-		return text, err
+		return text, v.checkPointer(text)
 	case wholeValue:
 		x, err := r.value(v.template)
 		if err != nil || v.text == "" {
-			return x, err
+			return x, v.limitAt(err)
 		}
 		text, err := v.textOf(x)
 		if err == nil {
@@ -96,6 +97,16 @@ func (v *value) render(r *renderer) (any, error) {
 		return list, nil
 	}
 	return v.literal, nil
+}
+
+// limitAt places a template's error at the template when it went past a limit, which
+// is where its author has to look; other errors are placed at their step.
+func (v *value) limitAt(err error) error {
+	var le *LimitError
+	if errors.As(err, &le) {
+		return &stepError{at: v.at, err: err}
+	}
+	return err
 }
 
 // valueFromNode converts a YAML node into a value, compiling the template strings it

@@ -92,8 +92,8 @@ func (s *Server) listScenarios(c echo.Context) error {
 }
 
 func (s *Server) runtimeIDs() map[string]bool {
-	s.load.mu.Lock()
-	defer s.load.mu.Unlock()
+	s.load.state.Lock()
+	defer s.load.state.Unlock()
 	ids := map[string]bool{}
 	for _, sc := range s.load.runtime {
 		ids[sc.ID] = true
@@ -127,7 +127,7 @@ func (s *Server) addScenarios(c echo.Context) error {
 			runtime = append(runtime, old)
 		}
 	}
-	if err := s.reloadLocked(runtime); err != nil {
+	if err := s.reloadLocked(c.Request().Context(), runtime); err != nil {
 		var le *scenarios.LoadError
 		if errors.As(err, &le) {
 			return invalidScenario(le.Diagnostics)
@@ -161,14 +161,14 @@ func (s *Server) removeScenario(c echo.Context) error {
 		}
 		return apiError(http.StatusNotFound, "unknown_scenario", "no scenario "+id)
 	}
-	if err := s.reloadLocked(kept); err != nil {
+	if err := s.reloadLocked(c.Request().Context(), kept); err != nil {
 		return err
 	}
 	return c.NoContent(http.StatusNoContent)
 }
 
 func (s *Server) reloadNow(c echo.Context) error {
-	if err := s.Reload(); err != nil {
+	if err := s.Reload(c.Request().Context()); err != nil {
 		var le *scenarios.LoadError
 		if errors.As(err, &le) {
 			return &httpError{status: http.StatusUnprocessableEntity, body: errorBody{Error: "reload_rejected",

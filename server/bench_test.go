@@ -2,6 +2,7 @@ package server
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"net"
 	"os"
@@ -20,7 +21,7 @@ func BenchmarkShortRun(b *testing.B) {
 		c.Speed = 0
 		c.Sources = []scenarios.Source{{FS: os.DirFS("../bench/scenarios"), Root: ".", Label: "bench"}}
 	})
-	if err := s.Reload(); err != nil {
+	if err := s.Reload(context.Background()); err != nil {
 		b.Fatal(err)
 	}
 	b.ReportAllocs()
@@ -43,7 +44,7 @@ func BenchmarkOpenStreams(b *testing.B) {
 	s := newServer(b, "", func(c *Config) {
 		c.Sources = []scenarios.Source{{FS: os.DirFS("../bench/scenarios"), Root: ".", Label: "bench"}}
 	})
-	if err := s.Reload(); err != nil {
+	if err := s.Reload(context.Background()); err != nil {
 		b.Fatal(err)
 	}
 	addr := startHTTP(b, s).Listener.Addr().String()

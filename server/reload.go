@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"errors"
 	"sync"
 	"time"
@@ -18,28 +19,47 @@ type LoadStatus struct {
 	Errors    []scenarios.Diagnostic `json:"errors"`
 }
 
-// loadState is what loading produced; its lock also serializes loads.
+// loadState is what loading produced. mu serializes loads, and is held while one
+// runs; state guards status and runtime only for moments, so that reading them never
+// waits for a load. Both are held to change status or runtime.
 type loadState struct {
 	mu      sync.Mutex
+	state   sync.Mutex
 	status  LoadStatus
 	runtime []*scenarios.Scenario // added through the admin API, newest first
-	added   int                   // how many were ever added, to name them
+	added   int                   // how many were ever added, to name them; guarded by mu
 }
 
 // Reload loads the scenario sources again, with the scenarios added at run time, and
 // swaps the set in if it is valid. If it is not, the server keeps serving the last good
 // set and reports every problem in the log and in the status. Runs already streaming
-// finish with the set they started with.
-func (s *Server) Reload() error {
+// finish with the set they started with. When ctx is done the load stops, and Reload
+// fails with ctx's cause and changes nothing.
+func (s *Server) Reload(ctx context.Context) error {
 	s.load.mu.Lock()
 	defer s.load.mu.Unlock()
-	return s.reloadLocked(s.load.runtime)
+	return s.reloadLocked(ctx, s.load.runtime)
 }
 
 // reloadLocked builds and swaps in the set with the given runtime scenarios; the caller
-// holds s.load.mu. On failure nothing changes.
-func (s *Server) reloadLocked(runtime []*scenarios.Scenario) error {
-	set, err := scenarios.LoadWith(runtime, s.cfg.Sources...)
+// holds s.load.mu. On failure nothing changes but the status. The load stops when ctx
+// is done or the server shuts down.
+func (s *Server) reloadLocked(ctx context.Context, runtime []*scenarios.Scenario) error {
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	go func() {
+		select {
+		case <-s.stopping:
+			cancel(errShutdown)
+		case <-ctx.Done():
+		}
+	}()
+	set, err := scenarios.LoadWith(ctx, s.cfg.TemplateLimits, runtime, s.cfg.Sources...)
+	if ctx.Err() != nil {
+		return err // stopped, not rejected: the status stays as it was
+	}
+	s.load.state.Lock()
+	defer s.load.state.Unlock()
 	if err != nil {
 		var le *scenarios.LoadError
 		diags := []scenarios.Diagnostic{{Message: err.Error()}}
@@ -61,9 +81,9 @@ func (s *Server) reloadLocked(runtime []*scenarios.Scenario) error {
 	return nil
 }
 
-// Status returns the outcome of the latest load.
+// Status returns the outcome of the latest load. It does not wait for a load under way.
 func (s *Server) Status() LoadStatus {
-	s.load.mu.Lock()
-	defer s.load.mu.Unlock()
+	s.load.state.Lock()
+	defer s.load.state.Unlock()
 	return s.load.status
 }

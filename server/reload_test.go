@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"net/http"
@@ -16,7 +17,7 @@ import (
 func TestReloadKeepsTheLastGoodSetAndReportsProblems(t *testing.T) {
 	files := fstest.MapFS{"d/test.yaml": {Data: []byte("id: first\nsteps: [{text: hi}]\n")}}
 	s := newServer(t, "", func(c *Config) { c.Sources = []scenarios.Source{{FS: files, Root: "d", Label: "d"}} })
-	if err := s.Reload(); err != nil {
+	if err := s.Reload(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	getStatus := func() LoadStatus {
@@ -30,7 +31,7 @@ func TestReloadKeepsTheLastGoodSetAndReportsProblems(t *testing.T) {
 	}
 	files["d/test.yaml"] = &fstest.MapFile{Data: []byte("id: first\nsteps:\n  - txt: hi\n")}
 	var le *scenarios.LoadError
-	if err := s.Reload(); !errors.As(err, &le) {
+	if err := s.Reload(context.Background()); !errors.As(err, &le) {
 		t.Fatalf("Reload returned %v", err)
 	}
 	st := getStatus()
@@ -42,7 +43,7 @@ func TestReloadKeepsTheLastGoodSetAndReportsProblems(t *testing.T) {
 	}
 	files["d/more.yaml"] = &fstest.MapFile{Data: []byte("steps: [{text: more}]\n")}
 	files["d/test.yaml"] = &fstest.MapFile{Data: []byte("id: first\nsteps: [{text: hi}]\n")}
-	if err := s.Reload(); err != nil {
+	if err := s.Reload(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	if st := getStatus(); st.Failed || len(st.Errors) != 0 || st.Reloads != 2 || st.Scenarios != 2 {
@@ -81,7 +82,7 @@ func TestUserScenariosOverrideTheCatchAllOnReloadAndAtRuntime(t *testing.T) {
 		sources := []scenarios.Source{scenarios.Builtin(), {FS: files, Root: "d", Label: "d"}}
 		s := newServer(t, "", func(c *Config) { c.Sources = sources })
 		files["d/g.yaml"] = &fstest.MapFile{Data: []byte(yaml)}
-		if err := s.Reload(); err != nil {
+		if err := s.Reload(context.Background()); err != nil {
 			t.Fatalf("reload of %q: %v", yaml, err)
 		}
 		want := strings.TrimPrefix(strings.SplitN(yaml, "\n", 2)[0], "id: ")

@@ -25,6 +25,10 @@ import (
 // SpeedHeader overrides the server's speed factor for one request, e.g. 0 in tests.
 const SpeedHeader = "X-Agui-Mock-Speed"
 
+// statusClientClosedRequest is the status a request gets in the journal and the log
+// when its client went away before it was answered, as nginx has it.
+const statusClientClosedRequest = 499
+
 // errShutdown is the cause of runs stopped because the server is stopping.
 var errShutdown = errors.New("server shutting down")
 
@@ -61,7 +65,7 @@ func (s *Server) run(c echo.Context, route string) error {
 
 	ctx, cancel := context.WithCancelCause(c.Request().Context())
 	defer cancel(nil)
-	run, plan, err := s.startRun(rr, cancel)
+	run, plan, err := s.startRun(ctx, rr, cancel)
 	if isNoScenario(err) && s.cfg.Recorder != nil {
 		return s.record(c, rr) // nothing matches: ask the real agent, and keep its answer
 	}
@@ -132,9 +136,9 @@ func (s *Server) openStream(res *echo.Response) error {
 	return nil
 }
 
-// startRun begins the run in its thread and plans it. On error the thread is left as
-// it was.
-func (s *Server) startRun(rr *runRequest, cancel context.CancelCauseFunc) (*threads.Run, *scenarios.Plan, error) {
+// startRun begins the run in its thread and plans it; planning stops when ctx is done.
+// On error the thread is left as it was.
+func (s *Server) startRun(ctx context.Context, rr *runRequest, cancel context.CancelCauseFunc) (*threads.Run, *scenarios.Plan, error) {
 	in := rr.in
 	thread := threadKey(rr.testID, in.ThreadID)
 	run, cursor, err := s.threads.Begin(thread, in.RunID, cancel)
@@ -154,8 +158,8 @@ func (s *Server) startRun(rr *runRequest, cancel context.CancelCauseFunc) (*thre
 	sreq := &scenarios.Request{Route: rr.route, Input: in, Header: rr.header}
 	sreq.History = func() []map[string]any { return run.History(in) }
 	opts := scenarios.PlanOptions{Seed: s.seedFor(thread), Turn: run.Turn(),
-		Timing: s.cfg.Timing, Now: time.Now(), Speed: rr.speed, FixedTime: s.cfg.FixedTime}
-	plan, err := s.planRun(sreq, cursor, opts, s.forcedScenario(sreq.Header, rr.testID))
+		Timing: s.cfg.Timing, Now: time.Now(), Speed: rr.speed, FixedTime: s.cfg.FixedTime, Limits: s.cfg.TemplateLimits}
+	plan, err := s.planRun(ctx, sreq, cursor, opts, s.forcedScenario(sreq.Header, rr.testID))
 	if err != nil {
 		return nil, nil, err
 	}
@@ -211,7 +215,7 @@ func statusFault(c echo.Context, f scenarios.Fault) error {
 
 // planRun decides what a run plays: the continuation of the thread's paused scenario,
 // or the scenario its request matches.
-func (s *Server) planRun(sreq *scenarios.Request, cursor *scenarios.Cursor, opts scenarios.PlanOptions, forced func() string) (*scenarios.Plan, error) {
+func (s *Server) planRun(ctx context.Context, sreq *scenarios.Request, cursor *scenarios.Cursor, opts scenarios.PlanOptions, forced func() string) (*scenarios.Plan, error) {
 	in := sreq.Input
 	if cursor != nil && len(cursor.Interrupts) > 0 {
 		if len(in.Resume) == 0 {
@@ -228,14 +232,14 @@ func (s *Server) planRun(sreq *scenarios.Request, cursor *scenarios.Cursor, opts
 			}
 			return nil, err
 		}
-		return s.plan(cursor.Scenario, sreq, scenarios.Start{Resume: cursor}, opts)
+		return s.plan(ctx, cursor.Scenario, sreq, scenarios.Start{Resume: cursor}, opts)
 	}
 	if len(in.Resume) > 0 {
 		return nil, apiError(http.StatusBadRequest, "no_pending_interrupts", "resume answers interrupts, but none is pending on thread "+strconv.Quote(in.ThreadID))
 	}
 	if cursor != nil && len(cursor.ToolCalls) > 0 {
 		if _, answered := cursor.ToolResults(in); answered {
-			return s.plan(cursor.Scenario, sreq, scenarios.Start{Resume: cursor}, opts)
+			return s.plan(ctx, cursor.Scenario, sreq, scenarios.Start{Resume: cursor}, opts)
 		}
 		// the client moved on without the tool results: start afresh
 	}
@@ -245,7 +249,7 @@ func (s *Server) planRun(sreq *scenarios.Request, cursor *scenarios.Cursor, opts
 		if sel == nil {
 			return nil, apiError(http.StatusNotFound, "unknown_scenario", "the forced scenario "+strconv.Quote(id)+" does not exist")
 		}
-		return s.plan(sel.Scenario, sreq, scenarios.Start{Captures: sel.Captures}, opts)
+		return s.plan(ctx, sel.Scenario, sreq, scenarios.Start{Captures: sel.Captures}, opts)
 	}
 	sel, candidates := set.Select(sreq)
 	if sel == nil {
@@ -255,18 +259,30 @@ func (s *Server) planRun(sreq *scenarios.Request, cursor *scenarios.Cursor, opts
 			Details: map[string]any{"candidates": candidates},
 		}}
 	}
-	return s.plan(sel.Scenario, sreq, scenarios.Start{Captures: sel.Captures}, opts)
+	return s.plan(ctx, sel.Scenario, sreq, scenarios.Start{Captures: sel.Captures}, opts)
 }
 
-func (s *Server) plan(sc *scenarios.Scenario, sreq *scenarios.Request, start scenarios.Start, opts scenarios.PlanOptions) (*scenarios.Plan, error) {
-	plan, err := sc.Plan(sreq, start, opts)
+// plan plans a run of a scenario. A run whose templates go past their limits is
+// played as RUN_STARTED and a RUN_ERROR that names the limit, so that the client sees
+// why it ends.
+func (s *Server) plan(ctx context.Context, sc *scenarios.Scenario, sreq *scenarios.Request, start scenarios.Start, opts scenarios.PlanOptions) (*scenarios.Plan, error) {
+	plan, err := sc.Plan(ctx, sreq, start, opts)
 	var nb *scenarios.NoBranchError
-	if errors.As(err, &nb) {
+	var le *scenarios.LimitError
+	switch {
+	case ctx.Err() != nil && err != nil:
+		return nil, apiError(statusClientClosedRequest, "run_stopped", "the run stopped while it was planned: "+context.Cause(ctx).Error())
+	case errors.As(err, &le):
+		in := sreq.Input
+		return &scenarios.Plan{Scenario: sc, Events: []scenarios.Timed{
+			{Event: protocol.NewEvent(protocol.RunStarted, "threadId", in.ThreadID, "runId", in.RunID)},
+			{Event: protocol.NewEvent(protocol.RunError, "message", err.Error(), "code", "template_limit")},
+		}}, nil
+	case errors.As(err, &nb):
 		return nil, apiError(http.StatusBadRequest, "no_recorded_branch", "scenario "+sc.ID+": "+nb.Error()+
 			"; answer as recorded, or add this answer's branch: play the session again with it through `agui-mock record` into the same --record-dir"+
 			" (serve --record-missing replays the recorded first run, so it cannot record a new branch)")
-	}
-	if err != nil {
+	case err != nil:
 		return nil, apiError(http.StatusInternalServerError, "scenario_failed", err.Error())
 	}
 	return plan, nil

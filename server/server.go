@@ -48,6 +48,10 @@ type Config struct {
 	FixedTime time.Time
 	// Sources are where Reload reads scenarios from.
 	Sources []scenarios.Source
+	// TemplateLimits bound the work of each run's templates, and of each dry run of a
+	// scenario when scenarios are loaded; a field left 0 takes its default (see
+	// scenarios.DefaultLimits).
+	TemplateLimits scenarios.Limits
 	// Recorder, when set, proxies to a real agent what no scenario answers (or, with
 	// RecordAll, every request) and records it.
 	Recorder  *recorder.Recorder
