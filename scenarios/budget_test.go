@@ -23,10 +23,10 @@ func TestATemplateThatNeverFinishesIsAProblemAtItsPosition(t *testing.T) {
 		limits     Limits
 		mention    string
 	}{
-		{"a range over a huge number", `x{{ range 1000000000000000000 }}{{ end }}`, Limits{}, "the limit of 100000 iterations (-template-iterations)"},
-		{"nested ranges", `{{ range 1000 }}{{ range 1000 }}{{ range 1000 }}{{ end }}{{ end }}{{ end }}`, Limits{Iterations: 5000}, "the limit of 5000 iterations"},
-		{"a range with a body", `{{ range $i := 1000000000000 }}{{ $i }}{{ end }}`, Limits{Iterations: 5000}, "the limit of 5000 iterations"},
-		{"a template that calls itself twice", `{{ define "t" }}{{ template "t" }}{{ template "t" }}{{ end }}{{ template "t" }}`, Limits{Iterations: 1000}, "the limit of 1000 iterations"},
+		{"a range over a huge number", `x{{ range 1000000000000000000 }}{{ end }}`, Limits{Time: time.Hour}, "the limit of 100000 iterations (-template-iterations)"},
+		{"nested ranges", `{{ range 1000 }}{{ range 1000 }}{{ range 1000 }}{{ end }}{{ end }}{{ end }}`, Limits{Iterations: 5000, Time: time.Hour}, "the limit of 5000 iterations"},
+		{"a range with a body", `{{ range $i := 1000000000000 }}{{ $i }}{{ end }}`, Limits{Iterations: 5000, Time: time.Hour}, "the limit of 5000 iterations"},
+		{"a template that calls itself twice", `{{ define "t" }}{{ template "t" }}{{ template "t" }}{{ end }}{{ template "t" }}`, Limits{Iterations: 1000, Time: time.Hour}, "the limit of 1000 iterations"},
 		{"slow work in a loop", `{{ range 1000000000000 }}{{ $p := Paragraph 50 }}{{ end }}`, Limits{Iterations: math.MaxInt, Time: 20 * time.Millisecond}, "the limit of 20ms (-template-time)"},
 		{"a string that doubles", `{{ $s := "xxxxxxxx" }}{{ range 40 }}{{ $s = print $s $s }}{{ end }}{{ len $s }}`, Limits{}, "print would make a string of more than 1 MiB"},
 		{"a string that doubles through printf", `{{ $s := "xxxxxxxx" }}{{ range 40 }}{{ $s = printf "%s%s" $s $s }}{{ end }}`, Limits{}, "printf would make a string of more than 1 MiB"},
@@ -35,6 +35,8 @@ func TestATemplateThatNeverFinishesIsAProblemAtItsPosition(t *testing.T) {
 		{"a huge precision", `{{ printf "%.999999f" 1.5 }}`, Limits{}, "printf takes a width or precision of at most 1000"},
 		{"many wide verbs", `{{ printf "` + strings.Repeat("%1000d", 1100) + `" }}`, Limits{}, "printf would make a string of more than 1 MiB"},
 	}
+	// The cases that name the iteration limit have time enough never to meet the time
+	// limit first, however slow the machine.
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			yaml := "id: loop\nsteps:\n  - text: '" + tt.text + "'\n"
@@ -62,11 +64,11 @@ func TestJoinRefusesALongResult(t *testing.T) {
 
 func TestALoopOnlyARequestTakesFailsThatRunNamingTheLimit(t *testing.T) {
 	yaml := "id: boom\nsteps:\n  - text: '{{ if eq .message \"boom\" }}{{ range 1000000000000000000 }}{{ end }}{{ end }}fine'\n"
-	set, err := loadWithin(t.Context(), Limits{Iterations: 1000}, yaml)
+	set, err := loadWithin(t.Context(), Limits{Iterations: 1000, Time: time.Hour}, yaml)
 	if err != nil {
 		t.Fatal(err)
 	}
-	opts := PlanOptions{Timing: DefaultTiming(), Limits: Limits{Iterations: 1000}}
+	opts := PlanOptions{Timing: DefaultTiming(), Limits: Limits{Iterations: 1000, Time: time.Hour}}
 	planFor(t, set, request(t, "/", `{"messages":[{"role":"user","content":"hello"}]}`), opts)
 
 	req := request(t, "/", `{"messages":[{"role":"user","content":"boom"}]}`)
