@@ -41,3 +41,23 @@ export function fetchFromPage(page, url, init) {
     { url, init },
   );
 }
+
+/** Loads the test page from origin into page, and waits until its script is ready. */
+export async function loadPage(page, origin) {
+  await page.goto(origin + '/');
+  await page.waitForSelector('body[data-ready="true"]');
+}
+
+/**
+ * Opens the test page from origin in a new page of browser (playwright-core's
+ * newPage options), ready. Resolves with {page, errors}: errors collects what the page
+ * logs as an error and what it throws.
+ */
+export async function openPage(browser, origin, options) {
+  const page = await browser.newPage(options);
+  const errors = [];
+  page.on('console', (message) => message.type() === 'error' && errors.push(message.text()));
+  page.on('pageerror', (err) => errors.push(String(err)));
+  await loadPage(page, origin);
+  return { page, errors };
+}

@@ -10,7 +10,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { launchChromium } from '../browser/chromium.js';
-import { fetchFromPage, servePage } from '../browser/site.js';
+import { fetchFromPage, openPage, servePage } from '../browser/site.js';
 import { adminOK, journalEntries, newTestId, openRun, runInput, TEST_ID_HEADER } from './admin.js';
 import { makeTempDir, startServer } from './harness.js';
 
@@ -33,9 +33,7 @@ describe('the admin API from web pages, in headless Chromium', () => {
     site = await servePage(makeTempDir('agui-mock-browser-admin-'));
     [open, listed] = await Promise.all([startServer(), startServer(['--cors-origins', site.origin])]);
     browser = await launchChromium();
-    page = await browser.newPage();
-    await page.goto(site.origin + '/');
-    await page.waitForSelector('body[data-ready="true"]');
+    ({ page } = await openPage(browser, site.origin));
   });
 
   after(async () => {

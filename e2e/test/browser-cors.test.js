@@ -10,7 +10,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { launchChromium } from '../browser/chromium.js';
-import { fetchFromPage as fetchInPage, servePage } from '../browser/site.js';
+import { fetchFromPage as fetchInPage, openPage, servePage } from '../browser/site.js';
 import { addScenarios, journalEntries, newTestId, TEST_ID_HEADER } from './admin.js';
 import { SPEED_HEADER } from './clients.js';
 import { makeTempDir, startServer } from './harness.js';
@@ -51,9 +51,7 @@ describe('CORS in headless Chromium, from another origin', () => {
     ]);
     await Promise.all([addScenarios(open, SCENARIOS), addScenarios(pinned, SCENARIOS)]);
     browser = await launchChromium();
-    page = await browser.newPage();
-    await page.goto(site.origin + '/');
-    await page.waitForSelector('body[data-ready="true"]');
+    ({ page } = await openPage(browser, site.origin));
   });
 
   after(async () => {

@@ -9,7 +9,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { launchChromium } from '../browser/chromium.js';
-import { servePage } from '../browser/site.js';
+import { loadPage, openPage, servePage } from '../browser/site.js';
 import { newTestId, TEST_ID_HEADER } from './admin.js';
 import { seededScenarioDir } from './fixtures.js';
 import { makeTempDir, startServer } from './harness.js';
@@ -19,15 +19,13 @@ describe('@ag-ui/client 1.0.0 in headless Chromium, against a --seed mock', () =
   let page;
   let site;
   let mock;
-  const consoleErrors = [];
+  let consoleErrors;
 
   before(async () => {
     site = await servePage(makeTempDir('agui-mock-browser-seed-'));
     mock = await startServer(['--scenarios', seededScenarioDir(), '--cors-origins', site.origin]);
     browser = await launchChromium();
-    page = await browser.newPage({ viewport: { width: 800, height: 600 } });
-    page.on('console', (message) => message.type() === 'error' && consoleErrors.push(message.text()));
-    page.on('pageerror', (err) => consoleErrors.push(String(err)));
+    ({ page, errors: consoleErrors } = await openPage(browser, site.origin, { viewport: { width: 800, height: 600 } }));
   });
 
   after(async () => {
@@ -41,8 +39,7 @@ describe('@ag-ui/client 1.0.0 in headless Chromium, against a --seed mock', () =
    * the page's summary, what it shows, and a screenshot of its messages.
    */
   async function converse(message, testId) {
-    await page.goto(site.origin + '/');
-    await page.waitForSelector('body[data-ready="true"]');
+    await loadPage(page, site.origin);
     const options = { url: `${mock.url}/agui/chat`, message, headers: { 'X-Agui-Mock-Speed': '0', [TEST_ID_HEADER]: testId } };
     const summary = await page.evaluate((o) => window.aguiTest.run(o), options);
     assert.equal(summary.status, 'done');

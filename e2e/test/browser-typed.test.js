@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { launchChromium } from '../browser/chromium.js';
-import { servePage } from '../browser/site.js';
+import { openPage, servePage } from '../browser/site.js';
 import { MIXCUT_CONTENT, typedScenarioDir } from './fixtures.js';
 import { makeTempDir, startServer } from './harness.js';
 
@@ -17,17 +17,13 @@ describe('typed values in @ag-ui/client 1.0.0 in headless Chromium', () => {
   let page;
   let site;
   let mock;
-  const pageErrors = [];
+  let pageErrors;
 
   before(async () => {
     site = await servePage(makeTempDir('agui-mock-browser-typed-'));
     mock = await startServer(['--cors-origins', site.origin, '--scenarios', typedScenarioDir(), '--watch', 'off']);
     browser = await launchChromium();
-    page = await browser.newPage();
-    page.on('console', (message) => message.type() === 'error' && pageErrors.push(message.text()));
-    page.on('pageerror', (err) => pageErrors.push(String(err)));
-    await page.goto(site.origin + '/');
-    await page.waitForSelector('body[data-ready="true"]');
+    ({ page, errors: pageErrors } = await openPage(browser, site.origin));
   });
 
   after(async () => {

@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { launchChromium } from '../browser/chromium.js';
-import { servePage } from '../browser/site.js';
+import { openPage, servePage } from '../browser/site.js';
 import { admin, adminOK, journalEntries, newTestId, TEST_ID_HEADER } from './admin.js';
 import { makeTempDir, startServer } from './harness.js';
 
@@ -18,7 +18,7 @@ describe('@ag-ui/client 1.0.0 in headless Chromium, from another origin', () => 
   let site; // the page's static server
   let pageOrigin;
   let mock;
-  const consoleErrors = [];
+  let consoleErrors;
 
   before(async () => {
     site = await servePage(makeTempDir('agui-mock-browser-'));
@@ -28,11 +28,7 @@ describe('@ag-ui/client 1.0.0 in headless Chromium, from another origin', () => 
     assert.notEqual(new URL(mock.url).origin, pageOrigin);
 
     browser = await launchChromium();
-    page = await browser.newPage();
-    page.on('console', (message) => message.type() === 'error' && consoleErrors.push(message.text()));
-    page.on('pageerror', (err) => consoleErrors.push(String(err)));
-    await page.goto(pageOrigin + '/');
-    await page.waitForSelector('body[data-ready="true"]');
+    ({ page, errors: consoleErrors } = await openPage(browser, pageOrigin));
   });
 
   after(async () => {

@@ -7,12 +7,11 @@
 // Without a Docker daemon these tests skip loudly outside CI (see docker.js).
 
 import assert from 'node:assert/strict';
-import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
-import http from 'node:http';
+import { chmodSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { buildBundle, PAGE } from '../browser/build.js';
 import { launchChromium } from '../browser/chromium.js';
+import { openPage, servePage } from '../browser/site.js';
 import { openRun, runInput } from './admin.js';
 import { assertCleanRun, CLIENTS, Conversation } from './clients.js';
 import { docker, eventually, IMAGE, NONROOT, runContainer, skipReason, waitReady } from './docker.js';
@@ -46,14 +45,8 @@ describe(`the ${IMAGE} container`, { skip: skipReason }, () => {
   let browser;
 
   before(async () => {
-    const bundle = readFileSync(await buildBundle(makeTempDir('agui-mock-container-page-')));
-    const html = readFileSync(PAGE);
-    site = http.createServer((req, res) => {
-      const [type, body] = req.url === '/app.js' ? ['text/javascript', bundle] : req.url === '/' ? ['text/html', html] : [];
-      res.writeHead(body ? 200 : 404, { 'Content-Type': type ?? 'text/plain' }).end(body ?? 'not found');
-    });
-    await new Promise((resolve) => site.listen(0, '127.0.0.1', resolve));
-    pageOrigin = `http://127.0.0.1:${site.address().port}`;
+    site = await servePage(makeTempDir('agui-mock-container-page-'));
+    pageOrigin = site.origin;
     mock = await runContainer({
       env: { AGUI_MOCK_SEED: '7', AGUI_MOCK_SPEED: '0', AGUI_MOCK_CORS_ORIGINS: pageOrigin },
       volumes: [`${scenarios}:/scenarios:ro`],
@@ -126,9 +119,7 @@ describe(`the ${IMAGE} container`, { skip: skipReason }, () => {
 
   test('headless Chromium, from another origin, holds the same conversation', async () => {
     browser = await launchChromium();
-    const page = await browser.newPage();
-    await page.goto(pageOrigin + '/');
-    await page.waitForSelector('body[data-ready="true"]');
+    const { page } = await openPage(browser, pageOrigin);
     const url = `${mock.url}/agui/chat`;
     const first = await page.evaluate((o) => window.aguiTest.run(o), { url, message: APPROVAL_MESSAGE, forwardedProps: APPROVAL_PROPS });
     assert.equal(first.status, 'done');
