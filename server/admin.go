@@ -18,6 +18,7 @@ import (
 
 	"github.com/agui-mock/agui-mock/protocol"
 	"github.com/agui-mock/agui-mock/scenarios"
+	"github.com/agui-mock/agui-mock/testctl"
 )
 
 // The admin API lives under AdminPrefix. Calls that change per-test state (reset,
@@ -39,12 +40,12 @@ func (s *Server) adminRoutes(e *echo.Echo) {
 	e.POST(p+"/reset", s.reset)
 	e.GET(p+"/journal", s.listJournal)
 	e.DELETE(p+"/journal", func(c echo.Context) error {
-		s.journal.clear(c.Request().Header.Get(TestIDHeader), false)
+		s.tests.Journal.Reset(c.Request().Header.Get(TestIDHeader), false)
 		return c.NoContent(http.StatusNoContent)
 	})
 	e.POST(p+"/force", s.force)
 	e.DELETE(p+"/force", func(c echo.Context) error {
-		s.forcing.clear(c.Request().Header.Get(TestIDHeader), false)
+		s.tests.Forced.Reset(c.Request().Header.Get(TestIDHeader), false)
 		return c.NoContent(http.StatusNoContent)
 	})
 	e.POST(p+"/breakpoints", s.addBreakpoint)
@@ -53,7 +54,7 @@ func (s *Server) adminRoutes(e *echo.Echo) {
 	e.DELETE(p+"/breakpoints/:id", s.deleteBreakpoint)
 	e.POST(p+"/faults", s.addFault)
 	e.DELETE(p+"/faults", func(c echo.Context) error {
-		s.faults.clear(c.Request().Header.Get(TestIDHeader), false)
+		s.tests.Faults.Reset(c.Request().Header.Get(TestIDHeader), false)
 		return c.NoContent(http.StatusNoContent)
 	})
 	if s.cfg.Metrics {
@@ -183,12 +184,7 @@ func (s *Server) reloadNow(c echo.Context) error {
 // breakpoints; without X-Test-Id, everybody's.
 func (s *Server) reset(c echo.Context) error {
 	testID := c.Request().Header.Get(TestIDHeader)
-	all := testID == ""
-	s.threads.Reset(threadPrefix(testID), all)
-	s.journal.clear(testID, all)
-	s.forcing.clear(testID, all)
-	s.faults.clear(testID, all)
-	s.breaks.remove(testID, all)
+	s.tests.Reset(testID, testID == "")
 	return c.NoContent(http.StatusNoContent)
 }
 
@@ -198,7 +194,13 @@ func (s *Server) listJournal(c echo.Context) error {
 	if f.TestID == "" {
 		f.TestID = c.Request().Header.Get(TestIDHeader)
 	}
-	return c.JSON(http.StatusOK, map[string]any{"entries": s.journal.list(f)})
+	return c.JSON(http.StatusOK, map[string]any{"entries": s.tests.Journal.List(f.TestID, f.matches)})
+}
+
+// forced is a scenario the next runs play: Times of them, or all while Times is 0.
+type forced struct {
+	Scenario string `json:"scenario"`
+	Times    int    `json:"times"`
 }
 
 // force makes the next runs play a scenario whatever they match: {"scenario": id,
@@ -224,7 +226,7 @@ func (s *Server) force(c echo.Context) error {
 		}
 		fc.Times = *body.Times
 	}
-	s.forcing.set(c.Request().Header.Get(TestIDHeader), fc)
+	s.tests.Forced.Replace(c.Request().Header.Get(TestIDHeader), fc.Scenario, fc.Times)
 	return c.JSON(http.StatusOK, fc)
 }
 
@@ -241,7 +243,7 @@ func (s *Server) scenario(id string) *scenarios.Scenario {
 }
 
 func (s *Server) addBreakpoint(c echo.Context) error {
-	var bp Breakpoint
+	var bp testctl.Breakpoint
 	if err := s.decodeAdminBody(c, &bp); err != nil {
 		return err
 	}
@@ -264,7 +266,7 @@ func (s *Server) addBreakpoint(c echo.Context) error {
 		}
 	}
 	bp.TestID = c.Request().Header.Get(TestIDHeader)
-	return c.JSON(http.StatusCreated, s.breaks.add(bp))
+	return c.JSON(http.StatusCreated, s.tests.Breakpoints.Add(bp))
 }
 
 // checkStep refuses a breakpoint on a step id the scenario does not have: it could
@@ -288,8 +290,8 @@ func checkStep(sc *scenarios.Scenario, step string) error {
 
 // breakpointOf finds the breakpoint a request's path names. Its id is unique across
 // tests, so the call needs no X-Test-Id.
-func (s *Server) breakpointOf(c echo.Context) (*Breakpoint, error) {
-	bp, ok := s.breaks.get(c.Param("id"))
+func (s *Server) breakpointOf(c echo.Context) (*testctl.Breakpoint, error) {
+	bp, ok := s.tests.Breakpoints.Get(c.Param("id"))
 	if !ok {
 		return nil, apiError(http.StatusNotFound, "unknown_breakpoint", "no breakpoint "+c.Param("id"))
 	}
@@ -310,11 +312,11 @@ func (s *Server) getBreakpoint(c echo.Context) error {
 		}
 		ctx, cancel := context.WithTimeout(c.Request().Context(), d)
 		defer cancel()
-		if !bp.wait(ctx) {
+		if !bp.Wait(ctx) {
 			return &httpError{status: http.StatusRequestTimeout, body: errorBody{Error: "not_reached", Message: "no stream reached the breakpoint within " + w}}
 		}
 	}
-	return c.JSON(http.StatusOK, s.breaks.snapshot(bp))
+	return c.JSON(http.StatusOK, s.tests.Breakpoints.Snapshot(bp))
 }
 
 func (s *Server) releaseBreakpoint(c echo.Context) error {
@@ -322,8 +324,8 @@ func (s *Server) releaseBreakpoint(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	s.breaks.release(bp, false)
-	return c.JSON(http.StatusOK, s.breaks.snapshot(bp))
+	s.tests.Breakpoints.Release(bp, false)
+	return c.JSON(http.StatusOK, s.tests.Breakpoints.Snapshot(bp))
 }
 
 func (s *Server) deleteBreakpoint(c echo.Context) error {
@@ -331,7 +333,7 @@ func (s *Server) deleteBreakpoint(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	s.breaks.release(bp, true)
+	s.tests.Breakpoints.Release(bp, true)
 	return c.NoContent(http.StatusNoContent)
 }
 

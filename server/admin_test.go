@@ -14,6 +14,7 @@ import (
 
 	"github.com/agui-mock/agui-mock/protocol"
 	"github.com/agui-mock/agui-mock/scenarios"
+	"github.com/agui-mock/agui-mock/testctl"
 )
 
 // call sends an admin or API request to the handler and returns the status and body.
@@ -261,7 +262,7 @@ func TestBreakpointsPauseAStreamUntilReleased(t *testing.T) {
 		yaml := "timing: {firstEvent: 0, firstToken: 0, stepGap: 100ms, tokensPerSecond: 10, jitter: 0}\nsteps:\n  - text: before\n  - text: after the breakpoint\n    id: answer\n"
 		s := newServer(t, yaml, nil)
 		status, body := call(t, s, "POST", AdminPrefix+"/breakpoints", `{"step":"answer"}`, map[string]string{TestIDHeader: "t1"})
-		var bp Breakpoint
+		var bp testctl.Breakpoint
 		if err := json.Unmarshal([]byte(body), &bp); err != nil || status != 201 {
 			t.Fatal(status, body)
 		}
@@ -329,40 +330,6 @@ func TestAStreamWithoutATerminalEventIsNotASuccess(t *testing.T) {
 	}
 }
 
-func TestTheJournalKeepsTheLatestEntries(t *testing.T) {
-	j := journal{limit: 3}
-	for i := range 7 {
-		j.add(JournalEntry{Path: fmt.Sprint(i), TestID: []string{"a", "b"}[i%2]})
-	}
-	var paths []string
-	for _, e := range j.list(JournalFilter{}) {
-		paths = append(paths, e.Path)
-	}
-	if strings.Join(paths, ",") != "4,5,6" {
-		t.Errorf("kept %v", paths)
-	}
-	j.clear("a", false)
-	if got := j.list(JournalFilter{}); len(got) != 1 || got[0].Path != "5" {
-		t.Errorf("after clearing a: %+v", got)
-	}
-	j.add(JournalEntry{Path: "7"})
-	if got := j.list(JournalFilter{}); len(got) != 2 || got[1].Path != "7" {
-		t.Errorf("after adding again: %+v", got)
-	}
-	j.clear("", false) // the untagged entries only
-	if got := j.list(JournalFilter{}); len(got) != 1 || got[0].Path != "5" {
-		t.Errorf("after clearing the untagged entries: %+v", got)
-	}
-	j.clear("", true)
-	if got := j.list(JournalFilter{}); len(got) != 0 {
-		t.Errorf("after clearing everything: %+v", got)
-	}
-	j.add(JournalEntry{Path: "/agui/chat/"})
-	if got := j.list(JournalFilter{Path: "/agui/chat"}); len(got) != 1 {
-		t.Errorf("the route filter misses a request with a trailing slash: %+v", got)
-	}
-}
-
 func TestTheJournalKeepsBodiesAsSent(t *testing.T) {
 	s := newServer(t, "", func(c *Config) { c.Speed = 0 })
 	long := `{"threadId":"t","messages":[{"role":"user","content":"` + strings.Repeat("x", maxJournaledBody) + `"}]}`
@@ -390,7 +357,7 @@ func TestAStreamPausedBeforeItsFirstEventHasSentItsHeaders(t *testing.T) {
 	t.Cleanup(func() { call(t, s, "POST", AdminPrefix+"/reset", "", nil) }) // a paused stream would hold the server open
 	tagged := map[string]string{TestIDHeader: "t1"}
 	status, body := call(t, s, "POST", AdminPrefix+"/breakpoints", `{"event":0}`, tagged)
-	var bp Breakpoint
+	var bp testctl.Breakpoint
 	if err := json.Unmarshal([]byte(body), &bp); err != nil || status != 201 {
 		t.Fatal(status, body)
 	}

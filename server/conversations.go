@@ -6,6 +6,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/agui-mock/agui-mock/protocol"
+	"github.com/agui-mock/agui-mock/testctl"
 )
 
 // threadRequest is the body of the history and cancel endpoints.
@@ -53,7 +54,7 @@ func (s *Server) history(c echo.Context) error {
 	if s.recording(tr.ThreadID) {
 		return recorderError(s.cfg.Recorder.Proxy(c.Response(), c.Request(), tr.body))
 	}
-	h, ok := s.threads.History(threadKey(c.Request().Header.Get(TestIDHeader), tr.ThreadID))
+	h, ok := s.threads.History(testctl.ThreadKey(c.Request().Header.Get(TestIDHeader), tr.ThreadID))
 	if !ok {
 		return unknownThread(tr.ThreadID)
 	}
@@ -80,7 +81,7 @@ func (s *Server) cancel(c echo.Context) error {
 	if s.recording(tr.ThreadID) {
 		return recorderError(s.cfg.Recorder.Proxy(c.Response(), c.Request(), tr.body))
 	}
-	res := s.threads.Cancel(threadKey(c.Request().Header.Get(TestIDHeader), tr.ThreadID), s.cfg.CancelWait)
+	res := s.threads.Cancel(testctl.ThreadKey(c.Request().Header.Get(TestIDHeader), tr.ThreadID), s.cfg.CancelWait)
 	if !res.Known {
 		return unknownThread(tr.ThreadID)
 	}

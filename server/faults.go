@@ -6,7 +6,6 @@ import (
 	"errors"
 	"net/http"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -17,53 +16,6 @@ import (
 // FaultHeader makes one request misbehave, e.g. "status; status=429; retryAfter=3",
 // "disconnect; after=5" or "split". See scenarios.Fault for the kinds.
 const FaultHeader = "X-Agui-Mock-Fault"
-
-// faultQueue holds the faults set through the admin API, per test id.
-type faultQueue struct {
-	mu     sync.Mutex
-	byTest map[string][]*queuedFault
-}
-
-type queuedFault struct {
-	fault scenarios.Fault
-	times int // requests left; 0 is every request
-}
-
-// take returns the fault for a test's next run request, if one is set.
-func (q *faultQueue) take(testID string) *scenarios.Fault {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	list := q.byTest[testID]
-	if len(list) == 0 {
-		return nil
-	}
-	f := list[0].fault
-	if list[0].times > 0 {
-		if list[0].times--; list[0].times == 0 {
-			q.byTest[testID] = list[1:]
-		}
-	}
-	return &f
-}
-
-func (q *faultQueue) add(testID string, f scenarios.Fault, times int) {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	if q.byTest == nil {
-		q.byTest = map[string][]*queuedFault{}
-	}
-	q.byTest[testID] = append(q.byTest[testID], &queuedFault{fault: f, times: times})
-}
-
-func (q *faultQueue) clear(testID string, all bool) {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	if all {
-		q.byTest = nil
-		return
-	}
-	delete(q.byTest, testID)
-}
 
 // faultRequest is the body of POST /_mock/faults: a fault's kind and parameters, and
 // how many requests it applies to. Pointers tell a member given with its zero value
@@ -150,7 +102,7 @@ func (s *Server) addFault(c echo.Context) error {
 	if times < 0 {
 		return &httpError{status: http.StatusBadRequest, body: errorBody{Error: "invalid_input", Message: "times must be 0 (every request) or more", Field: "times"}}
 	}
-	s.faults.add(c.Request().Header.Get(TestIDHeader), f, times)
+	s.tests.Faults.Push(c.Request().Header.Get(TestIDHeader), f, times)
 	reply := map[string]any{"fault": f, "times": times}
 	if f.Delay > 0 {
 		reply["delay"] = f.Delay.String()
@@ -182,5 +134,8 @@ func (s *Server) requestFault(c echo.Context) (*scenarios.Fault, error) {
 		}
 		return &f, nil
 	}
-	return s.faults.take(c.Request().Header.Get(TestIDHeader)), nil
+	if f, ok := s.tests.Faults.Take(c.Request().Header.Get(TestIDHeader)); ok {
+		return &f, nil
+	}
+	return nil, nil
 }

@@ -3,7 +3,6 @@ package server
 import (
 	"encoding/json"
 	"strings"
-	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -13,17 +12,6 @@ import (
 // TestIDHeader scopes a request to one test: its threads, journal entries, forced
 // scenarios, faults and breakpoints are its own.
 const TestIDHeader = "X-Test-Id"
-
-// threadKey is a thread's key in the store: thread ids of different tests never meet.
-func threadKey(testID, threadID string) string {
-	if testID == "" {
-		return threadID
-	}
-	return threadPrefix(testID) + threadID
-}
-
-// threadPrefix starts the keys of a test's threads.
-func threadPrefix(testID string) string { return testID + "\x1f" }
 
 // JournalEntry is one request the server answered, for tests to assert what their
 // frontend sent.
@@ -49,68 +37,21 @@ type JournalEntry struct {
 	bodyIsJSON bool   // the handler decoded the body, so it needs no second check
 }
 
-// journal keeps the latest requests, up to a limit, in a ring.
-type journal struct {
-	mu      sync.Mutex
-	limit   int
-	seq     int64
-	entries []JournalEntry // oldest at start once full
-	start   int
-}
-
-func (j *journal) add(e JournalEntry) {
-	j.mu.Lock()
-	defer j.mu.Unlock()
-	j.seq++
-	e.Seq = j.seq
-	if len(j.entries) < j.limit {
-		j.entries = append(j.entries, e)
-		return
-	}
-	j.entries[j.start] = e // overwrite the oldest
-	j.start = (j.start + 1) % len(j.entries)
-}
-
-// ordered returns the entries oldest first; the caller holds j.mu.
-func (j *journal) ordered() []JournalEntry {
-	return append(append([]JournalEntry(nil), j.entries[j.start:]...), j.entries[:j.start]...)
-}
-
 // JournalFilter selects journal entries; empty fields match anything.
 type JournalFilter struct {
 	TestID, Path, ThreadID, Scenario string
 }
 
-func (j *journal) list(f JournalFilter) []JournalEntry {
-	j.mu.Lock()
-	defer j.mu.Unlock()
-	out := []JournalEntry{}
-	for _, e := range j.ordered() {
-		if (f.TestID == "" || e.TestID == f.TestID) && (f.Path == "" || samePath(e.Path, f.Path)) &&
-			(f.ThreadID == "" || e.ThreadID == f.ThreadID) && (f.Scenario == "" || e.Scenario == f.Scenario) {
-			out = append(out, e)
-		}
-	}
-	return out
+// matches reports whether an entry passes the filter, its test id aside: the journal
+// keeps entries under their test id.
+func (f JournalFilter) matches(e JournalEntry) bool {
+	return (f.Path == "" || samePath(e.Path, f.Path)) && (f.ThreadID == "" || e.ThreadID == f.ThreadID) &&
+		(f.Scenario == "" || e.Scenario == f.Scenario)
 }
 
 // samePath compares request paths as the router does, ignoring a trailing slash.
 func samePath(a, b string) bool {
 	return strings.TrimSuffix(a, "/") == strings.TrimSuffix(b, "/")
-}
-
-// clear forgets a test's entries (testID "" names the requests without one), or all
-// of them.
-func (j *journal) clear(testID string, all bool) {
-	j.mu.Lock()
-	defer j.mu.Unlock()
-	var kept []JournalEntry
-	for _, e := range j.ordered() {
-		if !all && e.TestID != testID {
-			kept = append(kept, e)
-		}
-	}
-	j.entries, j.start = kept, 0
 }
 
 // maxJournaledBody bounds the request body a journal entry keeps.
@@ -149,7 +90,7 @@ func (s *Server) journaled(next echo.HandlerFunc) echo.HandlerFunc {
 				}
 				entry.body = nil
 			}
-			s.journal.add(*entry)
+			s.tests.Journal.Add(entry.TestID, *entry)
 		}()
 		s.answer(c, next)
 		return nil

@@ -10,6 +10,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/agui-mock/agui-mock/scenarios"
+	"github.com/agui-mock/agui-mock/testctl"
 )
 
 // journalScenarios answer "hello", ask for approval on "ask", and echo a message that
@@ -46,7 +47,7 @@ func journaledEntries(t *testing.T, s *Server) []JournalEntry {
 func holdStream(t *testing.T, s *Server) {
 	t.Helper()
 	status, body := call(t, s, http.MethodPost, AdminPrefix+"/breakpoints", `{"event":0}`, nil)
-	var bp Breakpoint
+	var bp testctl.Breakpoint
 	if err := json.Unmarshal([]byte(body), &bp); err != nil || status != http.StatusCreated {
 		t.Fatalf("breakpoint: %d %s", status, body)
 	}
@@ -165,5 +166,12 @@ func TestTheAdminAPIMetricsAndPreflightsAreNotJournaled(t *testing.T) {
 	}
 	if entries := journaledEntries(t, s); len(entries) != 0 {
 		t.Errorf("journaled %+v", entries)
+	}
+}
+
+func TestTheJournalFilterTakesARouteWithOrWithoutItsTrailingSlash(t *testing.T) {
+	f := JournalFilter{Path: "/agui/chat"}
+	if !f.matches(JournalEntry{Path: "/agui/chat/"}) || !f.matches(JournalEntry{Path: "/agui/chat"}) || f.matches(JournalEntry{Path: "/agui/chats"}) {
+		t.Error("the route filter does not compare paths as the router does")
 	}
 }

@@ -46,12 +46,12 @@ func (p *player) play(ctx context.Context, plan *scenarios.Plan, speed float64) 
 			return p.stop(err)
 		}
 		p.at = t.At
-		if bp := p.server.breaks.hit(p.testID, plan.Scenario.ID, t.Step, i, p.threadID, p.runID); bp != nil {
+		if bp := p.server.tests.Breakpoints.Hit(p.testID, plan.Scenario.ID, t.Step, i, p.threadID, p.runID); bp != nil {
 			paused := time.Now()
 			if err := p.w.flushPending(); err != nil {
 				return "cancelled"
 			}
-			if err := await(ctx, p.server.stopping, bp.released); err != nil {
+			if err := await(ctx, p.server.stopping, bp.Resumed()); err != nil {
 				return p.stop(err)
 			}
 			start = start.Add(time.Since(paused)) // the rest keeps its rhythm

@@ -19,11 +19,15 @@ import (
 	"github.com/agui-mock/agui-mock/protocol"
 	"github.com/agui-mock/agui-mock/recorder"
 	"github.com/agui-mock/agui-mock/scenarios"
+	"github.com/agui-mock/agui-mock/testctl"
 	"github.com/agui-mock/agui-mock/threads"
 )
 
 // SpeedHeader overrides the server's speed factor for one request, e.g. 0 in tests.
 const SpeedHeader = "X-Agui-Mock-Speed"
+
+// ScenarioHeader forces the scenario of one request, whatever it matches.
+const ScenarioHeader = "X-Agui-Mock-Scenario"
 
 // statusClientClosedRequest is the status a request gets in the journal and the log
 // when its client went away before it was answered, as nginx has it.
@@ -140,7 +144,7 @@ func (s *Server) openStream(res *echo.Response) error {
 // On error the thread is left as it was.
 func (s *Server) startRun(ctx context.Context, rr *runRequest, cancel context.CancelCauseFunc) (*threads.Run, *scenarios.Plan, error) {
 	in := rr.in
-	thread := threadKey(rr.testID, in.ThreadID)
+	thread := testctl.ThreadKey(rr.testID, in.ThreadID)
 	run, cursor, err := s.threads.Begin(thread, in.RunID, cancel)
 	if err != nil {
 		var busy *threads.BusyError
@@ -192,7 +196,8 @@ func (s *Server) forcedScenario(header http.Header, testID string) func() string
 		if id := header.Get(ScenarioHeader); id != "" {
 			return id
 		}
-		return s.forcing.take(testID)
+		id, _ := s.tests.Forced.Take(testID)
+		return id
 	}
 }
 

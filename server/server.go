@@ -21,6 +21,7 @@ import (
 	"github.com/agui-mock/agui-mock/protocol"
 	"github.com/agui-mock/agui-mock/recorder"
 	"github.com/agui-mock/agui-mock/scenarios"
+	"github.com/agui-mock/agui-mock/testctl"
 	"github.com/agui-mock/agui-mock/threads"
 )
 
@@ -92,10 +93,7 @@ type Server struct {
 	set      atomic.Pointer[scenarios.Set]
 	load     loadState
 	threads  *threads.Store
-	journal  journal
-	forcing  forcing
-	faults   faultQueue
-	breaks   breakpoints
+	tests    *testctl.Control[JournalEntry] // what each test set up, and the journal
 	metrics  metricSet
 	streams  atomic.Int64 // open now
 	echo     *echo.Echo
@@ -122,9 +120,9 @@ func New(cfg Config, set *scenarios.Set) *Server {
 		seed:     seed,
 		stopping: make(chan struct{}),
 		threads:  threads.NewStore(cfg.Threads, time.Now),
-		journal:  journal{limit: max(cfg.JournalSize, 1)},
 		idRNG:    rand.New(rand.NewPCG(seed, seed^0x5851f42d4c957f2d)),
 	}
+	s.tests = testctl.New(testctl.NewJournal(cfg.JournalSize, func(e *JournalEntry, seq int64) { e.Seq = seq }), s.threads)
 	s.set.Store(set)
 	s.load.status = LoadStatus{Scenarios: len(set.Scenarios()), LoadedAt: time.Now(), Errors: []scenarios.Diagnostic{}}
 	s.echo = s.routes()

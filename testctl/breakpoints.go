@@ -1,4 +1,4 @@
-package server
+package testctl
 
 import (
 	"context"
@@ -26,15 +26,32 @@ type Breakpoint struct {
 	released chan struct{} // closed when the test lets it go on
 }
 
-// breakpoints is the set of breakpoints.
-type breakpoints struct {
+// Wait blocks until a stream has paused at the breakpoint, or ctx ends; it reports
+// whether a stream has.
+func (bp *Breakpoint) Wait(ctx context.Context) bool {
+	select {
+	case <-bp.reached:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+// Resumed is closed when the stream paused at the breakpoint may go on: the breakpoint
+// was released, or forgotten.
+func (bp *Breakpoint) Resumed() <-chan struct{} { return bp.released }
+
+// Breakpoints is the set of breakpoints of every test. Their ids are unique across
+// tests.
+type Breakpoints struct {
 	mu    sync.Mutex
 	next  int
 	all   map[string]*Breakpoint
 	count atomic.Int64 // len(all), read without the lock by every event of every stream
 }
 
-func (b *breakpoints) add(bp Breakpoint) Breakpoint {
+// Add arms a breakpoint, giving it its id, and returns a copy of it.
+func (b *Breakpoints) Add(bp Breakpoint) Breakpoint {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.next++
@@ -48,22 +65,24 @@ func (b *breakpoints) add(bp Breakpoint) Breakpoint {
 	return bp
 }
 
-func (b *breakpoints) get(id string) (*Breakpoint, bool) {
+// Get returns the breakpoint with an id, or false if there is none.
+func (b *Breakpoints) Get(id string) (*Breakpoint, bool) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	bp, ok := b.all[id]
 	return bp, ok
 }
 
-// snapshot returns a copy of a breakpoint's state.
-func (b *breakpoints) snapshot(bp *Breakpoint) Breakpoint {
+// Snapshot returns a copy of a breakpoint's state.
+func (b *Breakpoints) Snapshot(bp *Breakpoint) Breakpoint {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return *bp
 }
 
-// hit claims the breakpoint that matches an event about to be sent, if any.
-func (b *breakpoints) hit(testID, scenario, step string, index int, threadID, runID string) *Breakpoint {
+// Hit claims the breakpoint that matches an event about to be sent, if any: the event
+// at index in the run of a scenario for a test, the first of the step with the id step.
+func (b *Breakpoints) Hit(testID, scenario, step string, index int, threadID, runID string) *Breakpoint {
 	if b.count.Load() == 0 {
 		return nil // the usual case: no test has set any
 	}
@@ -82,9 +101,9 @@ func (b *breakpoints) hit(testID, scenario, step string, index int, threadID, ru
 	return nil
 }
 
-// release lets a paused stream go on; releasing before it is reached disarms it. With
+// Release lets a paused stream go on; releasing before it is reached disarms it. With
 // forget, the breakpoint is gone too.
-func (b *breakpoints) release(bp *Breakpoint, forget bool) {
+func (b *Breakpoints) Release(bp *Breakpoint, forget bool) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.releaseLocked(bp)
@@ -94,15 +113,16 @@ func (b *breakpoints) release(bp *Breakpoint, forget bool) {
 	}
 }
 
-func (b *breakpoints) releaseLocked(bp *Breakpoint) {
+func (b *Breakpoints) releaseLocked(bp *Breakpoint) {
 	if !bp.Released {
 		bp.Released = true
 		close(bp.released)
 	}
 }
 
-// remove forgets a test's breakpoints (all when testID is empty), releasing paused streams.
-func (b *breakpoints) remove(testID string, all bool) {
+// Reset forgets a test's breakpoints (testID "" names the requests without one), or
+// all of them, releasing the streams paused there.
+func (b *Breakpoints) Reset(testID string, all bool) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	for id, bp := range b.all {
@@ -112,14 +132,4 @@ func (b *breakpoints) remove(testID string, all bool) {
 		}
 	}
 	b.count.Store(int64(len(b.all)))
-}
-
-// wait blocks until the breakpoint is reached or ctx ends.
-func (bp *Breakpoint) wait(ctx context.Context) bool {
-	select {
-	case <-bp.reached:
-		return true
-	case <-ctx.Done():
-		return false
-	}
 }

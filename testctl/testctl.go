@@ -1,0 +1,56 @@
+// Package testctl keeps what each test sets up on the mock through its admin API,
+// scoped by the test's id (the X-Test-Id header): the scenarios forced on its next runs,
+// the faults queued for them, its breakpoints, its journal entries and, through the
+// thread store, its threads. Reset forgets one test's state, or everybody's.
+package testctl
+
+import "github.com/agui-mock/agui-mock/scenarios"
+
+// Threads is the thread store as Reset needs it: the threads whose key starts with
+// prefix (every thread with all) are forgotten, their streaming runs cancelled.
+type Threads interface {
+	Reset(prefix string, all bool)
+}
+
+// Control is every test's state. E is the type of the journal's entries.
+type Control[E any] struct {
+	// Forced holds the scenarios forced on each test's next runs.
+	Forced Queue[string]
+	// Faults holds the faults queued for each test's next run requests.
+	Faults Queue[scenarios.Fault]
+	// Breakpoints pause each test's streams.
+	Breakpoints Breakpoints
+	// Journal keeps the latest requests.
+	Journal *Journal[E]
+
+	threads Threads
+}
+
+// New returns the state of no test yet, over a journal and a thread store whose keys
+// are made with ThreadKey.
+func New[E any](journal *Journal[E], threads Threads) *Control[E] {
+	return &Control[E]{Journal: journal, threads: threads}
+}
+
+// Reset forgets a test's threads, journal entries, forced scenarios, faults and
+// breakpoints (testID "" names the requests without one), or everybody's with all.
+// Streams of the test paused at a breakpoint go on; those of its threads are cancelled.
+func (c *Control[E]) Reset(testID string, all bool) {
+	c.threads.Reset(threadPrefix(testID), all)
+	c.Journal.Reset(testID, all)
+	c.Forced.Reset(testID, all)
+	c.Faults.Reset(testID, all)
+	c.Breakpoints.Reset(testID, all)
+}
+
+// ThreadKey is a thread's key in the thread store: thread ids of different tests never
+// meet.
+func ThreadKey(testID, threadID string) string {
+	if testID == "" {
+		return threadID
+	}
+	return threadPrefix(testID) + threadID
+}
+
+// threadPrefix starts the keys of a test's threads.
+func threadPrefix(testID string) string { return testID + "\x1f" }

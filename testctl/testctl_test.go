@@ -1,0 +1,60 @@
+package testctl
+
+import (
+	"testing"
+
+	"github.com/agui-mock/agui-mock/scenarios"
+)
+
+// threadStore records the resets a Control asks of its thread store.
+type threadStore struct{ resets []string }
+
+func (s *threadStore) Reset(prefix string, all bool) {
+	if all {
+		prefix = "all"
+	}
+	s.resets = append(s.resets, prefix)
+}
+
+func TestResetForgetsEveryStoreOfTheTest(t *testing.T) {
+	threads := &threadStore{}
+	c := New(NewJournal(10, func(*entry, int64) {}), threads)
+	for _, id := range []string{"t1", "t2"} {
+		c.Forced.Push(id, "s", 0)
+		c.Faults.Push(id, scenarios.Fault{Kind: scenarios.FaultTruncate}, 0)
+		c.Breakpoints.Add(Breakpoint{TestID: id, Step: "x"})
+		c.Journal.Add(id, entry{path: id})
+	}
+	c.Reset("t1", false)
+	if _, ok := c.Forced.Take("t1"); ok {
+		t.Error("t1's forced scenario survived")
+	}
+	if _, ok := c.Faults.Take("t1"); ok {
+		t.Error("t1's fault survived")
+	}
+	if c.Breakpoints.Hit("t1", "s", "x", 0, "", "") != nil {
+		t.Error("t1's breakpoint survived")
+	}
+	if got := paths(c.Journal.List("", all)); got != "t2" {
+		t.Errorf("journal after resetting t1: %s", got)
+	}
+	if _, ok := c.Forced.Take("t2"); !ok {
+		t.Error("resetting t1 forgot t2's forced scenario")
+	}
+	c.Reset("", true)
+	if got := paths(c.Journal.List("", all)); got != "" || c.Breakpoints.Hit("t2", "s", "x", 0, "", "") != nil {
+		t.Error("resetting all left state behind")
+	}
+	if len(threads.resets) != 2 || threads.resets[0] != ThreadKey("t1", "") || threads.resets[1] != "all" {
+		t.Errorf("thread store resets %q", threads.resets)
+	}
+}
+
+func TestThreadKeysOfDifferentTestsNeverMeet(t *testing.T) {
+	if ThreadKey("", "th") != "th" {
+		t.Error("a request without a test id keys its thread by the thread id")
+	}
+	if a, b := ThreadKey("a", "th"), ThreadKey("b", "th"); a == b || a == "th" {
+		t.Errorf("keys %q %q", a, b)
+	}
+}
