@@ -21,45 +21,64 @@ import (
 	"github.com/agui-mock/agui-mock/testctl"
 )
 
-// The admin API lives under AdminPrefix. Calls that change per-test state (reset,
-// journal, force, breakpoints) act on the test named by the X-Test-Id header, or on the
-// requests without one.
+// adminEndpoint is one endpoint of the admin API: a method, a path under AdminPrefix
+// and its handler.
+type adminEndpoint struct {
+	method, path string
+	handle       echo.HandlerFunc
+}
 
+// adminEndpoints is the admin API, which lives under AdminPrefix; an endpoint is an
+// entry here and its handler. Calls that change per-test state (reset, journal, force,
+// faults, breakpoints) act on the test named by the X-Test-Id header, or on the requests
+// without one.
+func (s *Server) adminEndpoints() []adminEndpoint {
+	return []adminEndpoint{
+		{http.MethodGet, "/healthz", healthz},
+		{http.MethodGet, "/readyz", s.readyz},
+		{http.MethodGet, "/status", func(c echo.Context) error { return c.JSON(http.StatusOK, s.Status()) }},
+		{http.MethodGet, "/schema", func(c echo.Context) error {
+			return c.Blob(http.StatusOK, "application/schema+json", scenarios.Schema())
+		}},
+		{http.MethodGet, "/scenarios", s.listScenarios},
+		{http.MethodPost, "/scenarios", s.addScenarios},
+		{http.MethodDelete, "/scenarios/:id", s.removeScenario},
+		{http.MethodPost, "/reload", s.reloadNow},
+		{http.MethodPost, "/reset", s.reset},
+		{http.MethodGet, "/journal", s.listJournal},
+		{http.MethodDelete, "/journal", forget(s.tests.Journal.Reset)},
+		{http.MethodPost, "/force", s.force},
+		{http.MethodDelete, "/force", forget(s.tests.Forced.Reset)},
+		{http.MethodPost, "/breakpoints", s.addBreakpoint},
+		{http.MethodGet, "/breakpoints/:id", s.getBreakpoint},
+		{http.MethodPost, "/breakpoints/:id/release", s.releaseBreakpoint},
+		{http.MethodDelete, "/breakpoints/:id", s.deleteBreakpoint},
+		{http.MethodPost, "/faults", s.addFault},
+		{http.MethodDelete, "/faults", forget(s.tests.Faults.Reset)},
+	}
+}
+
+// adminRoutes registers the admin API and, with Config.Metrics, /metrics.
 func (s *Server) adminRoutes(e *echo.Echo) {
-	p := AdminPrefix
-	e.GET(p+"/healthz", func(c echo.Context) error { return c.JSON(http.StatusOK, map[string]string{"status": "ok"}) })
-	e.GET(p+"/readyz", s.readyz)
-	e.GET(p+"/status", func(c echo.Context) error { return c.JSON(http.StatusOK, s.Status()) })
-	e.GET(p+"/schema", func(c echo.Context) error {
-		return c.Blob(http.StatusOK, "application/schema+json", scenarios.Schema())
-	})
-	e.GET(p+"/scenarios", s.listScenarios)
-	e.POST(p+"/scenarios", s.addScenarios)
-	e.DELETE(p+"/scenarios/:id", s.removeScenario)
-	e.POST(p+"/reload", s.reloadNow)
-	e.POST(p+"/reset", s.reset)
-	e.GET(p+"/journal", s.listJournal)
-	e.DELETE(p+"/journal", func(c echo.Context) error {
-		s.tests.Journal.Reset(c.Request().Header.Get(TestIDHeader), false)
-		return c.NoContent(http.StatusNoContent)
-	})
-	e.POST(p+"/force", s.force)
-	e.DELETE(p+"/force", func(c echo.Context) error {
-		s.tests.Forced.Reset(c.Request().Header.Get(TestIDHeader), false)
-		return c.NoContent(http.StatusNoContent)
-	})
-	e.POST(p+"/breakpoints", s.addBreakpoint)
-	e.GET(p+"/breakpoints/:id", s.getBreakpoint)
-	e.POST(p+"/breakpoints/:id/release", s.releaseBreakpoint)
-	e.DELETE(p+"/breakpoints/:id", s.deleteBreakpoint)
-	e.POST(p+"/faults", s.addFault)
-	e.DELETE(p+"/faults", func(c echo.Context) error {
-		s.tests.Faults.Reset(c.Request().Header.Get(TestIDHeader), false)
-		return c.NoContent(http.StatusNoContent)
-	})
+	for _, ep := range s.adminEndpoints() {
+		e.Add(ep.method, AdminPrefix+ep.path, ep.handle)
+	}
 	if s.cfg.Metrics {
 		e.GET(metricsPath, s.metrics.serve)
 	}
+}
+
+// forget is the handler of a DELETE that forgets one store's state of the caller's
+// test (of the requests without X-Test-Id, when it has none).
+func forget(reset func(testID string, all bool)) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		reset(c.Request().Header.Get(TestIDHeader), false)
+		return c.NoContent(http.StatusNoContent)
+	}
+}
+
+func healthz(c echo.Context) error {
+	return c.JSON(http.StatusOK, map[string]string{"status": "ok"})
 }
 
 func (s *Server) readyz(c echo.Context) error {
