@@ -51,8 +51,8 @@ func (s *Server) history(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	if s.recording(tr.ThreadID) {
-		return recorderError(s.cfg.Recorder.Proxy(c.Response(), c.Request(), tr.body))
+	if s.upstream.proxies(tr.ThreadID) {
+		return s.upstream.proxy(c, tr.body)
 	}
 	h, ok := s.threads.History(testctl.ThreadKey(c.Request().Header.Get(TestIDHeader), tr.ThreadID))
 	if !ok {
@@ -78,8 +78,8 @@ func (s *Server) cancel(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	if s.recording(tr.ThreadID) {
-		return recorderError(s.cfg.Recorder.Proxy(c.Response(), c.Request(), tr.body))
+	if s.upstream.proxies(tr.ThreadID) {
+		return s.upstream.proxy(c, tr.body)
 	}
 	res := s.threads.Cancel(testctl.ThreadKey(c.Request().Header.Get(TestIDHeader), tr.ThreadID), s.cfg.CancelWait)
 	if !res.Known {

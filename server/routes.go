@@ -134,8 +134,7 @@ func knownScheme(s string) bool {
 // the loaded scenarios, so it is looked up per request.
 func (s *Server) dispatch(c echo.Context) error {
 	route := routeOf(c.Request().URL.Path)
-	// recording everything, any path may be the agent's run endpoint
-	runRoute := s.set.Load().IsRunRoute(route) || (s.cfg.RecordAll && c.Request().Method == http.MethodPost)
+	runRoute := s.set.Load().IsRunRoute(route) || (s.upstream.anyPostRuns() && c.Request().Method == http.MethodPost)
 	if !runRoute || c.Request().Method != http.MethodPost {
 		return unrouted(c, runRoute)
 	}

@@ -17,7 +17,6 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/agui-mock/agui-mock/protocol"
-	"github.com/agui-mock/agui-mock/recorder"
 	"github.com/agui-mock/agui-mock/scenarios"
 	"github.com/agui-mock/agui-mock/testctl"
 	"github.com/agui-mock/agui-mock/threads"
@@ -59,8 +58,8 @@ func (s *Server) run(c echo.Context, route string) error {
 	if rr.fault != nil && rr.fault.Kind == scenarios.FaultStatus {
 		return statusFault(c, *rr.fault)
 	}
-	if s.recording(rr.in.ThreadID) {
-		return s.record(c, rr)
+	if s.upstream.proxies(rr.in.ThreadID) {
+		return s.upstream.record(c, rr)
 	}
 	if err := s.openStream(c.Response()); err != nil {
 		return err
@@ -70,8 +69,8 @@ func (s *Server) run(c echo.Context, route string) error {
 	ctx, cancel := context.WithCancelCause(c.Request().Context())
 	defer cancel(nil)
 	run, plan, err := s.startRun(ctx, rr, cancel)
-	if isNoScenario(err) && s.cfg.Recorder != nil {
-		return s.record(c, rr) // nothing matches: ask the real agent, and keep its answer
+	if isNoScenario(err) && s.upstream.recordsMisses() {
+		return s.upstream.record(c, rr) // nothing matches: ask the real agent, and keep its answer
 	}
 	if err != nil {
 		return err
@@ -299,25 +298,6 @@ func wireInterrupts(c *scenarios.Cursor) []map[string]any {
 		out[i] = pi.Wire
 	}
 	return out
-}
-
-// recording reports whether a thread's requests go to the recorder.
-func (s *Server) recording(threadID string) bool {
-	return s.cfg.Recorder != nil && (s.cfg.RecordAll || s.cfg.Recorder.Has(threadID))
-}
-
-// record proxies a run to the real agent and records it.
-func (s *Server) record(c echo.Context, rr *runRequest) error {
-	return recorderError(s.cfg.Recorder.Record(c.Response(), c.Request(), rr.route, rr.in, rr.body))
-}
-
-// recorderError turns a recorder's answer into the server's error form.
-func recorderError(err error) error {
-	var ea *recorder.ErrorAnswer
-	if errors.As(err, &ea) {
-		return apiError(ea.Status, ea.Code, ea.Message)
-	}
-	return err
 }
 
 // readBody reads a request body up to limit bytes, and keeps what it read for the

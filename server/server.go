@@ -54,7 +54,7 @@ type Config struct {
 	// scenarios.DefaultLimits).
 	TemplateLimits scenarios.Limits
 	// Recorder, when set, proxies to a real agent what no scenario answers (or, with
-	// RecordAll, every request) and records it.
+	// RecordAll, every request) and records it; RecordAll without it does nothing.
 	Recorder  *recorder.Recorder
 	RecordAll bool
 	// Metrics serves Prometheus metrics at /metrics.
@@ -94,6 +94,7 @@ type Server struct {
 	load     loadState
 	threads  *threads.Store
 	tests    *testctl.Control[JournalEntry] // what each test set up, and the journal
+	upstream upstream                       // plays, proxies or records each request
 	metrics  metricSet
 	streams  atomic.Int64 // open now
 	echo     *echo.Echo
@@ -120,6 +121,7 @@ func New(cfg Config, set *scenarios.Set) *Server {
 		seed:     seed,
 		stopping: make(chan struct{}),
 		threads:  threads.NewStore(cfg.Threads, time.Now),
+		upstream: newUpstream(cfg),
 		idRNG:    rand.New(rand.NewPCG(seed, seed^0x5851f42d4c957f2d)),
 	}
 	s.tests = testctl.New(testctl.NewJournal(cfg.JournalSize, func(e *JournalEntry, seq int64) { e.Seq = seq }), s.threads)
