@@ -134,8 +134,10 @@ func (s *Server) requestFault(c echo.Context) (*scenarios.Fault, error) {
 		}
 		return &f, nil
 	}
-	if f, ok := s.tests.Faults.Take(c.Request().Header.Get(TestIDHeader)); ok {
-		return &f, nil
+	f, ok := s.tests.Faults.Take(c.Request().Header.Get(TestIDHeader))
+	if !ok {
+		return nil, nil
 	}
-	return nil, nil
+	queued := f // a variable of its own, so that only a request with a fault allocates one
+	return &queued, nil
 }

@@ -30,14 +30,15 @@ func (j *Journal[E]) Add(testID string, e E) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	j.seq++
-	j.number(&e, j.seq)
-	t := tagged[E]{testID: testID, entry: e}
-	if len(j.entries) < j.limit {
-		j.entries = append(j.entries, t)
-		return
+	i := len(j.entries)
+	if i < j.limit {
+		j.entries = append(j.entries, tagged[E]{})
+	} else {
+		i = j.start // overwrite the oldest
+		j.start = (j.start + 1) % len(j.entries)
 	}
-	j.entries[j.start] = t // overwrite the oldest
-	j.start = (j.start + 1) % len(j.entries)
+	j.entries[i] = tagged[E]{testID: testID, entry: e}
+	j.number(&j.entries[i].entry, j.seq) // numbered in place: a pointer to e would move it to the heap
 }
 
 // List returns, oldest first, the entries of a test (every test's when testID is "")
