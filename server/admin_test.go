@@ -330,27 +330,6 @@ func TestAStreamWithoutATerminalEventIsNotASuccess(t *testing.T) {
 	}
 }
 
-func TestTheJournalKeepsBodiesAsSent(t *testing.T) {
-	s := newServer(t, "", func(c *Config) { c.Speed = 0 })
-	long := `{"threadId":"t","messages":[{"role":"user","content":"` + strings.Repeat("x", maxJournaledBody) + `"}]}`
-	for _, body := range []string{`{"threadId":"t","messages":[`, long} {
-		if rec := post(t.Context(), s, "/agui/chat", body, map[string]string{TestIDHeader: "bodies"}); rec.status != 400 && rec.status != 200 {
-			t.Fatalf("%d %s", rec.status, rec.body())
-		}
-	}
-	status, body := call(t, s, "GET", AdminPrefix+"/journal", "", map[string]string{TestIDHeader: "bodies"})
-	var j struct{ Entries []JournalEntry }
-	if err := json.Unmarshal([]byte(body), &j); err != nil || status != 200 || len(j.Entries) != 2 {
-		t.Fatal(status, body, err)
-	}
-	if got := j.Entries[0].Request; got != `{"threadId":"t","messages":[` {
-		t.Errorf("a body that is not JSON is kept as text; got %#v", got)
-	}
-	if got, _ := j.Entries[1].Request.(string); got != long[:maxJournaledBody] {
-		t.Errorf("a body over the limit keeps its first %d bytes, as text; got %d bytes", maxJournaledBody, len(got))
-	}
-}
-
 func TestAStreamPausedBeforeItsFirstEventHasSentItsHeaders(t *testing.T) {
 	s := newServer(t, "steps: [{text: hi}]\n", func(c *Config) { c.Speed = 0 })
 	ts := startHTTP(t, s)
