@@ -20,6 +20,7 @@ type player struct {
 	runID      string
 	testID     string
 	fault      *scenarios.Fault  // asked for by the request
+	hook       faultHook         // the request's fault's
 	open       protocol.Verifier // tracks what is open, to close it if the run is cut short
 	sent       int
 	at         time.Duration // the offset in the plan of the event being played
@@ -33,8 +34,8 @@ type player struct {
 // away), fault (a fault broke the stream, or a broken scenario ended it without a
 // terminal event) or error when the server shuts down.
 func (p *player) play(ctx context.Context, plan *scenarios.Plan, speed float64) string {
-	if f := p.fault; f != nil && f.Kind == scenarios.FaultSlowStart {
-		if err := p.server.sleep(ctx, f.Delay); err != nil {
+	if p.hook.beforeStream != nil {
+		if err := p.hook.beforeStream(ctx, p, *p.fault); err != nil {
 			return p.stop(err)
 		}
 	}
@@ -57,11 +58,11 @@ func (p *player) play(ctx context.Context, plan *scenarios.Plan, speed float64) 
 			start = start.Add(time.Since(paused)) // the rest keeps its rhythm
 		}
 		// After the breakpoint, so that a test can pause a run at the event a fault breaks.
-		if f := p.fault; f != nil && f.After == i && f.Kind != scenarios.FaultSlowStart && f.Kind != scenarios.FaultSplit {
-			return p.strike(ctx, *f)
+		if p.hook.strike != nil && p.fault.After == i {
+			return p.hook.strike(ctx, p, *p.fault)
 		}
-		if t.Fault != nil {
-			return p.strike(ctx, *t.Fault)
+		if t.Fault != nil { // a scenario's fault step: its kind strikes
+			return faultHookFor(t.Fault.Kind).strike(ctx, p, *t.Fault)
 		}
 		if err := p.send(t.Event); err != nil {
 			return "cancelled"
@@ -133,43 +134,6 @@ func describeEnd(peer protocol.Peer, end protocol.Event) string {
 		return "RUN_ERROR with code " + adapted.Str("code") + " (the client sent no protocolVersion, and 0.0.x clients reject a cancelled outcome)"
 	}
 	return "RUN_FINISHED with outcome cancelled"
-}
-
-// strike breaks the stream on purpose.
-func (p *player) strike(ctx context.Context, f scenarios.Fault) string {
-	switch f.Kind {
-	case scenarios.FaultRunError:
-		msg, code := f.Message, f.Code
-		if msg == "" {
-			msg = "an injected error"
-		}
-		if code == "" {
-			code = "injected_fault"
-		}
-		_ = p.send(protocol.NewEvent(protocol.RunError, "message", msg, "code", code))
-		return "error"
-	case scenarios.FaultDisconnect:
-		p.disconnect = true
-	case scenarios.FaultMalformed:
-		_ = p.w.write([]byte("data: {\"type\":\"TEXT_MESSAGE_CONTENT\",\"delta\":\n\n"))
-	case scenarios.FaultStall:
-		if err := p.w.flushPending(); err != nil {
-			return "cancelled"
-		}
-		for {
-			interval := time.Hour
-			if f.KeepAlive && p.server.cfg.KeepAlive > 0 {
-				interval = p.server.cfg.KeepAlive
-			}
-			if err := p.server.sleep(ctx, interval); err != nil {
-				return p.stop(err)
-			}
-			if err := p.w.comment(); err != nil {
-				return "cancelled"
-			}
-		}
-	}
-	return "fault" // truncate: the stream just ends
 }
 
 // sleep waits for d, or until the run must stop.

@@ -3,7 +3,6 @@ package server
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -39,6 +38,7 @@ type runRequest struct {
 	body   []byte // as sent, for the recorder
 	speed  float64
 	fault  *scenarios.Fault // asked for by the request
+	hook   faultHook        // the fault's
 	testID string
 	header http.Header
 }
@@ -52,8 +52,8 @@ func (s *Server) run(c echo.Context, route string) error {
 	if err != nil {
 		return err
 	}
-	if rr.fault != nil && rr.fault.Kind == scenarios.FaultStatus {
-		return statusFault(c, *rr.fault)
+	if rr.hook.answer != nil {
+		return rr.hook.answer(c, *rr.fault)
 	}
 	if s.recording(rr.in.ThreadID) {
 		return s.record(c, rr)
@@ -80,10 +80,10 @@ func (s *Server) run(c echo.Context, route string) error {
 	}()
 	started := time.Now()
 	s.metrics.runStarted()
-	w := newEventWriter(c.Response(), s.cfg.EventIDs, s.cfg.WriteTimeout, rr.fault != nil && rr.fault.Kind == scenarios.FaultSplit)
+	w := newEventWriter(c.Response(), s.cfg.EventIDs, s.cfg.WriteTimeout, rr.hook.write)
 	// The player keeps the ids, not the request: an open stream does not hold on to what
 	// only planning needed.
-	p := &player{server: s, w: w, peer: protocol.PeerFor(rr.in.ProtocolVersion), run: run, threadID: rr.in.ThreadID, runID: rr.in.RunID, testID: rr.testID, fault: rr.fault}
+	p := &player{server: s, w: w, peer: protocol.PeerFor(rr.in.ProtocolVersion), run: run, threadID: rr.in.ThreadID, runID: rr.in.RunID, testID: rr.testID, fault: rr.fault, hook: rr.hook}
 	outcome := p.play(ctx, plan, rr.speed)
 	next := plan.Next
 	if outcome != "interrupt" && outcome != "success" {
@@ -123,7 +123,7 @@ func (s *Server) readRun(c echo.Context, route string) (*runRequest, error) {
 		return nil, err
 	}
 	note(c, func(e *JournalEntry) { e.ThreadID, e.RunID, e.bodyIsJSON = in.ThreadID, in.RunID, true })
-	return &runRequest{route: route, in: in, body: body, speed: speed, fault: fault, testID: req.Header.Get(TestIDHeader), header: req.Header}, nil
+	return &runRequest{route: route, in: in, body: body, speed: speed, fault: fault, hook: hookOf(fault), testID: req.Header.Get(TestIDHeader), header: req.Header}, nil
 }
 
 // openStream counts a stream in, or refuses it when -max-streams are open.
@@ -194,23 +194,6 @@ func (s *Server) forcedScenario(header http.Header, testID string) func() string
 		}
 		return s.forcing.take(testID)
 	}
-}
-
-// statusFault answers an injected HTTP error instead of a stream.
-func statusFault(c echo.Context, f scenarios.Fault) error {
-	if f.RetryAfter > 0 {
-		c.Response().Header().Set("Retry-After", strconv.Itoa(f.RetryAfter))
-	}
-	he := apiError(f.Status, "injected_fault", fmt.Sprintf("an injected %d answer (%s)", f.Status, FaultHeader))
-	if f.Body == "" {
-		return he
-	}
-	noteError(c, he) // the answer is the fault's body; the journal still says what it was
-	contentType := "application/json"
-	if !json.Valid([]byte(f.Body)) {
-		contentType = "text/plain; charset=utf-8" // a string body that is not JSON, as given
-	}
-	return c.Blob(f.Status, contentType, []byte(f.Body))
 }
 
 // planRun decides what a run plays: the continuation of the thread's paused scenario,
