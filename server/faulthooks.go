@@ -1,7 +1,6 @@
 package server
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"strconv"
@@ -16,19 +15,31 @@ import (
 // faultHook is what a fault kind does to a run, at the points where the run, its
 // player and its writer call it; which points a kind may use follows from its scope in
 // the table of kinds (scenarios.FaultKindTable). A nil field does nothing there: the
-// zero faultHook is no fault.
+// zero faultHook is no fault. The hooks the player calls take no player, but say what
+// it is to do: a player passed to a function value would leave the stack for the heap,
+// an allocation more for every run.
 type faultHook struct {
 	// answer replaces the stream with an HTTP answer (request scope).
 	answer func(c echo.Context, f scenarios.Fault) error
-	// beforeStream runs before the stream's first byte (request scope); an error is the
-	// cause that stops the run.
-	beforeStream func(ctx context.Context, p *player, f scenarios.Fault) error
+	// wait is how long the stream waits before its first byte (request scope).
+	wait func(f scenarios.Fault) time.Duration
 	// write writes each frame and comment of the stream in place of a plain write
 	// (stream scope).
 	write func(e *eventWriter, b []byte) error
 	// strike breaks the stream where it stands (step scope): after the fault's number of
-	// events per request, at its step in a scenario. It returns the run's outcome.
-	strike func(ctx context.Context, p *player, f scenarios.Fault) string
+	// events per request, at its step in a scenario.
+	strike func(f scenarios.Fault) faultStrike
+}
+
+// faultStrike is what a fault does to the stream where it strikes, as the player
+// carries it out: it sends event, writes raw, then stalls or ends the run with outcome.
+type faultStrike struct {
+	event      *protocol.Event // sent as the run's events are
+	raw        []byte          // written as it is
+	stall      bool            // send nothing more until the run must stop
+	keepAlive  bool            // while stalled, keep-alive comments if the server sends them
+	disconnect bool            // drop the connection once the run is reported
+	outcome    string          // how the run ended, unless it stalls
 }
 
 // faultHookFor returns the hook of a fault kind.
@@ -37,7 +48,7 @@ func faultHookFor(kind string) faultHook {
 	case scenarios.FaultStatus:
 		return faultHook{answer: statusFault}
 	case scenarios.FaultSlowStart:
-		return faultHook{beforeStream: slowStart}
+		return faultHook{wait: slowStart}
 	case scenarios.FaultSplit:
 		return faultHook{write: splitWrite}
 	case scenarios.FaultRunError:
@@ -80,9 +91,7 @@ func statusFault(c echo.Context, f scenarios.Fault) error {
 }
 
 // slowStart waits for the fault's delay before the stream begins.
-func slowStart(ctx context.Context, p *player, f scenarios.Fault) error {
-	return p.server.sleep(ctx, f.Delay)
-}
+func slowStart(f scenarios.Fault) time.Duration { return f.Delay }
 
 // splitWrite writes b in pieces of 1, 2, 3 and 5 bytes in turn, each flushed, to cut
 // multi-byte characters, JSON escapes and the data: prefix at every position.
@@ -102,7 +111,7 @@ func splitWrite(e *eventWriter, b []byte) error {
 }
 
 // runErrorFault ends the run with RUN_ERROR.
-func runErrorFault(_ context.Context, p *player, f scenarios.Fault) string {
+func runErrorFault(f scenarios.Fault) faultStrike {
 	msg, code := f.Message, f.Code
 	if msg == "" {
 		msg = "an injected error"
@@ -110,43 +119,27 @@ func runErrorFault(_ context.Context, p *player, f scenarios.Fault) string {
 	if code == "" {
 		code = "injected_fault"
 	}
-	_ = p.send(protocol.NewEvent(protocol.RunError, "message", msg, "code", code))
-	return "error"
+	ev := protocol.NewEvent(protocol.RunError, "message", msg, "code", code)
+	return faultStrike{event: &ev, outcome: "error"}
 }
 
 // disconnectFault drops the connection once the run is reported.
-func disconnectFault(_ context.Context, p *player, _ scenarios.Fault) string {
-	p.disconnect = true
-	return "fault"
+func disconnectFault(scenarios.Fault) faultStrike {
+	return faultStrike{disconnect: true, outcome: "fault"}
 }
 
 // malformedFault sends a data: frame that is not JSON, and ends the stream.
-func malformedFault(_ context.Context, p *player, _ scenarios.Fault) string {
-	_ = p.w.write([]byte("data: {\"type\":\"TEXT_MESSAGE_CONTENT\",\"delta\":\n\n"))
-	return "fault"
+func malformedFault(scenarios.Fault) faultStrike {
+	return faultStrike{raw: []byte("data: {\"type\":\"TEXT_MESSAGE_CONTENT\",\"delta\":\n\n"), outcome: "fault"}
 }
 
 // stallFault stops sending until the run must stop, with keep-alive comments if the
-// fault asks for them and the server sends them.
-func stallFault(ctx context.Context, p *player, f scenarios.Fault) string {
-	if err := p.w.flushPending(); err != nil {
-		return "cancelled"
-	}
-	for {
-		interval := time.Hour
-		if f.KeepAlive && p.server.cfg.KeepAlive > 0 {
-			interval = p.server.cfg.KeepAlive
-		}
-		if err := p.server.sleep(ctx, interval); err != nil {
-			return p.stop(err)
-		}
-		if err := p.w.comment(); err != nil {
-			return "cancelled"
-		}
-	}
+// fault asks for them.
+func stallFault(f scenarios.Fault) faultStrike {
+	return faultStrike{stall: true, keepAlive: f.KeepAlive}
 }
 
 // truncateFault ends the stream without a terminal event.
-func truncateFault(context.Context, *player, scenarios.Fault) string {
-	return "fault"
+func truncateFault(scenarios.Fault) faultStrike {
+	return faultStrike{outcome: "fault"}
 }

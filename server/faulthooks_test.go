@@ -1,6 +1,7 @@
 package server
 
 import (
+	"fmt"
 	"net/http/httptest"
 	"slices"
 	"strings"
@@ -11,14 +12,14 @@ import (
 )
 
 // Every kind of the table has a hook, and uses the points of a run its scope allows:
-// a request kind answers instead of a stream or acts before it, a stream kind writes
+// a request kind answers instead of a stream or waits before it, a stream kind writes
 // the stream, a step kind strikes at an event.
 func TestEveryFaultKindHasAHookThatFitsItsScope(t *testing.T) {
 	for _, k := range scenarios.FaultKindTable() {
 		h := faultHookFor(k.Name)
-		points := map[string]bool{"answer": h.answer != nil, "beforeStream": h.beforeStream != nil, "write": h.write != nil, "strike": h.strike != nil}
+		points := map[string]bool{"answer": h.answer != nil, "wait": h.wait != nil, "write": h.write != nil, "strike": h.strike != nil}
 		allowed := map[scenarios.FaultScope][]string{
-			scenarios.FaultScopeRequest: {"answer", "beforeStream"},
+			scenarios.FaultScopeRequest: {"answer", "wait"},
 			scenarios.FaultScopeStream:  {"write"},
 			scenarios.FaultScopeStep:    {"strike"},
 		}[k.Scope]
@@ -36,8 +37,47 @@ func TestEveryFaultKindHasAHookThatFitsItsScope(t *testing.T) {
 			t.Errorf("%s: no hook", k.Name)
 		}
 	}
-	if h := hookOf(nil); h.answer != nil || h.beforeStream != nil || h.write != nil || h.strike != nil {
+	if h := hookOf(nil); h.answer != nil || h.wait != nil || h.write != nil || h.strike != nil {
 		t.Error("a request without a fault has a hook")
+	}
+}
+
+// What each step kind does where it strikes, as the player is to carry it out.
+func TestEachStepFaultSaysWhatThePlayerDoes(t *testing.T) {
+	for _, tt := range []struct {
+		fault scenarios.Fault
+		want  string // the strike, in short
+	}{
+		{scenarios.Fault{Kind: scenarios.FaultRunError}, "event RUN_ERROR an injected error injected_fault; outcome error"},
+		{scenarios.Fault{Kind: scenarios.FaultRunError, Message: "m", Code: "c"}, "event RUN_ERROR m c; outcome error"},
+		{scenarios.Fault{Kind: scenarios.FaultDisconnect}, "disconnect; outcome fault"},
+		{scenarios.Fault{Kind: scenarios.FaultStall}, "stall; outcome "},
+		{scenarios.Fault{Kind: scenarios.FaultStall, KeepAlive: true}, "stall with keep-alives; outcome "},
+		{scenarios.Fault{Kind: scenarios.FaultMalformed}, `raw "data: {\"type\":\"TEXT_MESSAGE_CONTENT\",\"delta\":\n\n"; outcome fault`},
+		{scenarios.Fault{Kind: scenarios.FaultTruncate}, "outcome fault"},
+	} {
+		s := faultHookFor(tt.fault.Kind).strike(tt.fault)
+		var got []string
+		if s.event != nil {
+			got = append(got, "event "+s.event.Type+" "+s.event.Str("message")+" "+s.event.Str("code"))
+		}
+		if s.raw != nil {
+			got = append(got, fmt.Sprintf("raw %q", s.raw))
+		}
+		if s.disconnect {
+			got = append(got, "disconnect")
+		}
+		switch {
+		case s.stall && s.keepAlive:
+			got = append(got, "stall with keep-alives")
+		case s.stall:
+			got = append(got, "stall")
+		case s.keepAlive:
+			got = append(got, "keep-alives without a stall")
+		}
+		if got := strings.Join(append(got, "outcome "+s.outcome), "; "); got != tt.want {
+			t.Errorf("%+v: %s, want %s", tt.fault, got, tt.want)
+		}
 	}
 }
 

@@ -20,7 +20,6 @@ type player struct {
 	runID      string
 	testID     string
 	fault      *scenarios.Fault  // asked for by the request
-	hook       faultHook         // the request's fault's
 	open       protocol.Verifier // tracks what is open, to close it if the run is cut short
 	sent       int
 	at         time.Duration // the offset in the plan of the event being played
@@ -34,8 +33,10 @@ type player struct {
 // away), fault (a fault broke the stream, or a broken scenario ended it without a
 // terminal event) or error when the server shuts down.
 func (p *player) play(ctx context.Context, plan *scenarios.Plan, speed float64) string {
-	if p.hook.beforeStream != nil {
-		if err := p.hook.beforeStream(ctx, p, *p.fault); err != nil {
+	// The fault's hook is looked up where it is needed, not kept: the player lives on its
+	// goroutine's stack, which must stay within 8 KiB (BenchmarkOpenStreams).
+	if wait := hookOf(p.fault).wait; wait != nil {
+		if err := p.server.sleep(ctx, wait(*p.fault)); err != nil {
 			return p.stop(err)
 		}
 	}
@@ -58,11 +59,13 @@ func (p *player) play(ctx context.Context, plan *scenarios.Plan, speed float64) 
 			start = start.Add(time.Since(paused)) // the rest keeps its rhythm
 		}
 		// After the breakpoint, so that a test can pause a run at the event a fault breaks.
-		if p.hook.strike != nil && p.fault.After == i {
-			return p.hook.strike(ctx, p, *p.fault)
+		if f := p.fault; f != nil && f.After == i {
+			if strike := hookOf(f).strike; strike != nil {
+				return p.strike(ctx, strike(*f))
+			}
 		}
 		if t.Fault != nil { // a scenario's fault step: its kind strikes
-			return faultHookFor(t.Fault.Kind).strike(ctx, p, *t.Fault)
+			return p.strike(ctx, faultHookFor(t.Fault.Kind).strike(*t.Fault))
 		}
 		if err := p.send(t.Event); err != nil {
 			return "cancelled"
@@ -134,6 +137,35 @@ func describeEnd(peer protocol.Peer, end protocol.Event) string {
 		return "RUN_ERROR with code " + adapted.Str("code") + " (the client sent no protocolVersion, and 0.0.x clients reject a cancelled outcome)"
 	}
 	return "RUN_FINISHED with outcome cancelled"
+}
+
+// strike carries out what a fault does where it strikes, and returns the run's outcome.
+func (p *player) strike(ctx context.Context, s faultStrike) string {
+	if s.event != nil {
+		_ = p.send(*s.event)
+	}
+	if s.raw != nil {
+		_ = p.w.write(s.raw)
+	}
+	p.disconnect = s.disconnect
+	if !s.stall {
+		return s.outcome
+	}
+	if err := p.w.flushPending(); err != nil {
+		return "cancelled"
+	}
+	for {
+		interval := time.Hour
+		if s.keepAlive && p.server.cfg.KeepAlive > 0 {
+			interval = p.server.cfg.KeepAlive
+		}
+		if err := p.server.sleep(ctx, interval); err != nil {
+			return p.stop(err)
+		}
+		if err := p.w.comment(); err != nil {
+			return "cancelled"
+		}
+	}
 }
 
 // sleep waits for d, or until the run must stop.

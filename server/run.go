@@ -38,7 +38,6 @@ type runRequest struct {
 	body   []byte // as sent, for the recorder
 	speed  float64
 	fault  *scenarios.Fault // asked for by the request
-	hook   faultHook        // the fault's
 	testID string
 	header http.Header
 }
@@ -52,8 +51,9 @@ func (s *Server) run(c echo.Context, route string) error {
 	if err != nil {
 		return err
 	}
-	if rr.hook.answer != nil {
-		return rr.hook.answer(c, *rr.fault)
+	hook := hookOf(rr.fault)
+	if hook.answer != nil {
+		return hook.answer(c, *rr.fault)
 	}
 	if s.recording(rr.in.ThreadID) {
 		return s.record(c, rr)
@@ -80,10 +80,10 @@ func (s *Server) run(c echo.Context, route string) error {
 	}()
 	started := time.Now()
 	s.metrics.runStarted()
-	w := newEventWriter(c.Response(), s.cfg.EventIDs, s.cfg.WriteTimeout, rr.hook.write)
+	w := newEventWriter(c.Response(), s.cfg.EventIDs, s.cfg.WriteTimeout, hook.write)
 	// The player keeps the ids, not the request: an open stream does not hold on to what
 	// only planning needed.
-	p := &player{server: s, w: w, peer: protocol.PeerFor(rr.in.ProtocolVersion), run: run, threadID: rr.in.ThreadID, runID: rr.in.RunID, testID: rr.testID, fault: rr.fault, hook: rr.hook}
+	p := &player{server: s, w: w, peer: protocol.PeerFor(rr.in.ProtocolVersion), run: run, threadID: rr.in.ThreadID, runID: rr.in.RunID, testID: rr.testID, fault: rr.fault}
 	outcome := p.play(ctx, plan, rr.speed)
 	next := plan.Next
 	if outcome != "interrupt" && outcome != "success" {
@@ -123,7 +123,7 @@ func (s *Server) readRun(c echo.Context, route string) (*runRequest, error) {
 		return nil, err
 	}
 	note(c, func(e *JournalEntry) { e.ThreadID, e.RunID, e.bodyIsJSON = in.ThreadID, in.RunID, true })
-	return &runRequest{route: route, in: in, body: body, speed: speed, fault: fault, hook: hookOf(fault), testID: req.Header.Get(TestIDHeader), header: req.Header}, nil
+	return &runRequest{route: route, in: in, body: body, speed: speed, fault: fault, testID: req.Header.Get(TestIDHeader), header: req.Header}, nil
 }
 
 // openStream counts a stream in, or refuses it when -max-streams are open.

@@ -14,11 +14,11 @@ import (
 type eventWriter struct {
 	w            http.ResponseWriter
 	rc           *http.ResponseController
-	withIDs      bool
 	writeTimeout time.Duration
 	faultWrite   func(e *eventWriter, b []byte) error // a fault's: writes in place of a plain write
-	pending      bool                                 // written since the last flush
-	headersSent  bool                                 // flushed once: net/http has written the headers
+	withIDs      bool
+	pending      bool // written since the last flush
+	headersSent  bool // flushed once: net/http has written the headers
 	deadline     time.Time
 	buf          []byte
 }
