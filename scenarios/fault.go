@@ -11,21 +11,85 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-// Fault kinds: deliberate misbehaviour, as a scenario step or per request.
+// Fault kinds: deliberate misbehaviour, as a scenario step or per request. What each
+// does, and where it may be asked for, is in the table of kinds (see FaultKindTable).
 const (
-	FaultStatus     = "status"     // answer an HTTP error instead of a stream (request only)
-	FaultSlowStart  = "slowStart"  // wait before the first byte (request only)
-	FaultSplit      = "split"      // write every frame in tiny chunks, splitting characters and escapes (request only)
-	FaultRunError   = "runError"   // end with RUN_ERROR
-	FaultDisconnect = "disconnect" // drop the connection
-	FaultStall      = "stall"      // stop sending, with or without keep-alives, until the client gives up
-	FaultMalformed  = "malformed"  // send a data: frame that is not JSON, then end
-	FaultTruncate   = "truncate"   // end the stream without a terminal event
+	FaultStatus     = "status"
+	FaultSlowStart  = "slowStart"
+	FaultSplit      = "split"
+	FaultRunError   = "runError"
+	FaultDisconnect = "disconnect"
+	FaultStall      = "stall"
+	FaultMalformed  = "malformed"
+	FaultTruncate   = "truncate"
 )
 
-// FaultKinds lists every fault kind; the first three apply to whole requests only.
+// FaultScope says where a fault kind acts, and so where it may be asked for.
+type FaultScope int
+
+const (
+	// FaultScopeRequest kinds act on the request before any stream: per request only.
+	FaultScopeRequest FaultScope = iota + 1
+	// FaultScopeStream kinds change how the whole stream is written: per request only.
+	FaultScopeStream
+	// FaultScopeStep kinds break the stream at one event: per request after a number
+	// of events, or as a scenario step where the step stands.
+	FaultScopeStep
+)
+
+// FaultKind is one entry of the table of fault kinds.
+type FaultKind struct {
+	Name   string
+	Params []string // the parameters it takes per request, in the header's spelling and the order of its documentation
+	Scope  FaultScope
+	Does   string // what it does, in a few words
+}
+
+// RequestOnly reports whether the kind applies to whole requests only, so that a
+// scenario cannot have it as a step.
+func (k FaultKind) RequestOnly() bool { return k.Scope != FaultScopeStep }
+
+// faultKinds is the table of fault kinds, in the order of their documentation. It is an
+// unexported array of values, read only: FaultKindTable hands out copies.
+var faultKinds = [...]FaultKind{
+	{FaultStatus, []string{"status", "body", "retryAfter"}, FaultScopeRequest, "answer an HTTP error instead of a stream"},
+	{FaultSlowStart, []string{"delay"}, FaultScopeRequest, "wait before the first byte"},
+	{FaultSplit, nil, FaultScopeStream, "write every frame in tiny chunks, splitting characters and escapes"},
+	{FaultRunError, []string{"after", "message", "code"}, FaultScopeStep, "end with RUN_ERROR"},
+	{FaultDisconnect, []string{"after"}, FaultScopeStep, "drop the connection"},
+	{FaultStall, []string{"after", "keepAlive"}, FaultScopeStep, "stop sending, with or without keep-alives, until the client gives up"},
+	{FaultMalformed, []string{"after"}, FaultScopeStep, "send a data: frame that is not JSON, then end"},
+	{FaultTruncate, []string{"after"}, FaultScopeStep, "end the stream without a terminal event"},
+}
+
+// FaultKindTable returns the table of fault kinds, in the order of their documentation.
+func FaultKindTable() []FaultKind {
+	table := faultKinds // a copy of the array, of which the caller may change anything
+	out := table[:]
+	for i := range out {
+		out[i].Params = slices.Clone(out[i].Params)
+	}
+	return out
+}
+
+// LookupFaultKind returns the table's entry for a kind's name.
+func LookupFaultKind(name string) (FaultKind, bool) {
+	for _, k := range faultKinds {
+		if k.Name == name {
+			k.Params = slices.Clone(k.Params)
+			return k, true
+		}
+	}
+	return FaultKind{}, false
+}
+
+// FaultKinds lists the name of every fault kind, in the order of the table.
 func FaultKinds() []string {
-	return []string{FaultStatus, FaultSlowStart, FaultSplit, FaultRunError, FaultDisconnect, FaultStall, FaultMalformed, FaultTruncate}
+	out := make([]string, len(faultKinds))
+	for i, k := range faultKinds {
+		out[i] = k.Name
+	}
+	return out
 }
 
 // Fault is a deliberate misbehaviour.
@@ -41,25 +105,83 @@ type Fault struct {
 	Code       string        `json:"code,omitempty"`       // runError
 }
 
-// faultParamNames lists every fault parameter, in the header's spelling and the order of
-// its documentation.
-var faultParamNames = []string{"after", "status", "body", "retryAfter", "delay", "keepAlive", "message", "code"}
+// faultParam is one fault parameter: how the header's form reads it, whether a fault
+// holds it, what values it takes and, for the parameters a scenario's fault step
+// takes, how the step reads it.
+type faultParam struct {
+	name  string
+	parse func(f *Fault, val string) error            // the header's form
+	isSet func(f Fault) bool                          // holds other than its zero value
+	check func(f Fault, given bool) *FaultError       // nil: any value; given: named by the caller
+	yaml  func(l *fileLoader, f *Fault, n *yaml.Node) // nil: no fault step takes it
+}
 
-// FaultParams returns the parameters a fault kind takes, in the header's spelling.
-func FaultParams(kind string) []string {
-	switch kind {
-	case FaultStatus:
-		return []string{"status", "body", "retryAfter"}
-	case FaultSlowStart:
-		return []string{"delay"}
-	case FaultSplit:
-		return nil
-	case FaultRunError:
-		return []string{"after", "message", "code"}
-	case FaultStall:
-		return []string{"after", "keepAlive"}
+// faultParams are the fault parameters, in the header's spelling and the order of its
+// documentation: an unexported array of values, read only.
+var faultParams = [...]faultParam{
+	{name: "after", parse: func(f *Fault, v string) (err error) { f.After, err = strconv.Atoi(v); return err },
+		isSet: func(f Fault) bool { return f.After != 0 },
+		check: func(f Fault, _ bool) *FaultError {
+			if f.After < 0 {
+				return &FaultError{"after", fmt.Sprintf("after must not be negative, not %d", f.After)}
+			}
+			return nil
+		}},
+	{name: "status", parse: func(f *Fault, v string) (err error) { f.Status, err = strconv.Atoi(v); return err },
+		isSet: func(f Fault) bool { return f.Status != 0 },
+		check: func(f Fault, _ bool) *FaultError {
+			if f.Status < 400 || f.Status > 599 {
+				return &FaultError{"status", fmt.Sprintf("a status fault needs a status from 400 to 599, not %d", f.Status)}
+			}
+			return nil
+		}},
+	{name: "body", parse: func(f *Fault, v string) error { f.Body = v; return nil },
+		isSet: func(f Fault) bool { return f.Body != "" }},
+	{name: "retryAfter", parse: func(f *Fault, v string) (err error) { f.RetryAfter, err = strconv.Atoi(v); return err },
+		isSet: func(f Fault) bool { return f.RetryAfter != 0 },
+		check: func(f Fault, given bool) *FaultError {
+			if f.RetryAfter < 0 || (f.RetryAfter == 0 && given) {
+				return &FaultError{"retryAfter", fmt.Sprintf("retryAfter must be a number of seconds from 1 up, not %d", f.RetryAfter)}
+			}
+			return nil
+		}},
+	{name: "delay", parse: func(f *Fault, v string) (err error) { f.Delay, err = time.ParseDuration(v); return err },
+		isSet: func(f Fault) bool { return f.Delay != 0 },
+		check: func(f Fault, _ bool) *FaultError {
+			if f.Delay <= 0 {
+				return &FaultError{"delay", fmt.Sprintf("a slowStart fault needs a delay greater than 0 (e.g. 2s), not %s", f.Delay)}
+			}
+			return nil
+		}},
+	{name: "keepAlive", parse: func(f *Fault, v string) (err error) { f.KeepAlive, err = strconv.ParseBool(v); return err },
+		isSet: func(f Fault) bool { return f.KeepAlive },
+		yaml:  func(l *fileLoader, f *Fault, n *yaml.Node) { f.KeepAlive = l.bool(n) }},
+	{name: "message", parse: func(f *Fault, v string) error { f.Message = v; return nil },
+		isSet: func(f Fault) bool { return f.Message != "" },
+		yaml:  func(l *fileLoader, f *Fault, n *yaml.Node) { f.Message = l.str(n) }},
+	{name: "code", parse: func(f *Fault, v string) error { f.Code = v; return nil },
+		isSet: func(f Fault) bool { return f.Code != "" },
+		yaml:  func(l *fileLoader, f *Fault, n *yaml.Node) { f.Code = l.str(n) }},
+}
+
+// lookupFaultParam returns the parameter of a name.
+func lookupFaultParam(name string) (faultParam, bool) {
+	for _, p := range faultParams {
+		if p.name == name {
+			return p, true
+		}
 	}
-	return []string{"after"} // disconnect, malformed, truncate
+	return faultParam{}, false
+}
+
+// faultParamNames lists every fault parameter, in the order of the header's
+// documentation.
+func faultParamNames() []string {
+	out := make([]string, len(faultParams))
+	for i, p := range faultParams {
+		out[i] = p.name
+	}
+	return out
 }
 
 // FaultError says what is wrong with a fault, and which parameter is to blame: "kind"
@@ -71,19 +193,25 @@ type FaultError struct {
 
 func (e *FaultError) Error() string { return e.Problem }
 
+// requestOnlyHint tells where a fault kind that applies to whole requests is asked
+// for. It names the server's fault header, which scenarios cannot import; a server
+// test checks that the names agree.
+const requestOnlyHint = "use the X-Agui-Mock-Fault header or the admin API"
+
 // Check reports what is wrong with a fault, as a *FaultError: an unknown kind, a
 // parameter its kind does not take, or a value out of range. given names the parameters
 // the caller was given, so that one given with its zero value is judged too; parameters
 // with other values are judged whether named or not. In a scenario a fault takes no
 // after: it strikes where its step stands.
 func (f Fault) Check(inScenario bool, given ...string) error {
-	if !slices.Contains(FaultKinds(), f.Kind) {
+	kind, ok := LookupFaultKind(f.Kind)
+	if !ok {
 		return &FaultError{"kind", fmt.Sprintf("unknown fault %q (one of %s)", f.Kind, strings.Join(FaultKinds(), ", "))}
 	}
-	if inScenario && (f.Kind == FaultStatus || f.Kind == FaultSlowStart || f.Kind == FaultSplit) {
-		return &FaultError{"kind", fmt.Sprintf("fault %s applies to a whole request: use the %s header or the admin API", f.Kind, "X-Agui-Mock-Fault")}
+	if inScenario && kind.RequestOnly() {
+		return &FaultError{"kind", fmt.Sprintf("fault %s applies to a whole request: %s", f.Kind, requestOnlyHint)}
 	}
-	takes := FaultParams(f.Kind)
+	takes := kind.Params
 	if inScenario {
 		takes = slices.DeleteFunc(takes, func(p string) bool { return p == "after" })
 	}
@@ -96,15 +224,12 @@ func (f Fault) Check(inScenario bool, given ...string) error {
 			return &FaultError{p, fmt.Sprintf("parameter %s does not apply to a %s fault (%s takes %s)", p, f.Kind, f.Kind, list)}
 		}
 	}
-	switch {
-	case f.Kind == FaultStatus && (f.Status < 400 || f.Status > 599):
-		return &FaultError{"status", fmt.Sprintf("a status fault needs a status from 400 to 599, not %d", f.Status)}
-	case f.After < 0:
-		return &FaultError{"after", fmt.Sprintf("after must not be negative, not %d", f.After)}
-	case f.RetryAfter < 0 || (f.RetryAfter == 0 && slices.Contains(given, "retryAfter")):
-		return &FaultError{"retryAfter", fmt.Sprintf("retryAfter must be a number of seconds from 1 up, not %d", f.RetryAfter)}
-	case f.Kind == FaultSlowStart && f.Delay <= 0:
-		return &FaultError{"delay", fmt.Sprintf("a slowStart fault needs a delay greater than 0 (e.g. 2s), not %s", f.Delay)}
+	for _, name := range takes {
+		if p, _ := lookupFaultParam(name); p.check != nil {
+			if err := p.check(f, slices.Contains(given, name)); err != nil {
+				return err
+			}
+		}
 	}
 	return nil
 }
@@ -112,14 +237,10 @@ func (f Fault) Check(inScenario bool, given ...string) error {
 // params lists the parameters named in given and those set to other than their zero
 // value, in the order of the header's documentation, without repeats.
 func (f Fault) params(given []string) []string {
-	set := map[string]bool{
-		"after": f.After != 0, "status": f.Status != 0, "body": f.Body != "", "retryAfter": f.RetryAfter != 0,
-		"keepAlive": f.KeepAlive, "delay": f.Delay != 0, "message": f.Message != "", "code": f.Code != "",
-	}
 	var out []string
-	for _, p := range faultParamNames {
-		if set[p] || slices.Contains(given, p) {
-			out = append(out, p)
+	for _, p := range faultParams {
+		if p.isSet(f) || slices.Contains(given, p.name) {
+			out = append(out, p.name)
 		}
 	}
 	return out
@@ -147,27 +268,11 @@ func ParseFault(s string) (Fault, error) {
 			return f, &FaultError{key, fmt.Sprintf("fault parameter %s is given twice", key)}
 		}
 		given = append(given, key)
-		var err error
-		switch key {
-		case "after":
-			f.After, err = strconv.Atoi(val)
-		case "status":
-			f.Status, err = strconv.Atoi(val)
-		case "retryAfter":
-			f.RetryAfter, err = strconv.Atoi(val)
-		case "body":
-			f.Body = val
-		case "keepAlive":
-			f.KeepAlive, err = strconv.ParseBool(val)
-		case "delay":
-			f.Delay, err = time.ParseDuration(val)
-		case "message":
-			f.Message = val
-		case "code":
-			f.Code = val
-		default:
-			return f, &FaultError{key, fmt.Sprintf("unknown fault parameter %q (one of %s)", key, strings.Join(faultParamNames, ", "))}
+		param, known := lookupFaultParam(key)
+		if !known {
+			return f, &FaultError{key, fmt.Sprintf("unknown fault parameter %q (one of %s)", key, strings.Join(faultParamNames(), ", "))}
 		}
+		err := param.parse(&f, val)
 		var ne *strconv.NumError
 		if errors.As(err, &ne) {
 			err = ne.Err // "invalid syntax", without Go's function names
@@ -177,6 +282,18 @@ func ParseFault(s string) (Fault, error) {
 		}
 	}
 	return f, f.Check(false, given...)
+}
+
+// stepFaultKeys are the keys of a fault step's mapping form: kind, and the parameters
+// a fault step reads, in the order of the header's documentation.
+func stepFaultKeys() []string {
+	keys := []string{"kind"}
+	for _, p := range faultParams {
+		if p.yaml != nil {
+			keys = append(keys, p.name)
+		}
+	}
+	return keys
 }
 
 // faultStep breaks the stream at its place in the scenario.
@@ -192,7 +309,7 @@ func (l *fileLoader) faultStep(c stepCommon, n *yaml.Node) step {
 	if n.Kind == yaml.ScalarNode {
 		s.fault.Kind = n.Value
 	} else {
-		f = l.fields(n, "fault", []string{"kind", "keepAlive", "message", "code"})
+		f = l.fields(n, "fault", stepFaultKeys())
 		if f == nil || f["kind"] == nil {
 			l.diag.add(l.pos(n), "", "fault needs a kind")
 			return nil
@@ -203,14 +320,10 @@ func (l *fileLoader) faultStep(c stepCommon, n *yaml.Node) step {
 				given = append(given, key)
 			}
 		}
-		if v := f["keepAlive"]; v != nil {
-			s.fault.KeepAlive = l.bool(v)
-		}
-		if v := f["message"]; v != nil {
-			s.fault.Message = l.str(v)
-		}
-		if v := f["code"]; v != nil {
-			s.fault.Code = l.str(v)
+		for _, p := range faultParams {
+			if v := f[p.name]; v != nil && p.yaml != nil {
+				p.yaml(l, &s.fault, v)
+			}
 		}
 	}
 	if err := s.fault.Check(true, given...); err != nil {

@@ -33,8 +33,10 @@ type player struct {
 // away), fault (a fault broke the stream, or a broken scenario ended it without a
 // terminal event) or error when the server shuts down.
 func (p *player) play(ctx context.Context, plan *scenarios.Plan, speed float64) string {
-	if f := p.fault; f != nil && f.Kind == scenarios.FaultSlowStart {
-		if err := p.server.sleep(ctx, f.Delay); err != nil {
+	// The fault's hook is looked up where it is needed, not kept: the player lives on its
+	// goroutine's stack, which must stay within 8 KiB (BenchmarkOpenStreams).
+	if wait := hookOf(p.fault).wait; wait != nil {
+		if err := p.server.sleep(ctx, wait(*p.fault)); err != nil {
 			return p.stop(err)
 		}
 	}
@@ -57,11 +59,13 @@ func (p *player) play(ctx context.Context, plan *scenarios.Plan, speed float64) 
 			start = start.Add(time.Since(paused)) // the rest keeps its rhythm
 		}
 		// After the breakpoint, so that a test can pause a run at the event a fault breaks.
-		if f := p.fault; f != nil && f.After == i && f.Kind != scenarios.FaultSlowStart && f.Kind != scenarios.FaultSplit {
-			return p.strike(ctx, *f)
+		if f := p.fault; f != nil && f.After == i {
+			if strike := hookOf(f).strike; strike != nil {
+				return p.strike(ctx, strike(*f))
+			}
 		}
-		if t.Fault != nil {
-			return p.strike(ctx, *t.Fault)
+		if t.Fault != nil { // a scenario's fault step: its kind strikes
+			return p.strike(ctx, faultHookFor(t.Fault.Kind).strike(*t.Fault))
 		}
 		if err := p.send(t.Event); err != nil {
 			return "cancelled"
@@ -135,41 +139,33 @@ func describeEnd(peer protocol.Peer, end protocol.Event) string {
 	return "RUN_FINISHED with outcome cancelled"
 }
 
-// strike breaks the stream on purpose.
-func (p *player) strike(ctx context.Context, f scenarios.Fault) string {
-	switch f.Kind {
-	case scenarios.FaultRunError:
-		msg, code := f.Message, f.Code
-		if msg == "" {
-			msg = "an injected error"
+// strike carries out what a fault does where it strikes, and returns the run's outcome.
+func (p *player) strike(ctx context.Context, s faultStrike) string {
+	if s.event != nil {
+		_ = p.send(*s.event)
+	}
+	if s.raw != nil {
+		_ = p.w.write(s.raw)
+	}
+	p.disconnect = s.disconnect
+	if !s.stall {
+		return s.outcome
+	}
+	if err := p.w.flushPending(); err != nil {
+		return "cancelled"
+	}
+	for {
+		interval := time.Hour
+		if s.keepAlive && p.server.cfg.KeepAlive > 0 {
+			interval = p.server.cfg.KeepAlive
 		}
-		if code == "" {
-			code = "injected_fault"
+		if err := p.server.sleep(ctx, interval); err != nil {
+			return p.stop(err)
 		}
-		_ = p.send(protocol.NewEvent(protocol.RunError, "message", msg, "code", code))
-		return "error"
-	case scenarios.FaultDisconnect:
-		p.disconnect = true
-	case scenarios.FaultMalformed:
-		_ = p.w.write([]byte("data: {\"type\":\"TEXT_MESSAGE_CONTENT\",\"delta\":\n\n"))
-	case scenarios.FaultStall:
-		if err := p.w.flushPending(); err != nil {
+		if err := p.w.comment(); err != nil {
 			return "cancelled"
 		}
-		for {
-			interval := time.Hour
-			if f.KeepAlive && p.server.cfg.KeepAlive > 0 {
-				interval = p.server.cfg.KeepAlive
-			}
-			if err := p.server.sleep(ctx, interval); err != nil {
-				return p.stop(err)
-			}
-			if err := p.w.comment(); err != nil {
-				return "cancelled"
-			}
-		}
 	}
-	return "fault" // truncate: the stream just ends
 }
 
 // sleep waits for d, or until the run must stop.

@@ -3,7 +3,6 @@ package server
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -55,8 +54,9 @@ func (s *Server) run(c echo.Context, route string) error {
 	if err != nil {
 		return err
 	}
-	if rr.fault != nil && rr.fault.Kind == scenarios.FaultStatus {
-		return statusFault(c, *rr.fault)
+	hook := hookOf(rr.fault)
+	if hook.answer != nil {
+		return hook.answer(c, *rr.fault)
 	}
 	if s.upstream.proxies(rr.in.ThreadID) {
 		return s.upstream.record(c, rr)
@@ -83,7 +83,7 @@ func (s *Server) run(c echo.Context, route string) error {
 	}()
 	started := time.Now()
 	s.metrics.runStarted()
-	w := newEventWriter(c.Response(), s.cfg.EventIDs, s.cfg.WriteTimeout, rr.fault != nil && rr.fault.Kind == scenarios.FaultSplit)
+	w := newEventWriter(c.Response(), s.cfg.EventIDs, s.cfg.WriteTimeout, hook.write)
 	// The player keeps the ids, not the request: an open stream does not hold on to what
 	// only planning needed.
 	p := &player{server: s, w: w, peer: protocol.PeerFor(rr.in.ProtocolVersion), run: run, threadID: rr.in.ThreadID, runID: rr.in.RunID, testID: rr.testID, fault: rr.fault}
@@ -198,23 +198,6 @@ func (s *Server) forcedScenario(header http.Header, testID string) func() string
 		id, _ := s.tests.Forced.Take(testID)
 		return id
 	}
-}
-
-// statusFault answers an injected HTTP error instead of a stream.
-func statusFault(c echo.Context, f scenarios.Fault) error {
-	if f.RetryAfter > 0 {
-		c.Response().Header().Set("Retry-After", strconv.Itoa(f.RetryAfter))
-	}
-	he := apiError(f.Status, "injected_fault", fmt.Sprintf("an injected %d answer (%s)", f.Status, FaultHeader))
-	if f.Body == "" {
-		return he
-	}
-	noteError(c, he) // the answer is the fault's body; the journal still says what it was
-	contentType := "application/json"
-	if !json.Valid([]byte(f.Body)) {
-		contentType = "text/plain; charset=utf-8" // a string body that is not JSON, as given
-	}
-	return c.Blob(f.Status, contentType, []byte(f.Body))
 }
 
 // planRun decides what a run plays: the continuation of the thread's paused scenario,

@@ -14,17 +14,19 @@ import (
 type eventWriter struct {
 	w            http.ResponseWriter
 	rc           *http.ResponseController
-	withIDs      bool
 	writeTimeout time.Duration
-	split        bool // the split fault: every write goes out in pieces of a few bytes
+	faultWrite   func(e *eventWriter, b []byte) error // a fault's: writes in place of a plain write
+	withIDs      bool
 	pending      bool // written since the last flush
 	headersSent  bool // flushed once: net/http has written the headers
 	deadline     time.Time
 	buf          []byte
 }
 
-func newEventWriter(w http.ResponseWriter, withIDs bool, writeTimeout time.Duration, split bool) *eventWriter {
-	return &eventWriter{w: w, rc: http.NewResponseController(w), withIDs: withIDs, writeTimeout: writeTimeout, split: split}
+// newEventWriter returns a writer of SSE frames to w; faultWrite, if not nil, is a
+// fault's, and writes every frame and comment in place of a plain write.
+func newEventWriter(w http.ResponseWriter, withIDs bool, writeTimeout time.Duration, faultWrite func(e *eventWriter, b []byte) error) *eventWriter {
+	return &eventWriter{w: w, rc: http.NewResponseController(w), withIDs: withIDs, writeTimeout: writeTimeout, faultWrite: faultWrite}
 }
 
 // begin starts the stream. Its headers wait for the first flush: they go out with the
@@ -58,21 +60,8 @@ func (e *eventWriter) comment() error {
 }
 
 func (e *eventWriter) write(b []byte) error {
-	if e.split {
-		// pieces of 1, 2, 3 and 5 bytes in turn, each flushed, cut multi-byte characters,
-		// JSON escapes and the data: prefix at every position
-		splitSizes := [...]int{1, 2, 3, 5}
-		for i := 0; len(b) > 0; i++ {
-			n := min(splitSizes[i%len(splitSizes)], len(b))
-			if err := e.writeOnce(b[:n]); err != nil {
-				return err
-			}
-			if err := e.flush(); err != nil {
-				return err
-			}
-			b = b[n:]
-		}
-		return nil
+	if e.faultWrite != nil {
+		return e.faultWrite(e, b)
 	}
 	return e.writeOnce(b)
 }

@@ -23,7 +23,7 @@ func (d *deadlineRecorder) SetWriteDeadline(t time.Time) error {
 func TestWriteDeadlinesAreRenewedWhenHalfSpent(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		rec := &deadlineRecorder{streamRecorder: newRecorder()}
-		w := newEventWriter(rec, false, 10*time.Second, false)
+		w := newEventWriter(rec, false, 10*time.Second, nil)
 		w.begin()
 		for i := range 13 { // one event a second
 			if err := w.event(protocol.NewEvent(protocol.Custom, "name", "tick", "value", i), time.Now().UnixMilli()); err != nil {
