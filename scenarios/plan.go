@@ -87,12 +87,11 @@ func (s *Scenario) Plan(ctx context.Context, req *Request, start Start, opts Pla
 // position of the step that wrote it, for load-time diagnostics.
 func (s *Scenario) plan(ctx context.Context, req *Request, start Start, opts PlanOptions, trace bool) (*Plan, []pos, error) {
 	seed := runKey(opts.Seed, s.ID, opts.Turn, req.Input)
-	file, line, col := splitSource(s.Source)
 	captures := start.Captures
 	p := &planner{
 		trace:   trace,
 		events:  make([]Timed, 0, s.eventsHint),
-		current: pos{file: file, line: line, col: col},
+		current: s.Source,
 		timing:  s.Timing.Apply(opts.Timing),
 		rng:     rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)),
 		now:     opts.Now,
