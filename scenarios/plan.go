@@ -9,7 +9,7 @@ import (
 	"hash/fnv"
 	"maps"
 	"math/rand/v2"
-	"net/http"
+	"net/textproto"
 	"regexp"
 	"slices"
 	"strings"
@@ -24,9 +24,10 @@ import (
 
 // Request is a run request as scenarios see it.
 type Request struct {
-	Route  string
-	Input  *protocol.RunAgentInput
-	Header http.Header
+	Route string
+	Input *protocol.RunAgentInput
+	// Header is the request's HTTP header; its Get and Values find a name in any case.
+	Header textproto.MIMEHeader
 	// History returns the thread's messages before this run's events, the input's
 	// included. Nil means the input's messages are the whole history.
 	History func() []map[string]any

@@ -6,7 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"net/http"
+	"net/textproto"
 	"slices"
 	"sort"
 	"strconv"
@@ -173,7 +173,7 @@ func (ex Example) request() *Request {
 	if route == "" {
 		route = "/agui/chat"
 	}
-	h := http.Header{}
+	h := textproto.MIMEHeader{}
 	for k, v := range ex.Headers {
 		h.Set(k, v)
 	}

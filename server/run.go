@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"mime"
 	"net/http"
+	"net/textproto"
 	"strconv"
 	"strings"
 	"time"
@@ -158,11 +159,11 @@ func (s *Server) startRun(ctx context.Context, rr *runRequest, cancel context.Ca
 			run.Release() // planning failed, or panicked
 		}
 	}()
-	sreq := &scenarios.Request{Route: rr.route, Input: in, Header: rr.header}
+	sreq := &scenarios.Request{Route: rr.route, Input: in, Header: textproto.MIMEHeader(rr.header)}
 	sreq.History = func() []map[string]any { return run.History(in) }
 	opts := scenarios.PlanOptions{Seed: s.seedFor(thread), Turn: run.Turn(),
 		Timing: s.cfg.Timing, Now: time.Now(), Speed: rr.speed, FixedTime: s.cfg.FixedTime, Limits: s.cfg.TemplateLimits}
-	plan, err := s.planRun(ctx, sreq, cursor, opts, s.forcedScenario(sreq.Header, rr.testID))
+	plan, err := s.planRun(ctx, sreq, cursor, opts, s.forcedScenario(rr.header, rr.testID))
 	if err != nil {
 		return nil, nil, err
 	}
