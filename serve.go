@@ -229,7 +229,7 @@ func serve(ctx context.Context, o options, stdout, stderr io.Writer) error {
 		"history", "POST "+base+server.HistoryPath, "cancel", "POST "+base+server.CancelPath,
 		"scenarios", "GET "+base+server.AdminPrefix+"/scenarios")
 	for _, sc := range set.Scenarios() {
-		logger.Info("scenario", "id", sc.ID, "source", sc.Source, "priority", sc.Priority)
+		logger.Info("scenario", "id", sc.ID, "source", sc.Source.String(), "priority", sc.Priority)
 	}
 	watchCtx, stopWatching := context.WithCancel(ctx)
 	watching := make(chan struct{})

@@ -22,6 +22,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/agui-mock/agui-mock/internal/sse"
 	"github.com/agui-mock/agui-mock/protocol"
 	"github.com/agui-mock/agui-mock/scenarios"
 )
@@ -270,17 +271,13 @@ func cancelled(events []capturedEvent) bool {
 // ends with ctx, so once the client has gone a read error is its leaving, not the
 // upstream's failure.
 func (r *Recorder) relay(ctx context.Context, w http.ResponseWriter, upstream io.Reader, started time.Time, in *protocol.RunAgentInput, kept *capture) string {
-	h := w.Header()
-	h.Set("Content-Type", "text/event-stream; charset=utf-8")
-	h.Set("Cache-Control", "no-cache")
-	h.Set("X-Accel-Buffering", "no")
-	w.WriteHeader(http.StatusOK)
-	rc := http.NewResponseController(w)
-	_ = rc.Flush()
+	out := sse.NewWriter(w, 0)
+	out.Begin()
+	_ = out.Flush()
 	fail := func(code, msg string) {
 		frame, _ := protocol.AppendFrame(nil, protocol.NewEvent(protocol.RunError, "message", msg, "code", code), time.Now().UnixMilli(), false)
-		_, _ = w.Write(frame)
-		_ = rc.Flush()
+		_, _ = out.Write(frame)
+		_ = out.Flush()
 	}
 	// Agents that mint their own thread and run ids (instead of echoing the request's)
 	// are still recorded: the fixture echoes whatever request replays it.
@@ -317,12 +314,12 @@ func (r *Recorder) relay(ctx context.Context, w http.ResponseWriter, upstream io
 		}
 		last = now
 		if f.ID != "" {
-			_, _ = io.WriteString(w, "id: "+f.ID+"\n")
+			_, _ = io.WriteString(&out, "id: "+f.ID+"\n")
 		}
-		if _, err := w.Write(appendData(nil, f.Data)); err != nil {
+		if _, err := out.Write(appendData(nil, f.Data)); err != nil {
 			return clientGone
 		}
-		_ = rc.Flush()
+		_ = out.Flush()
 	}
 	var early error
 	switch {

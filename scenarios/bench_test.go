@@ -3,7 +3,7 @@ package scenarios
 import (
 	"context"
 	"fmt"
-	"net/http"
+	"net/textproto"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -33,7 +33,7 @@ func benchRequest(b *testing.B, body string) *Request {
 	if err != nil {
 		b.Fatal(err)
 	}
-	return &Request{Route: "/agui/chat", Input: in, Header: http.Header{}}
+	return &Request{Route: "/agui/chat", Input: in, Header: textproto.MIMEHeader{}}
 }
 
 // BenchmarkSelect matches a request against 10 and 1,000 scenarios; the request

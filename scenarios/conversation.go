@@ -180,10 +180,10 @@ func (l *fileLoader) cases(n *yaml.Node, forInterrupt bool) []branchCase {
 			out = append(out, branchCase{at: l.pos(body), status: status, steps: l.steps(body)})
 		}
 		slices.SortFunc(out, func(a, b branchCase) int {
-			if a.at.line != b.at.line {
-				return a.at.line - b.at.line
+			if a.at.Line != b.at.Line {
+				return a.at.Line - b.at.Line
 			}
-			return a.at.col - b.at.col
+			return a.at.Column - b.at.Column
 		})
 		return out
 	}

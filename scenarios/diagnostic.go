@@ -55,13 +55,18 @@ func (e *LoadError) Error() string {
 	return fmt.Sprintf("%d problem(s) in scenarios:\n%s", len(lines), strings.Join(lines, "\n"))
 }
 
-// pos is a position in a scenario file.
-type pos struct {
-	file      string
-	line, col int
+// Position is a place in a scenario file: the file as the load displays it, and the
+// line and column, counted from 1.
+type Position struct {
+	File         string
+	Line, Column int
 }
 
-func (p pos) String() string { return fmt.Sprintf("%s:%d:%d", p.file, p.line, p.col) }
+// String returns the position as file:line:column.
+func (p Position) String() string { return fmt.Sprintf("%s:%d:%d", p.File, p.Line, p.Column) }
+
+// pos is the loader's short name for a Position.
+type pos = Position
 
 // diagnostics accumulates problems while a file is parsed.
 type diagnostics struct {
@@ -69,5 +74,5 @@ type diagnostics struct {
 }
 
 func (d *diagnostics) add(p pos, hint, format string, args ...any) {
-	d.list = append(d.list, Diagnostic{File: p.file, Line: p.line, Column: p.col, Message: fmt.Sprintf(format, args...), Hint: hint})
+	d.list = append(d.list, Diagnostic{File: p.File, Line: p.Line, Column: p.Column, Message: fmt.Sprintf(format, args...), Hint: hint})
 }

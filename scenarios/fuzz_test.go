@@ -2,7 +2,7 @@ package scenarios
 
 import (
 	"context"
-	"net/http"
+	"net/textproto"
 	"os"
 	"path/filepath"
 	"strings"
@@ -69,7 +69,7 @@ func FuzzTemplates(f *testing.F) {
 		if err != nil {
 			return // not valid UTF-8 text for JSON
 		}
-		req := &Request{Route: "/", Input: in, Header: http.Header{}}
+		req := &Request{Route: "/", Input: in, Header: textproto.MIMEHeader{}}
 		sel, _ := set.Select(req)
 		if sel == nil {
 			return

@@ -362,7 +362,7 @@ type fileLoader struct {
 	plain        map[string][]plainPart
 }
 
-func (l *fileLoader) pos(n *yaml.Node) pos { return pos{file: l.file, line: n.Line, col: n.Column} }
+func (l *fileLoader) pos(n *yaml.Node) pos { return pos{File: l.file, Line: n.Line, Column: n.Column} }
 
 var scenarioKeys = []string{"id", "description", "priority", "broken", "match", "timing", "steps", "events", "next", "result", "examples"}
 
@@ -372,7 +372,7 @@ func (l *fileLoader) scenario(n *yaml.Node, doc int) *Scenario {
 		return nil
 	}
 	base := strings.TrimSuffix(strings.TrimSuffix(path.Base(l.file), ".yaml"), ".yml")
-	sc := &Scenario{ID: base, Source: l.pos(n).String()}
+	sc := &Scenario{ID: base, Source: l.pos(n)}
 	if doc > 1 {
 		sc.ID = fmt.Sprintf("%s#%d", base, doc)
 	}

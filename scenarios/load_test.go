@@ -173,7 +173,7 @@ func TestEarlierSourcesOverrideLaterOnes(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, sc := range set.Scenarios() {
-		if sc.ID == "catch-all" && !strings.HasPrefix(sc.Source, "d/") {
+		if sc.ID == "catch-all" && !strings.HasPrefix(sc.Source.File, "d/") {
 			t.Errorf("catch-all comes from %s, want the user's directory", sc.Source)
 		}
 	}
@@ -277,5 +277,26 @@ func TestExampleConflictsBetweenUserScenariosAreStillReported(t *testing.T) {
 	var le *LoadError
 	if !errors.As(err, &le) || len(le.Diagnostics) != 1 || !strings.Contains(le.Diagnostics[0].Error(), "d/a.yaml:3:12: this example of scenario a selects scenario b") {
 		t.Errorf("got %v", err)
+	}
+}
+
+// A scenario's source is where it starts, and reads as file:line:column.
+func TestAScenarioKnowsWhereItStarts(t *testing.T) {
+	set, err := loadOne(t, "id: first\nsteps:\n  - text: a\n---\nid: second\nsteps:\n  - text: b\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]Position{"first": {File: "dir/test.yaml", Line: 1, Column: 1}, "second": {File: "dir/test.yaml", Line: 5, Column: 1}}
+	for _, sc := range set.Scenarios() {
+		if pos, ok := want[sc.ID]; ok && sc.Source != pos {
+			t.Errorf("%s starts at %+v, want %+v", sc.ID, sc.Source, pos)
+		}
+		delete(want, sc.ID)
+	}
+	if len(want) != 0 {
+		t.Errorf("scenarios missing: %v", want)
+	}
+	if got := (Position{File: "dir/test.yaml", Line: 5, Column: 1}).String(); got != "dir/test.yaml:5:1" {
+		t.Errorf("the position reads %q", got)
 	}
 }

@@ -9,7 +9,7 @@ import (
 	"hash/fnv"
 	"maps"
 	"math/rand/v2"
-	"net/http"
+	"net/textproto"
 	"regexp"
 	"slices"
 	"strings"
@@ -24,9 +24,10 @@ import (
 
 // Request is a run request as scenarios see it.
 type Request struct {
-	Route  string
-	Input  *protocol.RunAgentInput
-	Header http.Header
+	Route string
+	Input *protocol.RunAgentInput
+	// Header is the request's HTTP header; its Get and Values find a name in any case.
+	Header textproto.MIMEHeader
 	// History returns the thread's messages before this run's events, the input's
 	// included. Nil means the input's messages are the whole history.
 	History func() []map[string]any
@@ -87,12 +88,11 @@ func (s *Scenario) Plan(ctx context.Context, req *Request, start Start, opts Pla
 // position of the step that wrote it, for load-time diagnostics.
 func (s *Scenario) plan(ctx context.Context, req *Request, start Start, opts PlanOptions, trace bool) (*Plan, []pos, error) {
 	seed := runKey(opts.Seed, s.ID, opts.Turn, req.Input)
-	file, line, col := splitSource(s.Source)
 	captures := start.Captures
 	p := &planner{
 		trace:   trace,
 		events:  make([]Timed, 0, s.eventsHint),
-		current: pos{file: file, line: line, col: col},
+		current: s.Source,
 		timing:  s.Timing.Apply(opts.Timing),
 		rng:     rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)),
 		now:     opts.Now,

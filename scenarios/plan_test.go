@@ -3,7 +3,7 @@ package scenarios
 import (
 	"context"
 	"fmt"
-	"net/http"
+	"net/textproto"
 	"reflect"
 	"regexp"
 	"strings"
@@ -19,7 +19,7 @@ func request(t *testing.T, route, body string) *Request {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &Request{Route: route, Input: in, Header: http.Header{}}
+	return &Request{Route: route, Input: in, Header: textproto.MIMEHeader{}}
 }
 
 func planFor(t *testing.T, set *Set, req *Request, opts PlanOptions) *Plan {

@@ -16,7 +16,7 @@ import (
 type Scenario struct {
 	ID          string
 	Description string
-	Source      string // file:line of the scenario's start
+	Source      Position // where the scenario starts
 	Priority    int
 	// Broken, when set, says why the scenario deliberately breaks the protocol; its
 	// event sequence is then not checked.

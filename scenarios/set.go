@@ -6,7 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"net/http"
+	"net/textproto"
 	"slices"
 	"sort"
 	"strconv"
@@ -138,9 +138,9 @@ func NewSet(ctx context.Context, limits Limits, list []*Scenario) (*Set, error) 
 			sel, _ := set.Select(req)
 			switch {
 			case sel == nil:
-				diags = append(diags, Diagnostic{File: ex.pos.file, Line: ex.pos.line, Column: ex.pos.col, Message: fmt.Sprintf("this example of scenario %s matches no scenario", sc.ID)})
+				diags = append(diags, Diagnostic{File: ex.pos.File, Line: ex.pos.Line, Column: ex.pos.Column, Message: fmt.Sprintf("this example of scenario %s matches no scenario", sc.ID)})
 			case sel.Scenario != sc && !(sc.fallback && !sel.Scenario.fallback): // the user's scenarios override fallback ones
-				diags = append(diags, Diagnostic{File: ex.pos.file, Line: ex.pos.line, Column: ex.pos.col,
+				diags = append(diags, Diagnostic{File: ex.pos.File, Line: ex.pos.Line, Column: ex.pos.Column,
 					Message: fmt.Sprintf("this example of scenario %s selects scenario %s (%s) instead", sc.ID, sel.Scenario.ID, sel.Scenario.Source),
 					Hint:    "raise the priority or narrow the match of one of them"})
 			}
@@ -153,18 +153,7 @@ func NewSet(ctx context.Context, limits Limits, list []*Scenario) (*Set, error) 
 }
 
 func (sc *Scenario) diagnostic(msg, hint string) Diagnostic {
-	file, line, col := splitSource(sc.Source)
-	return Diagnostic{File: file, Line: line, Column: col, Message: msg, Hint: hint}
-}
-
-func splitSource(src string) (string, int, int) {
-	parts := strings.Split(src, ":")
-	if len(parts) < 3 {
-		return src, 0, 0
-	}
-	line, _ := strconv.Atoi(parts[len(parts)-2])
-	col, _ := strconv.Atoi(parts[len(parts)-1])
-	return strings.Join(parts[:len(parts)-2], ":"), line, col
+	return Diagnostic{File: sc.Source.File, Line: sc.Source.Line, Column: sc.Source.Column, Message: msg, Hint: hint}
 }
 
 // request builds the run request an example stands for.
@@ -184,7 +173,7 @@ func (ex Example) request() *Request {
 	if route == "" {
 		route = "/agui/chat"
 	}
-	h := http.Header{}
+	h := textproto.MIMEHeader{}
 	for k, v := range ex.Headers {
 		h.Set(k, v)
 	}
@@ -236,7 +225,7 @@ func (x *explorer) explore(sc *Scenario, req *Request, start Start, depth int) [
 		}
 		var se *stepError
 		if errors.As(err, &se) {
-			return []Diagnostic{{File: se.at.file, Line: se.at.line, Column: se.at.col, Message: se.err.Error()}}
+			return []Diagnostic{{File: se.at.File, Line: se.at.Line, Column: se.at.Column, Message: se.err.Error()}}
 		}
 		return []Diagnostic{sc.diagnostic(err.Error(), "")}
 	}
@@ -247,7 +236,7 @@ func (x *explorer) explore(sc *Scenario, req *Request, start Start, depth int) [
 	next := plan.Next
 	if next != nil && next.node != nil && len(next.Interrupts) == 0 && len(next.ToolCalls) == 0 {
 		at := next.node.next[0].at
-		return append(diags, Diagnostic{File: at.file, Line: at.line, Column: at.col,
+		return append(diags, Diagnostic{File: at.File, Line: at.Line, Column: at.Column,
 			Message: "this run waits for no answer (no interrupt outcome, no tool call left without a result), so what follows in next never plays"})
 	}
 	if next == nil || depth >= maxCheckDepth {
@@ -333,7 +322,7 @@ func (sc *Scenario) verify(plan *Plan, origins []pos, threadID string) []Diagnos
 			return sc.diagnostic(msg, hint)
 		}
 		o := origins[index]
-		return Diagnostic{File: o.file, Line: o.line, Column: o.col, Message: msg, Hint: hint}
+		return Diagnostic{File: o.File, Line: o.Line, Column: o.Column, Message: msg, Hint: hint}
 	}
 	if err != nil {
 		index := -1
@@ -393,7 +382,7 @@ func (s *Set) Select(req *Request) (*Selection, []Candidate) {
 	misses := make([]Candidate, 0, len(s.scenarios))
 	for _, sc := range s.scenarios {
 		_, reasons := sc.Match.test(req)
-		misses = append(misses, Candidate{ID: sc.ID, Source: sc.Source, Reasons: reasons})
+		misses = append(misses, Candidate{ID: sc.ID, Source: sc.Source.String(), Reasons: reasons})
 	}
 	sort.SliceStable(misses, func(i, j int) bool { return len(misses[i].Reasons) < len(misses[j].Reasons) })
 	return nil, misses[:min(3, len(misses))]

@@ -105,7 +105,7 @@ func (s *Server) listScenarios(c echo.Context) error {
 	runtime := s.runtimeIDs()
 	list := make([]scenarioInfo, 0, len(set.Scenarios()))
 	for _, sc := range set.Scenarios() {
-		list = append(list, scenarioInfo{ID: sc.ID, Description: sc.Description, Source: sc.Source, Priority: sc.Priority,
+		list = append(list, scenarioInfo{ID: sc.ID, Description: sc.Description, Source: sc.Source.String(), Priority: sc.Priority,
 			Broken: sc.Broken, Runtime: runtime[sc.ID], Examples: sc.Examples})
 	}
 	return c.JSON(http.StatusOK, map[string]any{"scenarios": list, "routes": set.Routes(), "errors": s.Status().Errors})
@@ -176,7 +176,7 @@ func (s *Server) removeScenario(c echo.Context) error {
 	if len(kept) == len(s.load.runtime) {
 		for _, sc := range s.set.Load().Scenarios() {
 			if sc.ID == id {
-				return apiError(http.StatusConflict, "not_runtime", "scenario "+id+" comes from "+sc.Source+"; only scenarios added through the admin API can be removed")
+				return apiError(http.StatusConflict, "not_runtime", "scenario "+id+" comes from "+sc.Source.String()+"; only scenarios added through the admin API can be removed")
 			}
 		}
 		return apiError(http.StatusNotFound, "unknown_scenario", "no scenario "+id)

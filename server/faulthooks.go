@@ -34,12 +34,12 @@ type faultHook struct {
 // faultStrike is what a fault does to the stream where it strikes, as the player
 // carries it out: it sends event, writes raw, then stalls or ends the run with outcome.
 type faultStrike struct {
-	event      *protocol.Event // sent as the run's events are
-	raw        []byte          // written as it is
-	stall      bool            // send nothing more until the run must stop
-	keepAlive  bool            // while stalled, keep-alive comments if the server sends them
-	disconnect bool            // drop the connection once the run is reported
-	outcome    string          // how the run ended, unless it stalls
+	event      *protocol.Event  // sent as the run's events are
+	raw        []byte           // written as it is
+	stall      bool             // send nothing more until the run must stop
+	keepAlive  bool             // while stalled, keep-alive comments if the server sends them
+	disconnect bool             // drop the connection once the run is reported
+	outcome    protocol.Outcome // how the run ended, unless it stalls
 }
 
 // faultHookFor returns the hook of a fault kind.
@@ -120,17 +120,17 @@ func runErrorFault(f scenarios.Fault) faultStrike {
 		code = "injected_fault"
 	}
 	ev := protocol.NewEvent(protocol.RunError, "message", msg, "code", code)
-	return faultStrike{event: &ev, outcome: "error"}
+	return faultStrike{event: &ev, outcome: protocol.OutcomeError}
 }
 
 // disconnectFault drops the connection once the run is reported.
 func disconnectFault(scenarios.Fault) faultStrike {
-	return faultStrike{disconnect: true, outcome: "fault"}
+	return faultStrike{disconnect: true, outcome: protocol.OutcomeFault}
 }
 
 // malformedFault sends a data: frame that is not JSON, and ends the stream.
 func malformedFault(scenarios.Fault) faultStrike {
-	return faultStrike{raw: []byte("data: {\"type\":\"TEXT_MESSAGE_CONTENT\",\"delta\":\n\n"), outcome: "fault"}
+	return faultStrike{raw: []byte("data: {\"type\":\"TEXT_MESSAGE_CONTENT\",\"delta\":\n\n"), outcome: protocol.OutcomeFault}
 }
 
 // stallFault stops sending until the run must stop, with keep-alive comments if the
@@ -141,5 +141,5 @@ func stallFault(f scenarios.Fault) faultStrike {
 
 // truncateFault ends the stream without a terminal event.
 func truncateFault(scenarios.Fault) faultStrike {
-	return faultStrike{outcome: "fault"}
+	return faultStrike{outcome: protocol.OutcomeFault}
 }

@@ -75,7 +75,7 @@ func TestEachStepFaultSaysWhatThePlayerDoes(t *testing.T) {
 		case s.keepAlive:
 			got = append(got, "keep-alives without a stall")
 		}
-		if got := strings.Join(append(got, "outcome "+s.outcome), "; "); got != tt.want {
+		if got := strings.Join(append(got, "outcome "+string(s.outcome)), "; "); got != tt.want {
 			t.Errorf("%+v: %s, want %s", tt.fault, got, tt.want)
 		}
 	}

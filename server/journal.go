@@ -7,6 +7,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/labstack/echo/v4"
+
+	"github.com/agui-mock/agui-mock/protocol"
 )
 
 // TestIDHeader scopes a request to one test: its threads, journal entries, forced
@@ -16,21 +18,21 @@ const TestIDHeader = "X-Test-Id"
 // JournalEntry is one request the server answered, for tests to assert what their
 // frontend sent.
 type JournalEntry struct {
-	Seq        int64     `json:"seq"`
-	Time       time.Time `json:"time"`
-	TestID     string    `json:"testId,omitempty"`
-	Method     string    `json:"method"`
-	Path       string    `json:"path"`
-	ThreadID   string    `json:"threadId,omitempty"`
-	RunID      string    `json:"runId,omitempty"`
-	Scenario   string    `json:"scenario,omitempty"`
-	Status     int       `json:"status"`
-	Error      string    `json:"error,omitempty"`  // an error answer's code, e.g. unauthorized
-	Reason     string    `json:"reason,omitempty"` // why: an error answer's message, or the injected fault
-	Outcome    string    `json:"outcome,omitempty"`
-	Events     int       `json:"events,omitempty"`
-	DurationMs int64     `json:"durationMs"`
-	Request    any       `json:"request,omitempty"` // the body as JSON, or as text when it is not
+	Seq        int64            `json:"seq"`
+	Time       time.Time        `json:"time"`
+	TestID     string           `json:"testId,omitempty"`
+	Method     string           `json:"method"`
+	Path       string           `json:"path"`
+	ThreadID   string           `json:"threadId,omitempty"`
+	RunID      string           `json:"runId,omitempty"`
+	Scenario   string           `json:"scenario,omitempty"`
+	Status     int              `json:"status"`
+	Error      string           `json:"error,omitempty"`  // an error answer's code, e.g. unauthorized
+	Reason     string           `json:"reason,omitempty"` // why: an error answer's message, or the injected fault
+	Outcome    protocol.Outcome `json:"outcome,omitempty"`
+	Events     int              `json:"events,omitempty"`
+	DurationMs int64            `json:"durationMs"`
+	Request    any              `json:"request,omitempty"` // the body as JSON, or as text when it is not
 
 	body       []byte // what the handler read of the body, up to maxJournaledBody
 	bodyCut    bool   // the body was longer than what body keeps

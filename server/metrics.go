@@ -8,6 +8,8 @@ import (
 	"sync"
 
 	"github.com/labstack/echo/v4"
+
+	"github.com/agui-mock/agui-mock/protocol"
 )
 
 // metricsPath is where the metrics are served, with Config.Metrics.
@@ -29,14 +31,14 @@ func (m *metricSet) runStarted() {
 	m.mu.Unlock()
 }
 
-func (m *metricSet) runEnded(scenario, outcome string, events int) {
+func (m *metricSet) runEnded(scenario string, outcome protocol.Outcome, events int) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.active--
 	if m.runs == nil {
 		m.runs = map[[2]string]int64{}
 	}
-	m.runs[[2]string{scenario, outcome}]++
+	m.runs[[2]string{scenario, string(outcome)}]++
 	m.events += int64(events)
 }
 

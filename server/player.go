@@ -32,7 +32,7 @@ type player struct {
 // interrupt, error (RUN_ERROR), cancelled (by the cancel endpoint or the client going
 // away), fault (a fault broke the stream, or a broken scenario ended it without a
 // terminal event) or error when the server shuts down.
-func (p *player) play(ctx context.Context, plan *scenarios.Plan, speed float64) string {
+func (p *player) play(ctx context.Context, plan *scenarios.Plan, speed float64) protocol.Outcome {
 	// The fault's hook is looked up where it is needed, not kept: the player lives on its
 	// goroutine's stack, which must stay within 8 KiB (BenchmarkOpenStreams).
 	if wait := hookOf(p.fault).wait; wait != nil {
@@ -51,7 +51,7 @@ func (p *player) play(ctx context.Context, plan *scenarios.Plan, speed float64) 
 		if bp := p.server.tests.Breakpoints.Hit(p.testID, plan.Scenario.ID, t.Step, i, p.threadID, p.runID); bp != nil {
 			paused := time.Now()
 			if err := p.w.flushPending(); err != nil {
-				return "cancelled"
+				return protocol.OutcomeCancelled
 			}
 			if err := await(ctx, p.server.stopping, bp.Resumed()); err != nil {
 				return p.stop(err)
@@ -68,19 +68,19 @@ func (p *player) play(ctx context.Context, plan *scenarios.Plan, speed float64) 
 			return p.strike(ctx, faultHookFor(t.Fault.Kind).strike(*t.Fault))
 		}
 		if err := p.send(t.Event); err != nil {
-			return "cancelled"
+			return protocol.OutcomeCancelled
 		}
 	}
 	last := plan.Events[len(plan.Events)-1].Event
 	switch {
 	case last.Type == protocol.RunError:
-		return "error"
+		return protocol.OutcomeError
 	case last.Type != protocol.RunFinished:
-		return "fault" // a broken scenario ended its stream without a terminal event, as truncate does
+		return protocol.OutcomeFault // a broken scenario ended its stream without a terminal event, as truncate does
 	case plan.Next != nil && len(plan.Next.Interrupts) > 0:
-		return "interrupt"
+		return protocol.OutcomeInterrupt
 	}
-	return "success"
+	return protocol.OutcomeSuccess
 }
 
 // send records an event in the thread and writes it as the peer understands it.
@@ -110,7 +110,7 @@ func (p *player) timestamp() int64 {
 // stop ends a run cut short. A cancelled run closes what it has open and finishes with
 // a cancelled outcome (RUN_ERROR with code cancelled for 0.0.x clients); a stopping
 // server ends it with RUN_ERROR; a client that went away gets nothing more.
-func (p *player) stop(cause error) string {
+func (p *player) stop(cause error) protocol.Outcome {
 	switch {
 	case errors.Is(cause, threads.ErrCancelled):
 		for _, ev := range p.open.Closers() {
@@ -122,12 +122,12 @@ func (p *player) stop(cause error) string {
 			ending = "no terminal event: the client had gone away"
 		}
 		p.run.Cancelled(ending)
-		return "cancelled"
+		return protocol.OutcomeCancelled
 	case errors.Is(cause, errShutdown):
 		_ = p.send(protocol.NewEvent(protocol.RunError, "message", "the mock server is shutting down", "code", "server_shutdown"))
-		return "error"
+		return protocol.OutcomeError
 	}
-	return "cancelled"
+	return protocol.OutcomeCancelled
 }
 
 // describeEnd says in words what a terminal event becomes on the peer's wire.
@@ -140,7 +140,7 @@ func describeEnd(peer protocol.Peer, end protocol.Event) string {
 }
 
 // strike carries out what a fault does where it strikes, and returns the run's outcome.
-func (p *player) strike(ctx context.Context, s faultStrike) string {
+func (p *player) strike(ctx context.Context, s faultStrike) protocol.Outcome {
 	if s.event != nil {
 		_ = p.send(*s.event)
 	}
@@ -152,7 +152,7 @@ func (p *player) strike(ctx context.Context, s faultStrike) string {
 		return s.outcome
 	}
 	if err := p.w.flushPending(); err != nil {
-		return "cancelled"
+		return protocol.OutcomeCancelled
 	}
 	for {
 		interval := time.Hour
@@ -163,7 +163,7 @@ func (p *player) strike(ctx context.Context, s faultStrike) string {
 			return p.stop(err)
 		}
 		if err := p.w.comment(); err != nil {
-			return "cancelled"
+			return protocol.OutcomeCancelled
 		}
 	}
 }

@@ -71,7 +71,7 @@ func TestUserScenariosOverrideTheCatchAllOnReloadAndAtRuntime(t *testing.T) {
 	const greet = "id: greet\nmatch:\n  message: (?i)hello\nsteps: [{text: hi}]\n"
 	const anything = "id: anything\nsteps: [{text: hi}]\n"
 	selected := func(s *Server) string {
-		sel, _ := s.Scenarios().Select(&scenarios.Request{Route: "/agui/chat", Input: &protocol.RunAgentInput{Messages: []protocol.Message{{Role: "user", Content: "Hello there"}}}, Header: http.Header{}})
+		sel, _ := s.Scenarios().Select(&scenarios.Request{Route: "/agui/chat", Input: &protocol.RunAgentInput{Messages: []protocol.Message{{Role: "user", Content: "Hello there"}}}})
 		if sel == nil {
 			return ""
 		}

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"mime"
 	"net/http"
+	"net/textproto"
 	"strconv"
 	"strings"
 	"time"
@@ -89,7 +90,7 @@ func (s *Server) run(c echo.Context, route string) error {
 	p := &player{server: s, w: w, peer: protocol.PeerFor(rr.in.ProtocolVersion), run: run, threadID: rr.in.ThreadID, runID: rr.in.RunID, testID: rr.testID, fault: rr.fault}
 	outcome := p.play(ctx, plan, rr.speed)
 	next := plan.Next
-	if outcome != "interrupt" && outcome != "success" {
+	if outcome != protocol.OutcomeInterrupt && outcome != protocol.OutcomeSuccess {
 		next = nil // a run cut short abandons the rest of the conversation
 	}
 	run.Finish(outcome, next)
@@ -158,11 +159,11 @@ func (s *Server) startRun(ctx context.Context, rr *runRequest, cancel context.Ca
 			run.Release() // planning failed, or panicked
 		}
 	}()
-	sreq := &scenarios.Request{Route: rr.route, Input: in, Header: rr.header}
+	sreq := &scenarios.Request{Route: rr.route, Input: in, Header: textproto.MIMEHeader(rr.header)}
 	sreq.History = func() []map[string]any { return run.History(in) }
 	opts := scenarios.PlanOptions{Seed: s.seedFor(thread), Turn: run.Turn(),
 		Timing: s.cfg.Timing, Now: time.Now(), Speed: rr.speed, FixedTime: s.cfg.FixedTime, Limits: s.cfg.TemplateLimits}
-	plan, err := s.planRun(ctx, sreq, cursor, opts, s.forcedScenario(sreq.Header, rr.testID))
+	plan, err := s.planRun(ctx, sreq, cursor, opts, s.forcedScenario(rr.header, rr.testID))
 	if err != nil {
 		return nil, nil, err
 	}
@@ -179,13 +180,13 @@ func isNoScenario(err error) bool {
 }
 
 // reportRun counts, journals and logs a run that has ended.
-func (s *Server) reportRun(c echo.Context, route, scenario string, p *player, outcome string, took time.Duration) {
+func (s *Server) reportRun(c echo.Context, route, scenario string, p *player, outcome protocol.Outcome, took time.Duration) {
 	s.metrics.runEnded(scenario, outcome, p.sent)
 	note(c, func(e *JournalEntry) { e.Scenario, e.Outcome, e.Events = scenario, outcome, p.sent })
 	s.cfg.Logger.LogAttrs(c.Request().Context(), slog.LevelInfo, "run", slog.String("route", route), slog.String("scenario", scenario),
 		slog.String("thread", p.threadID), slog.String("run", p.runID), slog.String("client", p.peer.String()),
 		slog.String("request_id", c.Response().Header().Get(echo.HeaderXRequestID)), slog.String("test", p.testID),
-		slog.Int("events", p.sent), slog.String("outcome", outcome), slog.Duration("duration", took.Round(time.Millisecond)))
+		slog.Int("events", p.sent), slog.String("outcome", string(outcome)), slog.Duration("duration", took.Round(time.Millisecond)))
 }
 
 // forcedScenario is the scenario a request must play whatever it matches: its

@@ -33,11 +33,11 @@ var ErrCancelled = errors.New("cancelled through /agui/cancel")
 
 // RunRecord is one run in a thread's history.
 type RunRecord struct {
-	RunID    string    `json:"runId"`
-	Scenario string    `json:"scenario"`
-	Outcome  string    `json:"outcome"` // running, success, interrupt, cancelled, error, fault
-	Started  time.Time `json:"startedAt"`
-	Ended    time.Time `json:"endedAt,omitzero"`
+	RunID    string           `json:"runId"`
+	Scenario string           `json:"scenario"`
+	Outcome  protocol.Outcome `json:"outcome"`
+	Started  time.Time        `json:"startedAt"`
+	Ended    time.Time        `json:"endedAt,omitzero"`
 }
 
 // Thread is one conversation. Its conversation is guarded by convMu, everything else by
@@ -155,7 +155,7 @@ func (r *Run) Start(scenario string) {
 	t := r.thread
 	r.active.scenario = scenario
 	t.started++
-	t.runs = append(t.runs, RunRecord{RunID: r.active.runID, Scenario: scenario, Outcome: "running", Started: r.store.now()})
+	t.runs = append(t.runs, RunRecord{RunID: r.active.runID, Scenario: scenario, Outcome: protocol.OutcomeRunning, Started: r.store.now()})
 	if len(t.runs) > r.store.limits.MaxRuns {
 		t.runs = t.runs[len(t.runs)-r.store.limits.MaxRuns:]
 	}
@@ -210,7 +210,7 @@ func (r *Run) Cancelled(ending string) {
 
 // Finish releases the thread: outcome is how the run ended, next where the conversation
 // continues (nil when it does not).
-func (r *Run) Finish(outcome string, next *scenarios.Cursor) {
+func (r *Run) Finish(outcome protocol.Outcome, next *scenarios.Cursor) {
 	r.store.mu.Lock()
 	defer r.store.mu.Unlock()
 	t := r.thread
@@ -227,7 +227,7 @@ func (r *Run) Finish(outcome string, next *scenarios.Cursor) {
 // recordIndex finds the run's record; old records may have been dropped meanwhile.
 func (r *Run) recordIndex() int {
 	for i := len(r.thread.runs) - 1; i >= 0; i-- {
-		if r.thread.runs[i].RunID == r.active.runID && r.thread.runs[i].Outcome == "running" {
+		if r.thread.runs[i].RunID == r.active.runID && r.thread.runs[i].Outcome == protocol.OutcomeRunning {
 			return i
 		}
 	}
@@ -273,7 +273,7 @@ func (s *Store) History(threadID string) (History, bool) {
 		}
 	}
 	for i := range h.Runs {
-		if h.Runs[i].Outcome == "running" {
+		if h.Runs[i].Outcome == protocol.OutcomeRunning {
 			h.Running = &h.Runs[i]
 		}
 	}

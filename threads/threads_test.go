@@ -148,7 +148,7 @@ func TestRunsAreRecordedAndBounded(t *testing.T) {
 		run.AddInput(&protocol.RunAgentInput{Messages: []protocol.Message{{ID: fmt.Sprint("u", i), Role: "user", Raw: map[string]any{"id": fmt.Sprint("u", i), "role": "user", "content": "hi"}}}})
 		run.Apply(protocol.NewEvent(protocol.TextMessageStart, "messageId", fmt.Sprint("a", i), "role", "assistant"))
 		run.Apply(protocol.NewEvent(protocol.TextMessageContent, "messageId", fmt.Sprint("a", i), "delta", "hello"))
-		run.Finish([]string{"success", "interrupt", "error"}[i], nil)
+		run.Finish([]protocol.Outcome{protocol.OutcomeSuccess, protocol.OutcomeInterrupt, protocol.OutcomeError}[i], nil)
 	}
 	h, _ := s.History("t")
 	if len(h.Runs) != 2 || h.Runs[0].RunID != "r1" || h.Runs[1].Outcome != "error" {
