@@ -373,7 +373,7 @@ func (p *planner) playExplicit(root *eventsRun, in *protocol.RunAgentInput, star
 // chooseContinuation picks the recorded continuation that the answers a resumed run
 // brings lead to, and makes the answers available to its templates.
 func (p *planner) chooseContinuation(c *Cursor, in *protocol.RunAgentInput, forced map[int]int) (*eventsRun, error) {
-	results, _ := c.ToolResults(in)
+	results := c.toolResults(in)
 	contents := make([]string, len(c.ToolCalls))
 	for i, tc := range c.ToolCalls {
 		contents[i] = results[tc.ID]
@@ -461,7 +461,7 @@ func (p *planner) continuation(c *Cursor, in *protocol.RunAgentInput, forced map
 		}
 		branches = append(branches, frame{steps: steps, answer: answer})
 	}
-	results, _ := c.ToolResults(in)
+	results := c.toolResults(in)
 	for i, tc := range c.ToolCalls {
 		content := results[tc.ID]
 		steps := choose(tc.def.cases, "", nil, content)

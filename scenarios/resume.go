@@ -1,0 +1,160 @@
+package scenarios
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/agui-mock/agui-mock/protocol"
+)
+
+// The rules of interrupts and resume live here: whether a run continues its thread's
+// paused conversation (Continue), whether its answers are acceptable (CheckAnswers), and
+// which branch each answer plays (branchCase.holds, choose).
+
+// Continue decides how a run of a thread starts. cursor is where the thread's
+// conversation paused, nil when it waits for nothing; now is when the run starts, for
+// interrupt expiry. When the run continues the conversation, Continue returns its Start
+// and true. When it starts afresh — nothing is paused, or the client moved on without
+// the results of the pending frontend tool calls — it returns false, and the scenario
+// set picks what the run plays. A request that cannot be played gets a typed error:
+// *InterruptsPendingError, *NoPendingInterruptsError or *AnswerError.
+func Continue(cursor *Cursor, in *protocol.RunAgentInput, now time.Time) (Start, bool, error) {
+	if cursor != nil && len(cursor.Interrupts) > 0 {
+		if len(in.Resume) == 0 {
+			return Start{}, false, &InterruptsPendingError{Pending: cursor.Interrupts}
+		}
+		if err := cursor.CheckAnswers(in.Resume, now); err != nil {
+			return Start{}, false, err
+		}
+		return Start{Resume: cursor}, true, nil
+	}
+	if len(in.Resume) > 0 {
+		return Start{}, false, &NoPendingInterruptsError{ThreadID: in.ThreadID}
+	}
+	if cursor != nil && protocol.IsContinuation(in, cursor.toolCallIDs()) {
+		return Start{Resume: cursor}, true, nil
+	}
+	return Start{}, false, nil
+}
+
+// toolCallIDs lists the ids of the frontend tool calls the cursor waits for.
+func (c *Cursor) toolCallIDs() []string {
+	ids := make([]string, len(c.ToolCalls))
+	for i, tc := range c.ToolCalls {
+		ids[i] = tc.ID
+	}
+	return ids
+}
+
+// InterruptsPendingError is a run on a thread that waits for answers to interrupts,
+// and that brings none.
+type InterruptsPendingError struct {
+	Pending []PendingInterrupt
+}
+
+func (e *InterruptsPendingError) Error() string {
+	return fmt.Sprintf("the thread waits for answers to %d interrupt(s); send them in resume (status resolved or cancelled)", len(e.Pending))
+}
+
+// NoPendingInterruptsError is a run that answers interrupts on a thread that waits for
+// none.
+type NoPendingInterruptsError struct {
+	ThreadID string
+}
+
+func (e *NoPendingInterruptsError) Error() string {
+	return "resume answers interrupts, but none is pending on thread " + strconv.Quote(e.ThreadID)
+}
+
+// AnswerError is a resume that does not answer the pending interrupts properly.
+type AnswerError struct {
+	Code        string // interrupt_not_answered, unknown_interrupt, duplicate_answer, interrupt_expired, invalid_payload
+	InterruptID string
+	Message     string
+	// Pending are the interrupts the thread waits for, as the client should answer them.
+	Pending []PendingInterrupt
+}
+
+func (e *AnswerError) Error() string { return e.Message }
+
+// CheckAnswers verifies a run input's resume entries against the pending interrupts the
+// way an agent would: every interrupt answered exactly once, no unknown ids, no
+// resolution of an expired interrupt, and payloads that satisfy the responseSchema.
+func (c *Cursor) CheckAnswers(resume []protocol.ResumeEntry, now time.Time) error {
+	pending := map[string]PendingInterrupt{}
+	for _, pi := range c.Interrupts {
+		pending[pi.ID] = pi
+	}
+	answered := map[string]bool{}
+	for _, r := range resume {
+		pi, ok := pending[r.InterruptID]
+		if !ok {
+			return &AnswerError{Code: "unknown_interrupt", InterruptID: r.InterruptID, Pending: c.Interrupts,
+				Message: fmt.Sprintf("resume answers interrupt %q, which is not pending on this thread (pending: %s)", r.InterruptID, strings.Join(slices.Sorted(maps.Keys(pending)), ", "))}
+		}
+		if answered[r.InterruptID] {
+			return &AnswerError{Code: "duplicate_answer", InterruptID: r.InterruptID, Pending: c.Interrupts, Message: fmt.Sprintf("resume answers interrupt %q twice", r.InterruptID)}
+		}
+		answered[r.InterruptID] = true
+		if r.Status == protocol.ResumeResolved && !pi.ExpiresAt.IsZero() && !now.Before(pi.ExpiresAt) {
+			return &AnswerError{Code: "interrupt_expired", InterruptID: r.InterruptID, Pending: c.Interrupts,
+				Message: fmt.Sprintf("interrupt %q expired at %s and can only be cancelled", r.InterruptID, pi.ExpiresAt.UTC().Format(time.RFC3339))}
+		}
+		if r.Status == protocol.ResumeResolved && pi.schema != nil {
+			// An absent payload (it is optional) is checked as an empty object: it answers
+			// a schema whose members are all optional, not one that requires some.
+			payload, what := r.Payload, fmt.Sprintf("the payload for interrupt %q does not satisfy", r.InterruptID)
+			if payload == nil {
+				payload = map[string]any{}
+				what = fmt.Sprintf("the answer resolving interrupt %q has no payload (checked as an empty object), which does not satisfy", r.InterruptID)
+			}
+			if err := pi.schema.Validate(payload); err != nil {
+				return &AnswerError{Code: "invalid_payload", InterruptID: r.InterruptID, Pending: c.Interrupts,
+					Message: fmt.Sprintf("%s its responseSchema: %s", what, schemaProblem(err))}
+			}
+		}
+	}
+	for _, pi := range c.Interrupts {
+		if !answered[pi.ID] {
+			return &AnswerError{Code: "interrupt_not_answered", InterruptID: pi.ID, Pending: c.Interrupts,
+				Message: fmt.Sprintf("resume does not answer pending interrupt %q; every pending interrupt needs an answer", pi.ID)}
+		}
+	}
+	return nil
+}
+
+// holds reports whether an answer meets a case's conditions: an interrupt's status and
+// payload, or the text of a frontend tool's result. A condition a case leaves out holds
+// for every answer.
+func (bc branchCase) holds(status string, payload any, content string) bool {
+	return (bc.status == "" || bc.status == status) &&
+		(bc.payload == nil || subset(payload, bc.payload)) &&
+		(bc.content == nil || bc.content.MatchString(content))
+}
+
+// choose picks the steps of the first case whose conditions hold for an answer.
+func choose(cases []branchCase, status string, payload any, content string) []step {
+	for _, bc := range cases {
+		if bc.holds(status, payload, content) {
+			return bc.steps
+		}
+	}
+	return nil
+}
+
+// toolResults maps the pending frontend tool calls' ids to the results a continuing run
+// brings; it is empty when any result is missing, as when the run continues by its
+// answers to interrupts alone.
+func (c *Cursor) toolResults(in *protocol.RunAgentInput) map[string]string {
+	results := protocol.ToolResults(in)
+	for _, tc := range c.ToolCalls {
+		if _, ok := results[tc.ID]; !ok {
+			return nil
+		}
+	}
+	return results
+}
