@@ -158,3 +158,29 @@ func (c *Cursor) toolResults(in *protocol.RunAgentInput) map[string]string {
 	}
 	return results
 }
+
+// branchChoice forces the branch one pending item plays, whatever its answer chooses;
+// loading uses it to try every branch of a conversation.
+type branchChoice struct {
+	item   pendingItem
+	index  int // the item's index among the pending interrupts or tool calls
+	branch int // the index of the case, or of the recorded continuation, played
+}
+
+// pendingItem is the kind of item a paused run waits for.
+type pendingItem int
+
+const (
+	recordedRun pendingItem = iota + 1 // the explicit form: the continuation recorded next
+	interruptItem
+	toolCallItem
+)
+
+// forces returns the branch forced for the index-th pending item of a kind, if any. A
+// nil choice forces nothing.
+func (f *branchChoice) forces(item pendingItem, index int) (int, bool) {
+	if f == nil || f.item != item || f.index != index {
+		return 0, false
+	}
+	return f.branch, true
+}

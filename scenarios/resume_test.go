@@ -99,3 +99,26 @@ steps:
 		})
 	}
 }
+
+// A run can wait for a frontend tool call and an interrupt at once. Loading tries each
+// branch of each: forcing the tool call's third case must not force a third case on the
+// interrupt, which has two.
+func TestLoadingForcesOneItemsBranchAtATime(t *testing.T) {
+	_, err := loadOne(t, `
+match: {message: both}
+steps:
+  - tool:
+      name: pick
+      args: {}
+      on:
+        - {content: a, steps: [{text: A.}]}
+        - {content: b, steps: [{text: B.}]}
+        - {steps: [{text: Other.}]}
+  - interrupt:
+      id: sure
+      on: {resolved: [{text: Yes.}], cancelled: [{text: No.}]}
+`)
+	if err != nil {
+		t.Fatal(err)
+	}
+}
