@@ -373,19 +373,7 @@ func (p *planner) playExplicit(root *eventsRun, in *protocol.RunAgentInput, star
 // chooseContinuation picks the recorded continuation that the answers a resumed run
 // brings lead to, and makes the answers available to its templates.
 func (p *planner) chooseContinuation(c *Cursor, in *protocol.RunAgentInput, forced *branchChoice) (*eventsRun, error) {
-	results := c.toolResults(in)
-	contents := make([]string, len(c.ToolCalls))
-	for i, tc := range c.ToolCalls {
-		contents[i] = results[tc.ID]
-	}
-	answers := make([]protocol.ResumeEntry, len(c.Interrupts))
-	byID := map[string]protocol.ResumeEntry{}
-	for _, r := range in.Resume {
-		byID[r.InterruptID] = r
-	}
-	for i, pi := range c.Interrupts {
-		answers[i] = byID[pi.ID]
-	}
+	answers, contents := c.answers(in)
 	resume := make([]any, len(answers))
 	for i, a := range answers {
 		resume[i] = answerMap(a, c.Interrupts[i].ToolCallID)
@@ -445,17 +433,14 @@ func (p *planner) pauseExplicit(run *eventsRun) error {
 func (p *planner) continuation(c *Cursor, in *protocol.RunAgentInput, forced *branchChoice) []frame {
 	stack := cloneFrames(c.frames)
 	var branches []frame
-	answers := map[string]protocol.ResumeEntry{}
-	for _, r := range in.Resume {
-		answers[r.InterruptID] = r
-	}
+	answers, contents := c.answers(in)
 	resume := make([]any, 0, len(in.Resume))
 	for _, r := range in.Resume {
 		resume = append(resume, answerMap(r, ""))
 	}
 	p.r.setResume(resume)
 	for i, pi := range c.Interrupts {
-		r := answers[pi.ID]
+		r := answers[i]
 		answer := answerMap(r, pi.ToolCallID)
 		steps := choose(pi.def.cases, r.Status, r.Payload, "")
 		if k, ok := forced.forces(interruptItem, i); ok {
@@ -463,9 +448,8 @@ func (p *planner) continuation(c *Cursor, in *protocol.RunAgentInput, forced *br
 		}
 		branches = append(branches, frame{steps: steps, answer: answer})
 	}
-	results := c.toolResults(in)
 	for i, tc := range c.ToolCalls {
-		content := results[tc.ID]
+		content := contents[i]
 		steps := choose(tc.def.cases, "", nil, content)
 		if k, ok := forced.forces(toolCallItem, i); ok {
 			steps = tc.def.cases[k].steps

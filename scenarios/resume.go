@@ -146,17 +146,30 @@ func choose(cases []branchCase, status string, payload any, content string) []st
 	return nil
 }
 
-// toolResults maps the pending frontend tool calls' ids to the results a continuing run
-// brings; it is empty when any result is missing, as when the run continues by its
-// answers to interrupts alone.
-func (c *Cursor) toolResults(in *protocol.RunAgentInput) map[string]string {
-	results := protocol.ToolResults(in)
-	for _, tc := range c.ToolCalls {
-		if _, ok := results[tc.ID]; !ok {
-			return nil
-		}
+// answers lines up a continuing run's answers with what the cursor waits for, in the
+// order it was raised: the resume entry of each pending interrupt, and the result of
+// each pending frontend tool call. The results are all empty unless the run brings
+// every one of them, as when it continues by its answers to interrupts alone.
+func (c *Cursor) answers(in *protocol.RunAgentInput) (resume []protocol.ResumeEntry, results []string) {
+	resume = make([]protocol.ResumeEntry, len(c.Interrupts))
+	byID := make(map[string]protocol.ResumeEntry, len(in.Resume))
+	for _, r := range in.Resume {
+		byID[r.InterruptID] = r
 	}
-	return results
+	for i, pi := range c.Interrupts {
+		resume[i] = byID[pi.ID]
+	}
+	results = make([]string, len(c.ToolCalls))
+	brought := protocol.ToolResults(in)
+	for i, tc := range c.ToolCalls {
+		content, ok := brought[tc.ID]
+		if !ok {
+			clear(results)
+			break
+		}
+		results[i] = content
+	}
+	return resume, results
 }
 
 // branchChoice forces the branch one pending item plays, whatever its answer chooses;
