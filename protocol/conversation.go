@@ -352,3 +352,36 @@ func Awaited[T any](events []T, eventOf func(T) Event) (interrupts []map[string]
 	}
 	return nil, toolCalls
 }
+
+// ToolResults maps the tool call ids of a run input's tool messages to their text; a
+// call answered twice maps to its later answer.
+func ToolResults(in *RunAgentInput) map[string]string {
+	results := map[string]string{}
+	for _, m := range in.Messages {
+		if m.Role == "tool" {
+			results[m.ToolCallID] = m.Text()
+		}
+	}
+	return results
+}
+
+// IsContinuation reports whether a run input continues its thread's previous run, which
+// left the frontend tool calls with ids pendingToolCalls waiting for a result: the input
+// answers interrupts (resume), or brings a tool message for every one of those calls. An
+// input that brings neither starts afresh, even when it ends with a tool message: that
+// message answers an earlier call, and the previous run waits for nothing it brings.
+func IsContinuation(in *RunAgentInput, pendingToolCalls []string) bool {
+	if len(in.Resume) > 0 {
+		return true
+	}
+	if len(pendingToolCalls) == 0 {
+		return false
+	}
+	results := ToolResults(in)
+	for _, id := range pendingToolCalls {
+		if _, ok := results[id]; !ok {
+			return false
+		}
+	}
+	return true
+}

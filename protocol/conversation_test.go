@@ -53,3 +53,26 @@ func TestCancelledKnowsBothFormsOfACancelledRun(t *testing.T) {
 		t.Errorf("the 0.0.x form %v is not seen as cancelled", legacy)
 	}
 }
+
+func TestIsContinuation(t *testing.T) {
+	tool := func(id string) Message { return Message{Role: "tool", ToolCallID: id, Content: "ok"} }
+	user := Message{Role: "user", Content: "and now?"}
+	for _, tt := range []struct {
+		name    string
+		in      RunAgentInput
+		pending []string
+		want    bool
+	}{
+		{"resume answers interrupts", RunAgentInput{Resume: []ResumeEntry{{InterruptID: "i1", Status: ResumeResolved}}}, nil, true},
+		{"every pending call answered", RunAgentInput{Messages: []Message{tool("a"), tool("b")}}, []string{"b", "a"}, true},
+		{"one pending call unanswered", RunAgentInput{Messages: []Message{tool("a")}}, []string{"a", "b"}, false},
+		{"nothing pending, nothing answered", RunAgentInput{Messages: []Message{user}}, nil, false},
+		// A rule that looks only at the last message disagrees with the server on these two.
+		{"results followed by a user message", RunAgentInput{Messages: []Message{tool("a"), user}}, []string{"a"}, true},
+		{"a tool message answering an earlier call", RunAgentInput{Messages: []Message{tool("old")}}, nil, false},
+	} {
+		if got := IsContinuation(&tt.in, tt.pending); got != tt.want {
+			t.Errorf("%s: IsContinuation = %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}

@@ -42,6 +42,9 @@ type session struct {
 	// interrupts or of its tool calls left without a result: the order replays match
 	// answers in.
 	awaiting []string
+	// toolCalls lists, in the same order, the upstream ids of the tool calls the last
+	// run left without a result, when it raised no interrupt.
+	toolCalls []string
 }
 
 // noteAwaiting records what the session's latest run waits for.
@@ -53,9 +56,25 @@ func (s *session) noteAwaiting(events []capturedEvent) {
 			s.awaiting = append(s.awaiting, id)
 		}
 	}
+	s.toolCalls = nil
 	for _, start := range calls {
 		s.awaiting = append(s.awaiting, start.Str("toolCallId"))
+		s.toolCalls = append(s.toolCalls, start.Str("toolCallId"))
 	}
+}
+
+// continuedBy reports whether a run continues the session's latest run, by the rule a
+// replay follows (protocol.IsContinuation). What a run that was not recorded waits for
+// is unknown; the tool results at the end of the run's messages are taken to answer it.
+func (s *session) continuedBy(in *protocol.RunAgentInput) bool {
+	pending := s.toolCalls
+	if s.unrecorded {
+		pending = nil
+		for i := len(in.Messages) - 1; i >= 0 && in.Messages[i].Role == "tool"; i-- {
+			pending = append(pending, in.Messages[i].ToolCallID)
+		}
+	}
+	return protocol.IsContinuation(in, pending)
 }
 
 // rank orders answers as the session's last run raised what they answer.

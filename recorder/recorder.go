@@ -371,7 +371,7 @@ func (r *Recorder) continuesUnrecorded(in *protocol.RunAgentInput) bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	s := r.sessions[in.ThreadID]
-	return s != nil && s.unrecorded && continues(in)
+	return s != nil && s.unrecorded && s.continuedBy(in)
 }
 
 // unrecorded notes that a run of a thread was not recorded, so that the runs continuing
@@ -401,7 +401,7 @@ func (r *Recorder) save(route string, in *protocol.RunAgentInput, events []captu
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	s := r.sessions[in.ThreadID]
-	continuing := s != nil && continues(in)
+	continuing := s != nil && s.continuedBy(in)
 	rd := r.redactor()
 	if !continuing {
 		s = &session{ids: map[string]string{}, counts: map[string]int{}}
@@ -458,14 +458,8 @@ func (r *Recorder) save(route string, in *protocol.RunAgentInput, events []captu
 	return s.file, rd.count, nil
 }
 
-// continues reports whether a run continues its thread's previous one: it answers its
-// interrupts or brings the results of its frontend tool calls.
-func continues(in *protocol.RunAgentInput) bool {
-	return len(in.Resume) > 0 || (len(in.Messages) > 0 && in.Messages[len(in.Messages)-1].Role == "tool")
-}
-
 // whenFor describes the answers a continuation run brought — its resume entries, or the
-// frontend tool results at the end of its messages — in the order the previous run
+// results of the frontend tool calls the previous run left — in the order the previous run
 // raised what they answer, which is the order a replay matches them in. Secrets in the
 // answers are redacted: a tool result's pattern matches any text where one was.
 func (s *session) whenFor(in *protocol.RunAgentInput, rd *redactor) map[string]any {
@@ -482,15 +476,10 @@ func (s *session) whenFor(in *protocol.RunAgentInput, rd *redactor) map[string]a
 		}
 		return map[string]any{"resume": resume}
 	}
-	var tools []protocol.Message
-	for i := len(in.Messages) - 1; i >= 0 && in.Messages[i].Role == "tool"; i-- {
-		tools = append(tools, in.Messages[i])
-	}
-	slices.Reverse(tools) // as sent
-	slices.SortStableFunc(tools, func(a, b protocol.Message) int { return s.rank(a.ToolCallID) - s.rank(b.ToolCallID) })
-	results := make([]any, len(tools))
-	for i, m := range tools {
-		results[i] = anchored(rd.text(m.Text()))
+	brought := protocol.ToolResults(in)
+	results := make([]any, len(s.toolCalls))
+	for i, id := range s.toolCalls {
+		results[i] = anchored(rd.text(brought[id]))
 	}
 	return map[string]any{"toolResults": results}
 }

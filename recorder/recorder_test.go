@@ -619,3 +619,44 @@ func TestAnAbortedRunBlamesTheClient(t *testing.T) {
 	}
 	keptApart(t, out, "the client went away before the run ended")
 }
+
+// A run that brings the results of the pending tool calls continues the session even
+// when a user message follows them, as a replay has it: its answer is recorded as the
+// branch its results choose, not as the first run of a new session.
+func TestToolResultsFollowedByAMessageContinueTheSession(t *testing.T) {
+	out := t.TempDir()
+	upstream := serverFor(t, server.DefaultConfig(), scenarios.Source{FS: fstest.MapFS{"s/u.yaml": {Data: []byte(upstreamScenarios)}}, Root: "s", Label: "upstream"})
+	u, _ := url.Parse(upstream.URL)
+	rec, err := recorder.New(recorder.Config{Upstream: u, OutDir: out, Dedupe: true, Logger: quiet()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := server.DefaultConfig()
+	cfg.Recorder, cfg.RecordAll = rec, true
+	proxy := serverFor(t, cfg, scenarios.Builtin())
+
+	play := func(base string) [][]protocol.Event {
+		c := client{t, base}
+		pick, _ := c.run(`{"threadId":"t","runId":"r1","protocolVersion":"1.1","messages":[{"id":"u1","role":"user","content":"pick"}]}`)
+		picked, _ := c.run(`{"threadId":"t","runId":"r2","protocolVersion":"1.1","messages":[{"id":"t1","role":"tool","toolCallId":"` + toolCallID(pick) + `","content":"b"},{"id":"u2","role":"user","content":"go on"}]}`)
+		return [][]protocol.Event{pick, picked}
+	}
+	original := play(proxy.URL)
+	files, _ := filepath.Glob(filepath.Join(out, "*.yaml"))
+	if len(files) != 1 {
+		t.Fatalf("recorded files %v, want the session's one fixture", files)
+	}
+	fixture, err := os.ReadFile(files[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(fixture), "toolResults: [^b$]") {
+		t.Errorf("the second run is not recorded as the branch of the result b:\n%s", fixture)
+	}
+	replayed := play(serverFor(t, server.DefaultConfig(), scenarios.Source{FS: os.DirFS(out), Root: ".", Label: out}).URL)
+	for run := range original {
+		if want, got := normalized(original[run]), normalized(replayed[run]); strings.Join(want, "\n") != strings.Join(got, "\n") {
+			t.Errorf("run %d replays differently:\n got %s\nwant %s", run, strings.Join(got, "\n    "), strings.Join(want, "\n    "))
+		}
+	}
+}

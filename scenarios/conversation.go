@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"maps"
 	"regexp"
 	"slices"
 	"strings"
@@ -374,61 +373,6 @@ type frame struct {
 	answer map[string]any
 }
 
-// AnswerError is a resume that does not answer the pending interrupts properly.
-type AnswerError struct {
-	Code        string // interrupt_not_answered, unknown_interrupt, duplicate_answer, interrupt_expired, invalid_payload
-	InterruptID string
-	Message     string
-}
-
-func (e *AnswerError) Error() string { return e.Message }
-
-// CheckAnswers verifies a run input's resume entries against the pending interrupts the
-// way an agent would: every interrupt answered exactly once, no unknown ids, no
-// resolution of an expired interrupt, and payloads that satisfy the responseSchema.
-func (c *Cursor) CheckAnswers(resume []protocol.ResumeEntry, now time.Time) error {
-	pending := map[string]PendingInterrupt{}
-	for _, pi := range c.Interrupts {
-		pending[pi.ID] = pi
-	}
-	answered := map[string]bool{}
-	for _, r := range resume {
-		pi, ok := pending[r.InterruptID]
-		if !ok {
-			return &AnswerError{Code: "unknown_interrupt", InterruptID: r.InterruptID,
-				Message: fmt.Sprintf("resume answers interrupt %q, which is not pending on this thread (pending: %s)", r.InterruptID, strings.Join(slices.Sorted(maps.Keys(pending)), ", "))}
-		}
-		if answered[r.InterruptID] {
-			return &AnswerError{Code: "duplicate_answer", InterruptID: r.InterruptID, Message: fmt.Sprintf("resume answers interrupt %q twice", r.InterruptID)}
-		}
-		answered[r.InterruptID] = true
-		if r.Status == protocol.ResumeResolved && !pi.ExpiresAt.IsZero() && !now.Before(pi.ExpiresAt) {
-			return &AnswerError{Code: "interrupt_expired", InterruptID: r.InterruptID,
-				Message: fmt.Sprintf("interrupt %q expired at %s and can only be cancelled", r.InterruptID, pi.ExpiresAt.UTC().Format(time.RFC3339))}
-		}
-		if r.Status == protocol.ResumeResolved && pi.schema != nil {
-			// An absent payload (it is optional) is checked as an empty object: it answers
-			// a schema whose members are all optional, not one that requires some.
-			payload, what := r.Payload, fmt.Sprintf("the payload for interrupt %q does not satisfy", r.InterruptID)
-			if payload == nil {
-				payload = map[string]any{}
-				what = fmt.Sprintf("the answer resolving interrupt %q has no payload (checked as an empty object), which does not satisfy", r.InterruptID)
-			}
-			if err := pi.schema.Validate(payload); err != nil {
-				return &AnswerError{Code: "invalid_payload", InterruptID: r.InterruptID,
-					Message: fmt.Sprintf("%s its responseSchema: %s", what, schemaProblem(err))}
-			}
-		}
-	}
-	for _, pi := range c.Interrupts {
-		if !answered[pi.ID] {
-			return &AnswerError{Code: "interrupt_not_answered", InterruptID: pi.ID,
-				Message: fmt.Sprintf("resume does not answer pending interrupt %q; every pending interrupt needs an answer", pi.ID)}
-		}
-	}
-	return nil
-}
-
 // schemaProblem condenses a validation error to one line.
 func schemaProblem(err error) string {
 	var ve *jsonschema.ValidationError
@@ -448,38 +392,4 @@ func schemaProblem(err error) string {
 	}
 	walk(ve)
 	return strings.Join(parts, "; ")
-}
-
-// ToolResults finds the results a run input brings for the pending frontend tool calls.
-// It reports false when any is missing: the client moved on without answering.
-func (c *Cursor) ToolResults(in *protocol.RunAgentInput) (map[string]string, bool) {
-	results := map[string]string{}
-	for _, m := range in.Messages {
-		if m.Role == "tool" {
-			results[m.ToolCallID] = m.Text()
-		}
-	}
-	for _, tc := range c.ToolCalls {
-		if _, ok := results[tc.ID]; !ok {
-			return nil, false
-		}
-	}
-	return results, true
-}
-
-// choose picks the first case whose conditions hold for an answer.
-func choose(cases []branchCase, status string, payload any, content string) []step {
-	for _, bc := range cases {
-		if bc.status != "" && bc.status != status {
-			continue
-		}
-		if bc.payload != nil && !subset(payload, bc.payload) {
-			continue
-		}
-		if bc.content != nil && !bc.content.MatchString(content) {
-			continue
-		}
-		return bc.steps
-	}
-	return nil
 }

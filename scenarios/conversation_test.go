@@ -2,7 +2,6 @@ package scenarios
 
 import (
 	"context"
-	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -58,10 +57,11 @@ func (c *conversation) run(body string) []protocol.Event {
 	var plan *Plan
 	var err error
 	if c.cursor != nil {
-		if err := c.cursor.CheckAnswers(req.Input.Resume, opts.Now); err != nil {
-			c.t.Fatal(err)
+		start, continues, err := Continue(c.cursor, req.Input, opts.Now)
+		if err != nil || !continues {
+			c.t.Fatalf("run %d does not continue the conversation: %v", c.runs, err)
 		}
-		plan, err = c.cursor.Scenario.Plan(context.Background(), req, Start{Resume: c.cursor}, opts)
+		plan, err = c.cursor.Scenario.Plan(context.Background(), req, start, opts)
 	} else {
 		plan = planFor(c.t, c.set, req, opts)
 	}
@@ -131,44 +131,6 @@ func TestInterruptsPauseAndEachAnswerPicksItsBranch(t *testing.T) {
 			}
 			if c.cursor != nil {
 				t.Error("the conversation should be over")
-			}
-		})
-	}
-}
-
-func TestCheckAnswers(t *testing.T) {
-	set, err := loadOne(t, approvalScenario)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := &conversation{t: t, set: set}
-	c.run(`{"messages":[{"role":"user","content":"deploy"}]}`)
-	ok := `{"interruptId":"int-notify","status":"cancelled"}`
-	tests := []struct {
-		name, resume, code string
-		at                 time.Time
-	}{
-		{"missing one", `[` + ok + `]`, "interrupt_not_answered", time.Unix(1000, 0)},
-		{"unknown id", `[{"interruptId":"nope","status":"resolved"},` + ok + `]`, "unknown_interrupt", time.Unix(1000, 0)},
-		{"twice", `[` + ok + `,` + ok + `]`, "duplicate_answer", time.Unix(1000, 0)},
-		{"schema", `[{"interruptId":"int-deploy","status":"resolved","payload":{"reason":5}},` + ok + `]`, "invalid_payload", time.Unix(1000, 0)},
-		{"expired", `[{"interruptId":"int-deploy","status":"resolved","payload":{"reason":"late"}},` + ok + `]`, "interrupt_expired", time.Unix(1000, 0).Add(11 * time.Minute)},
-		{"expired may still be cancelled", `[{"interruptId":"int-deploy","status":"cancelled"},` + ok + `]`, "", time.Unix(1000, 0).Add(11 * time.Minute)},
-		{"resolved without payload is checked as an empty object", `[{"interruptId":"int-deploy","status":"resolved"},` + ok + `]`, "invalid_payload", time.Unix(1000, 0)},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			in, err := protocol.DecodeRunAgentInput([]byte(`{"messages":[],"resume":`+tt.resume+`}`), protocol.DecodeOptions{NewID: func(string) string { return "x" }})
-			if err != nil {
-				t.Fatal(err)
-			}
-			err = c.cursor.CheckAnswers(in.Resume, tt.at)
-			var ae *AnswerError
-			switch {
-			case tt.code == "" && err != nil:
-				t.Errorf("rejected: %v", err)
-			case tt.code != "" && (!errors.As(err, &ae) || ae.Code != tt.code):
-				t.Errorf("got %v, want %s", err, tt.code)
 			}
 		})
 	}

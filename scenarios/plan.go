@@ -72,9 +72,9 @@ type PlanOptions struct {
 type Start struct {
 	Captures map[string]string
 	Resume   *Cursor
-	// forced picks the case of each pending item by index instead of by its answer;
-	// loading uses it to try every branch.
-	forced map[int]int
+	// forced picks the branch of one pending item instead of its answer; loading uses
+	// it to try every branch.
+	forced *branchChoice
 }
 
 // Plan builds the run's event stream. Its templates stop, and it fails, when ctx is
@@ -372,20 +372,8 @@ func (p *planner) playExplicit(root *eventsRun, in *protocol.RunAgentInput, star
 
 // chooseContinuation picks the recorded continuation that the answers a resumed run
 // brings lead to, and makes the answers available to its templates.
-func (p *planner) chooseContinuation(c *Cursor, in *protocol.RunAgentInput, forced map[int]int) (*eventsRun, error) {
-	results, _ := c.ToolResults(in)
-	contents := make([]string, len(c.ToolCalls))
-	for i, tc := range c.ToolCalls {
-		contents[i] = results[tc.ID]
-	}
-	answers := make([]protocol.ResumeEntry, len(c.Interrupts))
-	byID := map[string]protocol.ResumeEntry{}
-	for _, r := range in.Resume {
-		byID[r.InterruptID] = r
-	}
-	for i, pi := range c.Interrupts {
-		answers[i] = byID[pi.ID]
-	}
+func (p *planner) chooseContinuation(c *Cursor, in *protocol.RunAgentInput, forced *branchChoice) (*eventsRun, error) {
+	answers, contents := c.answers(in)
 	resume := make([]any, len(answers))
 	for i, a := range answers {
 		resume[i] = answerMap(a, c.Interrupts[i].ToolCallID)
@@ -398,9 +386,11 @@ func (p *planner) chooseContinuation(c *Cursor, in *protocol.RunAgentInput, forc
 		last := c.ToolCalls[len(c.ToolCalls)-1]
 		p.r.setAnswer(map[string]any{"toolCallId": last.ID, "name": last.Name, "content": contents[len(contents)-1]})
 	}
+	if k, ok := forced.forces(recordedRun, 0); ok {
+		return &c.node.next[k].run, nil
+	}
 	for i := range c.node.next {
-		b := &c.node.next[i]
-		if k, isForced := forced[-1]; (isForced && k == i) || (!isForced && b.matches(answers, contents)) {
+		if b := &c.node.next[i]; b.matches(answers, contents) {
 			return &b.run, nil
 		}
 	}
@@ -440,32 +430,28 @@ func (p *planner) pauseExplicit(run *eventsRun) error {
 
 // continuation builds the frames a resumed run plays: each answered item's branch, in
 // the order the items were raised, then the steps that followed the pause.
-func (p *planner) continuation(c *Cursor, in *protocol.RunAgentInput, forced map[int]int) []frame {
+func (p *planner) continuation(c *Cursor, in *protocol.RunAgentInput, forced *branchChoice) []frame {
 	stack := cloneFrames(c.frames)
 	var branches []frame
-	answers := map[string]protocol.ResumeEntry{}
-	for _, r := range in.Resume {
-		answers[r.InterruptID] = r
-	}
+	answers, contents := c.answers(in)
 	resume := make([]any, 0, len(in.Resume))
 	for _, r := range in.Resume {
 		resume = append(resume, answerMap(r, ""))
 	}
 	p.r.setResume(resume)
 	for i, pi := range c.Interrupts {
-		r := answers[pi.ID]
+		r := answers[i]
 		answer := answerMap(r, pi.ToolCallID)
 		steps := choose(pi.def.cases, r.Status, r.Payload, "")
-		if k, ok := forced[i]; ok {
+		if k, ok := forced.forces(interruptItem, i); ok {
 			steps = pi.def.cases[k].steps
 		}
 		branches = append(branches, frame{steps: steps, answer: answer})
 	}
-	results, _ := c.ToolResults(in)
 	for i, tc := range c.ToolCalls {
-		content := results[tc.ID]
+		content := contents[i]
 		steps := choose(tc.def.cases, "", nil, content)
-		if k, ok := forced[i]; ok {
+		if k, ok := forced.forces(toolCallItem, i); ok {
 			steps = tc.def.cases[k].steps
 		}
 		branches = append(branches, frame{steps: steps, answer: map[string]any{"toolCallId": tc.ID, "name": tc.Name, "content": content}})

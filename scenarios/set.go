@@ -242,11 +242,11 @@ func (x *explorer) explore(sc *Scenario, req *Request, start Start, depth int) [
 	if next == nil || depth >= maxCheckDepth {
 		return diags
 	}
-	variants := []map[int]int{nil}
+	variants := []*branchChoice{nil}
 	if next.node != nil {
 		variants = nil
 		for k := range next.node.next {
-			variants = append(variants, map[int]int{-1: k}) // the explicit form: each recorded branch
+			variants = append(variants, &branchChoice{item: recordedRun, branch: k})
 		}
 	}
 	for i, pi := range next.Interrupts {
@@ -254,7 +254,7 @@ func (x *explorer) explore(sc *Scenario, req *Request, start Start, depth int) [
 			break
 		}
 		for k := range pi.def.cases {
-			variants = append(variants, map[int]int{i: k})
+			variants = append(variants, &branchChoice{item: interruptItem, index: i, branch: k})
 		}
 	}
 	for i, tc := range next.ToolCalls {
@@ -262,7 +262,7 @@ func (x *explorer) explore(sc *Scenario, req *Request, start Start, depth int) [
 			break
 		}
 		for k := range tc.def.cases {
-			variants = append(variants, map[int]int{i: k})
+			variants = append(variants, &branchChoice{item: toolCallItem, index: i, branch: k})
 		}
 	}
 	for n, forced := range variants {
@@ -277,13 +277,13 @@ func (x *explorer) explore(sc *Scenario, req *Request, start Start, depth int) [
 
 // continuationRequest is the request that answers a paused run: every interrupt
 // resolved (or as its forced case says), every frontend tool answered.
-func continuationRequest(prev *Request, c *Cursor, forced map[int]int, runID string) *Request {
+func continuationRequest(prev *Request, c *Cursor, forced *branchChoice, runID string) *Request {
 	in := *prev.Input
 	in.RunID = runID
 	in.Resume = nil
 	for i, pi := range c.Interrupts {
 		entry := protocol.ResumeEntry{InterruptID: pi.ID, Status: protocol.ResumeResolved, Payload: map[string]any{}}
-		if k, ok := forced[i]; ok && pi.def != nil {
+		if k, ok := forced.forces(interruptItem, i); ok && pi.def != nil {
 			bc := pi.def.cases[k]
 			if bc.status != "" {
 				entry.Status = bc.status

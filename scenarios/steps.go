@@ -749,7 +749,7 @@ func (l *fileLoader) branches(n *yaml.Node) []eventsBranch {
 // matches reports whether the answers choose this branch.
 func (b eventsBranch) matches(resume []protocol.ResumeEntry, results []string) bool {
 	for i, bc := range b.resume {
-		if i >= len(resume) || !caseHolds(bc, resume[i]) {
+		if i >= len(resume) || !bc.holds(resume[i].Status, resume[i].Payload, "") {
 			return false
 		}
 	}
@@ -773,10 +773,6 @@ func (l *fileLoader) resumeConditions(n *yaml.Node) []branchCase {
 		out = append(out, l.answerCondition(item, f))
 	}
 	return out
-}
-
-func caseHolds(bc branchCase, r protocol.ResumeEntry) bool {
-	return (bc.status == "" || bc.status == r.Status) && (bc.payload == nil || subset(r.Payload, bc.payload))
 }
 
 func (l *fileLoader) explicitEvents(n *yaml.Node) []eventStep {

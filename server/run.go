@@ -204,32 +204,12 @@ func (s *Server) forcedScenario(header http.Header, testID string) func() string
 // planRun decides what a run plays: the continuation of the thread's paused scenario,
 // or the scenario its request matches.
 func (s *Server) planRun(ctx context.Context, sreq *scenarios.Request, cursor *scenarios.Cursor, opts scenarios.PlanOptions, forced func() string) (*scenarios.Plan, error) {
-	in := sreq.Input
-	if cursor != nil && len(cursor.Interrupts) > 0 {
-		if len(in.Resume) == 0 {
-			return nil, &httpError{status: http.StatusConflict, body: errorBody{
-				Error:   "interrupts_pending",
-				Message: fmt.Sprintf("the thread waits for answers to %d interrupt(s); send them in resume (status resolved or cancelled)", len(cursor.Interrupts)),
-				Details: map[string]any{"interrupts": wireInterrupts(cursor)},
-			}}
-		}
-		if err := cursor.CheckAnswers(in.Resume, time.Now()); err != nil {
-			var ae *scenarios.AnswerError
-			if errors.As(err, &ae) {
-				return nil, &httpError{status: http.StatusBadRequest, body: errorBody{Error: ae.Code, Message: ae.Message, Details: map[string]any{"interruptId": ae.InterruptID, "interrupts": wireInterrupts(cursor)}}}
-			}
-			return nil, err
-		}
-		return s.plan(ctx, cursor.Scenario, sreq, scenarios.Start{Resume: cursor}, opts)
+	start, continues, err := scenarios.Continue(cursor, sreq.Input, time.Now())
+	if err != nil {
+		return nil, resumeError(err, "")
 	}
-	if len(in.Resume) > 0 {
-		return nil, apiError(http.StatusBadRequest, "no_pending_interrupts", "resume answers interrupts, but none is pending on thread "+strconv.Quote(in.ThreadID))
-	}
-	if cursor != nil && len(cursor.ToolCalls) > 0 {
-		if _, answered := cursor.ToolResults(in); answered {
-			return s.plan(ctx, cursor.Scenario, sreq, scenarios.Start{Resume: cursor}, opts)
-		}
-		// the client moved on without the tool results: start afresh
+	if continues {
+		return s.plan(ctx, cursor.Scenario, sreq, start, opts)
 	}
 	set := s.set.Load()
 	if id := forced(); id != "" {
@@ -267,21 +247,11 @@ func (s *Server) plan(ctx context.Context, sc *scenarios.Scenario, sreq *scenari
 			{Event: protocol.NewEvent(protocol.RunError, "message", err.Error(), "code", "template_limit")},
 		}}, nil
 	case errors.As(err, &nb):
-		return nil, apiError(http.StatusBadRequest, "no_recorded_branch", "scenario "+sc.ID+": "+nb.Error()+
-			"; answer as recorded, or add this answer's branch: play the session again with it through `agui-mock record` into the same --record-dir"+
-			" (serve --record-missing replays the recorded first run, so it cannot record a new branch)")
+		return nil, resumeError(err, sc.ID)
 	case err != nil:
 		return nil, apiError(http.StatusInternalServerError, "scenario_failed", err.Error())
 	}
 	return plan, nil
-}
-
-func wireInterrupts(c *scenarios.Cursor) []map[string]any {
-	out := make([]map[string]any, len(c.Interrupts))
-	for i, pi := range c.Interrupts {
-		out[i] = pi.Wire
-	}
-	return out
 }
 
 // readBody reads a request body up to limit bytes, and keeps what it read for the

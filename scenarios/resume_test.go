@@ -1,0 +1,124 @@
+package scenarios
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/agui-mock/agui-mock/protocol"
+)
+
+func TestCheckAnswers(t *testing.T) {
+	set, err := loadOne(t, approvalScenario)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &conversation{t: t, set: set}
+	c.run(`{"messages":[{"role":"user","content":"deploy"}]}`)
+	ok := `{"interruptId":"int-notify","status":"cancelled"}`
+	tests := []struct {
+		name, resume, code string
+		at                 time.Time
+	}{
+		{"missing one", `[` + ok + `]`, "interrupt_not_answered", time.Unix(1000, 0)},
+		{"unknown id", `[{"interruptId":"nope","status":"resolved"},` + ok + `]`, "unknown_interrupt", time.Unix(1000, 0)},
+		{"twice", `[` + ok + `,` + ok + `]`, "duplicate_answer", time.Unix(1000, 0)},
+		{"schema", `[{"interruptId":"int-deploy","status":"resolved","payload":{"reason":5}},` + ok + `]`, "invalid_payload", time.Unix(1000, 0)},
+		{"expired", `[{"interruptId":"int-deploy","status":"resolved","payload":{"reason":"late"}},` + ok + `]`, "interrupt_expired", time.Unix(1000, 0).Add(11 * time.Minute)},
+		{"expired may still be cancelled", `[{"interruptId":"int-deploy","status":"cancelled"},` + ok + `]`, "", time.Unix(1000, 0).Add(11 * time.Minute)},
+		{"resolved without payload is checked as an empty object", `[{"interruptId":"int-deploy","status":"resolved"},` + ok + `]`, "invalid_payload", time.Unix(1000, 0)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			in, err := protocol.DecodeRunAgentInput([]byte(`{"messages":[],"resume":`+tt.resume+`}`), protocol.DecodeOptions{NewID: func(string) string { return "x" }})
+			if err != nil {
+				t.Fatal(err)
+			}
+			err = c.cursor.CheckAnswers(in.Resume, tt.at)
+			var ae *AnswerError
+			switch {
+			case tt.code == "" && err != nil:
+				t.Errorf("rejected: %v", err)
+			case tt.code != "" && (!errors.As(err, &ae) || ae.Code != tt.code):
+				t.Errorf("got %v, want %s", err, tt.code)
+			}
+		})
+	}
+}
+
+func TestContinue(t *testing.T) {
+	set, err := loadOne(t, approvalScenario)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &conversation{t: t, set: set}
+	c.run(`{"messages":[{"role":"user","content":"deploy"}]}`)
+	tools, err := loadOne(t, `
+match: {message: pick}
+steps:
+  - tool: {name: pick, args: {}}
+  - text: Picked.
+`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tc := &conversation{t: t, set: tools}
+	tc.run(`{"messages":[{"role":"user","content":"pick"}]}`)
+	callID := tc.cursor.ToolCalls[0].ID
+	answers := `[{"interruptId":"int-deploy","status":"cancelled"},{"interruptId":"int-notify","status":"cancelled"}]`
+	tests := []struct {
+		name      string
+		cursor    *Cursor
+		body      string
+		continues bool
+		err       any // a pointer to the type of error wanted, or nil
+	}{
+		{"nothing paused", nil, `{"messages":[]}`, false, nil},
+		{"interrupts answered", c.cursor, `{"messages":[],"resume":` + answers + `}`, true, nil},
+		{"interrupts not answered", c.cursor, `{"messages":[]}`, false, new(*InterruptsPendingError)},
+		{"answers that do not check", c.cursor, `{"messages":[],"resume":[{"interruptId":"nope","status":"resolved"}]}`, false, new(*AnswerError)},
+		{"answers with nothing pending", nil, `{"messages":[],"resume":` + answers + `}`, false, new(*NoPendingInterruptsError)},
+		{"tool results brought", tc.cursor, `{"messages":[{"id":"m","role":"tool","toolCallId":"` + callID + `","content":"a"}]}`, true, nil},
+		{"tool results missing: start afresh", tc.cursor, `{"messages":[{"role":"user","content":"pick"}]}`, false, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			in, err := protocol.DecodeRunAgentInput([]byte(tt.body), protocol.DecodeOptions{NewID: func(string) string { return "x" }})
+			if err != nil {
+				t.Fatal(err)
+			}
+			start, continues, err := Continue(tt.cursor, in, time.Unix(1000, 0))
+			switch {
+			case tt.err == nil && err != nil:
+				t.Fatalf("rejected: %v", err)
+			case tt.err != nil && !errors.As(err, tt.err):
+				t.Fatalf("got %v, want a %T", err, tt.err)
+			case continues != tt.continues || (start.Resume != nil) != tt.continues:
+				t.Errorf("continues %v with %+v, want %v", continues, start, tt.continues)
+			}
+		})
+	}
+}
+
+// A run can wait for a frontend tool call and an interrupt at once. Loading tries each
+// branch of each: forcing the tool call's third case must not force a third case on the
+// interrupt, which has two.
+func TestLoadingForcesOneItemsBranchAtATime(t *testing.T) {
+	_, err := loadOne(t, `
+match: {message: both}
+steps:
+  - tool:
+      name: pick
+      args: {}
+      on:
+        - {content: a, steps: [{text: A.}]}
+        - {content: b, steps: [{text: B.}]}
+        - {steps: [{text: Other.}]}
+  - interrupt:
+      id: sure
+      on: {resolved: [{text: Yes.}], cancelled: [{text: No.}]}
+`)
+	if err != nil {
+		t.Fatal(err)
+	}
+}
