@@ -157,17 +157,19 @@ func session(c client, thread string, statuses [2]string) [][]protocol.Event {
 	return [][]protocol.Event{first, second, pick, picked}
 }
 
-func TestRecordedSessionsReplayLikeTheOriginal(t *testing.T) {
-	out := t.TempDir()
+// recordingUpstreamScenarios serves a mock that records every run into a new directory,
+// from an upstream mock that plays upstreamScenarios; it returns the directory and the
+// recording server.
+func recordingUpstreamScenarios(t *testing.T) (out string, proxy *httptest.Server) {
+	t.Helper()
+	out = t.TempDir()
 	upstream := serverFor(t, server.DefaultConfig(), scenarios.Source{FS: fstest.MapFS{"s/u.yaml": {Data: []byte(upstreamScenarios)}}, Root: "s", Label: "upstream"})
 	u, _ := url.Parse(upstream.URL)
-	rec, err := recorder.New(recorder.Config{Upstream: u, OutDir: out, Dedupe: true, Logger: quiet()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg := server.DefaultConfig()
-	cfg.Recorder, cfg.RecordAll = rec, true
-	proxy := serverFor(t, cfg, scenarios.Builtin())
+	return out, recordingProxy(t, recorder.Config{Upstream: u, OutDir: out, Dedupe: true})
+}
+
+func TestRecordedSessionsReplayLikeTheOriginal(t *testing.T) {
+	out, proxy := recordingUpstreamScenarios(t)
 
 	recorded := map[[2]string][][]protocol.Event{}
 	thread := map[[2]string]string{}
@@ -238,13 +240,7 @@ func TestSecretsNeverReachAFixture(t *testing.T) {
 }
 
 func TestReplayKeepsTheRecordedTiming(t *testing.T) {
-	out := t.TempDir()
-	upstream := serverFor(t, server.DefaultConfig(), scenarios.Source{FS: fstest.MapFS{"s/u.yaml": {Data: []byte(upstreamScenarios)}}, Root: "s", Label: "upstream"})
-	u, _ := url.Parse(upstream.URL)
-	rec, _ := recorder.New(recorder.Config{Upstream: u, OutDir: out, Dedupe: true, Logger: quiet()})
-	cfg := server.DefaultConfig()
-	cfg.Recorder, cfg.RecordAll = rec, true
-	proxy := serverFor(t, cfg, scenarios.Builtin())
+	out, proxy := recordingUpstreamScenarios(t)
 	body := `{"threadId":"t","runId":"r1","messages":[{"id":"u1","role":"user","content":"deploy"}]}`
 	_, original := client{t, proxy.URL}.run(body)
 	replay := serverFor(t, server.DefaultConfig(), scenarios.Source{FS: os.DirFS(out), Root: ".", Label: out})
@@ -624,16 +620,7 @@ func TestAnAbortedRunBlamesTheClient(t *testing.T) {
 // when a user message follows them, as a replay has it: its answer is recorded as the
 // branch its results choose, not as the first run of a new session.
 func TestToolResultsFollowedByAMessageContinueTheSession(t *testing.T) {
-	out := t.TempDir()
-	upstream := serverFor(t, server.DefaultConfig(), scenarios.Source{FS: fstest.MapFS{"s/u.yaml": {Data: []byte(upstreamScenarios)}}, Root: "s", Label: "upstream"})
-	u, _ := url.Parse(upstream.URL)
-	rec, err := recorder.New(recorder.Config{Upstream: u, OutDir: out, Dedupe: true, Logger: quiet()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg := server.DefaultConfig()
-	cfg.Recorder, cfg.RecordAll = rec, true
-	proxy := serverFor(t, cfg, scenarios.Builtin())
+	out, proxy := recordingUpstreamScenarios(t)
 
 	play := func(base string) [][]protocol.Event {
 		c := client{t, base}
