@@ -108,6 +108,7 @@ type InputError struct {
 	Problem string
 }
 
+// Error names the member at fault, when there is one, and the problem.
 func (e *InputError) Error() string {
 	if e.Field == "" {
 		return e.Problem

@@ -13,6 +13,7 @@ type SequenceError struct {
 	Message string
 }
 
+// Error names the event at fault, by its place and type, and the rule it breaks.
 func (e *SequenceError) Error() string {
 	if e.Index < 0 {
 		return e.Message

@@ -13,6 +13,7 @@ type Version struct{ Major, Minor int }
 // Newest returns the newest protocol version this server speaks.
 func Newest() Version { return Version{1, 1} }
 
+// String writes the version as MAJOR.MINOR.
 func (v Version) String() string { return fmt.Sprintf("%d.%d", v.Major, v.Minor) }
 
 // Less reports whether v is older than w.
@@ -59,6 +60,7 @@ func PeerFor(protocolVersion string) Peer {
 	return Peer{Version: v}
 }
 
+// String names the peer's protocol line or version, for logs.
 func (p Peer) String() string {
 	if p.Legacy {
 		return "0.0.x"

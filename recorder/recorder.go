@@ -159,6 +159,7 @@ type ErrorAnswer struct {
 	Message string
 }
 
+// Error is the answer's message.
 func (e *ErrorAnswer) Error() string { return e.Message }
 
 // Proxy passes a non-run request (history, cancel) to the upstream and its answer back.

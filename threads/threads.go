@@ -109,6 +109,7 @@ func (s *Store) touch(t *Thread) {
 // BusyError says a thread already has a run streaming.
 type BusyError struct{ RunID string }
 
+// Error says which run still streams, and what the client can do.
 func (e *BusyError) Error() string {
 	return fmt.Sprintf("run %s is still streaming on this thread; wait for it to end or cancel it", e.RunID)
 }
