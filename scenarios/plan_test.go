@@ -262,6 +262,65 @@ steps: [{text: a}]
 	}
 }
 
+// TestEachCriterionExplainsExactlyItsMisses: for every criterion and request, holds is
+// false exactly when explainMiss gives a reason, so Select and its candidates agree.
+func TestEachCriterionExplainsExactlyItsMisses(t *testing.T) {
+	set, err := loadOne(t, `
+match:
+  route: [/custom, /other]
+  message: ^(?i)hello (?P<who>\w+)
+  forwardedProps: {mode: edit, n: 2}
+  state: {items: [{id: 1}]}
+  tools: [clarify, search]
+  headers: {x-scenario: ^demo$, x-empty: ^$}
+steps: [{text: a}]
+`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := set.Scenarios()[0].Match
+	bodies := []string{
+		`{"messages":[]}`,
+		`{"messages":[{"role":"user","content":"hello world"}],"forwardedProps":{"mode":"edit","n":2},"state":{"items":[{"id":1}]},"tools":[{"name":"clarify"},{"name":"search"}]}`,
+		`{"messages":[{"role":"user","content":"HELLO you"}],"forwardedProps":{"mode":"view","n":2.0},"state":{"items":[]},"tools":[{"name":"search"}]}`,
+		`{"messages":[{"role":"user","content":"say hello x"}],"forwardedProps":[1],"state":null}`,
+	}
+	headers := []map[string]string{nil, {"X-Scenario": "demo"}, {"X-Scenario": "demo", "X-Empty": ""}, {"X-Empty": "no"}}
+	matched := 0
+	for _, route := range []string{"/custom", "/other", "/agui/chat"} {
+		for _, body := range bodies {
+			for _, h := range headers {
+				req := request(t, route, body)
+				for k, v := range h {
+					req.Header.Set(k, v)
+				}
+				msg, _ := req.Input.LastUserMessage()
+				text := msg.Text()
+				all := true
+				for i, c := range criteria {
+					holds, reasons := c.holds(&m, req, text), c.explainMiss(&m, req, text)
+					if holds != (len(reasons) == 0) {
+						t.Errorf("criterion %d on %s %s %v: holds %v, reasons %q", i, route, body, h, holds, reasons)
+					}
+					all = all && holds
+				}
+				if all {
+					matched++
+				}
+				if _, reasons := m.test(req); m.holds(req, text) != all || all != (len(reasons) == 0) {
+					t.Errorf("%s %s %v: holds %v, every criterion %v, reasons %q", route, body, h, m.holds(req, text), all, reasons)
+				}
+			}
+		}
+	}
+	if matched != 2 {
+		t.Errorf("%d requests match, want 2 (both routes)", matched)
+	}
+	if got := m.Criteria(); got != 2+1+2+1+2+2 {
+		t.Errorf("Criteria() = %d", got)
+	}
+}
+
 func TestSplitText(t *testing.T) {
 	tests := []struct {
 		text, mode string

@@ -93,18 +93,6 @@ func (p literalPrefix) admits(text string) bool {
 	return text[:len(p.text)] == p.text
 }
 
-// Criteria counts the criteria given; more specific scenarios win ties of priority.
-func (m Match) Criteria() int {
-	n := len(m.Routes) + len(m.ForwardedProps) + len(m.Tools) + len(m.Headers)
-	if m.Message != nil {
-		n++
-	}
-	if m.State != nil {
-		n++
-	}
-	return n
-}
-
 // Example is a request a scenario documents and must answer; loading checks that each
 // example selects its scenario.
 type Example struct {

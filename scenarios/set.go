@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"maps"
 	"net/textproto"
+	"regexp"
 	"slices"
 	"sort"
 	"strconv"
@@ -400,41 +401,168 @@ func (s *Set) Force(id string, req *Request) *Selection {
 	return nil
 }
 
-// holds reports whether every criterion holds; it is the hot path of selection, so it
-// stops at the first criterion that fails and allocates nothing.
-func (m Match) holds(req *Request, text string) bool {
-	if len(m.Routes) > 0 && !slices.Contains(m.Routes, req.Route) {
-		return false
-	}
-	if m.Message != nil && (!m.prefix.admits(text) || !m.Message.MatchString(text)) {
-		return false
-	}
-	if len(m.ForwardedProps) > 0 {
-		fp, _ := req.Input.ForwardedProps.(map[string]any)
-		for key, want := range m.ForwardedProps {
-			if !subset(fp[key], want) {
-				return false
+// criterion is one kind of match criterion: how many criteria of its kind a match gives,
+// whether they hold of a request, and why they do not. holds is the hot path of
+// selection: it allocates nothing. explainMiss says nothing when holds is true.
+type criterion struct {
+	count       func(m *Match) int
+	holds       func(m *Match, req *Request, text string) bool
+	explainMiss func(m *Match, req *Request, text string) []string
+}
+
+// criteria are every kind of match criterion, in the order their misses are explained.
+// Adding a criterion is adding an entry here.
+var criteria = [...]criterion{
+	{ // route
+		count: func(m *Match) int { return len(m.Routes) },
+		holds: func(m *Match, req *Request, _ string) bool {
+			return len(m.Routes) == 0 || slices.Contains(m.Routes, req.Route)
+		},
+		explainMiss: func(m *Match, req *Request, _ string) []string {
+			if len(m.Routes) == 0 || slices.Contains(m.Routes, req.Route) {
+				return nil
 			}
-		}
+			return []string{fmt.Sprintf("route %s is not %s", req.Route, strings.Join(m.Routes, " or "))}
+		},
+	},
+	{ // message
+		count: func(m *Match) int { return boolCount(m.Message != nil) },
+		holds: func(m *Match, _ *Request, text string) bool {
+			return m.Message == nil || (m.prefix.admits(text) && m.Message.MatchString(text))
+		},
+		explainMiss: func(m *Match, _ *Request, text string) []string {
+			if m.Message == nil || m.Message.MatchString(text) {
+				return nil
+			}
+			return []string{fmt.Sprintf("message %q does not match /%s/", clip(text, 80), m.Message)}
+		},
+	},
+	{ // forwardedProps
+		count: func(m *Match) int { return len(m.ForwardedProps) },
+		holds: func(m *Match, req *Request, _ string) bool {
+			fp, _ := req.Input.ForwardedProps.(map[string]any)
+			for key, want := range m.ForwardedProps {
+				if !subset(fp[key], want) {
+					return false
+				}
+			}
+			return true
+		},
+		explainMiss: func(m *Match, req *Request, _ string) []string {
+			var reasons []string
+			fp, _ := req.Input.ForwardedProps.(map[string]any)
+			for _, key := range slices.Sorted(maps.Keys(m.ForwardedProps)) {
+				if !subset(fp[key], m.ForwardedProps[key]) {
+					reasons = append(reasons, fmt.Sprintf("forwardedProps.%s is %s, not %s", key, show(fp[key]), show(m.ForwardedProps[key])))
+				}
+			}
+			return reasons
+		},
+	},
+	{ // state
+		count: func(m *Match) int { return boolCount(m.State != nil) },
+		holds: func(m *Match, req *Request, _ string) bool {
+			return m.State == nil || subset(req.Input.State, m.State)
+		},
+		explainMiss: func(m *Match, req *Request, _ string) []string {
+			if m.State == nil || subset(req.Input.State, m.State) {
+				return nil
+			}
+			return []string{fmt.Sprintf("state does not contain %s", show(m.State))}
+		},
+	},
+	{ // tools
+		count: func(m *Match) int { return len(m.Tools) },
+		holds: func(m *Match, req *Request, _ string) bool {
+			for _, name := range m.Tools {
+				if !offersTool(req, name) {
+					return false
+				}
+			}
+			return true
+		},
+		explainMiss: func(m *Match, req *Request, _ string) []string {
+			var reasons []string
+			for _, name := range m.Tools {
+				if !offersTool(req, name) {
+					reasons = append(reasons, fmt.Sprintf("the client does not offer tool %s", name))
+				}
+			}
+			return reasons
+		},
+	},
+	{ // headers
+		count: func(m *Match) int { return len(m.Headers) },
+		holds: func(m *Match, req *Request, _ string) bool {
+			for name, re := range m.Headers {
+				if !headerMatches(req, name, re) {
+					return false
+				}
+			}
+			return true
+		},
+		explainMiss: func(m *Match, req *Request, _ string) []string {
+			var reasons []string
+			for _, name := range slices.Sorted(maps.Keys(m.Headers)) {
+				if re := m.Headers[name]; !headerMatches(req, name, re) {
+					reasons = append(reasons, fmt.Sprintf("header %s %q does not match /%s/", name, req.Header.Get(name), re))
+				}
+			}
+			return reasons
+		},
+	},
+}
+
+// boolCount is 1 for a criterion that is given, 0 otherwise.
+func boolCount(given bool) int {
+	if given {
+		return 1
 	}
-	if m.State != nil && !subset(req.Input.State, m.State) {
-		return false
+	return 0
+}
+
+// offersTool reports whether the client offers the named tool.
+func offersTool(req *Request, name string) bool {
+	return slices.ContainsFunc(req.Input.Tools, func(t protocol.Tool) bool { return t.Name == name })
+}
+
+// headerMatches reports whether the request has the header and its first value matches.
+func headerMatches(req *Request, name string, re *regexp.Regexp) bool {
+	return len(req.Header.Values(name)) > 0 && re.MatchString(req.Header.Get(name))
+}
+
+// Criteria counts the criteria given; more specific scenarios win ties of priority.
+func (m Match) Criteria() int {
+	n := 0
+	for i := range criteria {
+		n += criteria[i].count(&m)
 	}
-	for _, name := range m.Tools {
-		if !slices.ContainsFunc(req.Input.Tools, func(t protocol.Tool) bool { return t.Name == name }) {
-			return false
-		}
-	}
-	for name, re := range m.Headers {
-		if len(req.Header.Values(name)) == 0 || !re.MatchString(req.Header.Get(name)) {
+	return n
+}
+
+// holds reports whether every criterion holds; it stops at the first that fails.
+func (m *Match) holds(req *Request, text string) bool {
+	for i := range criteria {
+		if !criteria[i].holds(m, req, text) {
 			return false
 		}
 	}
 	return true
 }
 
+// test checks every criterion and returns the captures, or the reasons it fails.
+func (m *Match) test(req *Request) (map[string]string, []string) {
+	msg, _ := req.Input.LastUserMessage()
+	text := msg.Text()
+	var reasons []string
+	for i := range criteria {
+		reasons = append(reasons, criteria[i].explainMiss(m, req, text)...)
+	}
+	return m.captures(text), reasons
+}
+
 // captures returns the groups of the message pattern, by number and by name.
-func (m Match) captures(text string) map[string]string {
+func (m *Match) captures(text string) map[string]string {
 	if m.Message == nil {
 		return nil
 	}
@@ -452,41 +580,6 @@ func (m Match) captures(text string) map[string]string {
 		}
 	}
 	return captures
-}
-
-// test checks every criterion and returns the captures, or the reasons it fails.
-func (m Match) test(req *Request) (map[string]string, []string) {
-	var reasons []string
-	if len(m.Routes) > 0 && !slices.Contains(m.Routes, req.Route) {
-		reasons = append(reasons, fmt.Sprintf("route %s is not %s", req.Route, strings.Join(m.Routes, " or ")))
-	}
-	msg, _ := req.Input.LastUserMessage()
-	text := msg.Text()
-	if m.Message != nil && !m.Message.MatchString(text) {
-		reasons = append(reasons, fmt.Sprintf("message %q does not match /%s/", clip(text, 80), m.Message))
-	}
-	for _, key := range slices.Sorted(maps.Keys(m.ForwardedProps)) {
-		fp, _ := req.Input.ForwardedProps.(map[string]any)
-		if !subset(fp[key], m.ForwardedProps[key]) {
-			reasons = append(reasons, fmt.Sprintf("forwardedProps.%s is %s, not %s", key, show(fp[key]), show(m.ForwardedProps[key])))
-		}
-	}
-	if m.State != nil && !subset(req.Input.State, m.State) {
-		reasons = append(reasons, fmt.Sprintf("state does not contain %s", show(m.State)))
-	}
-	offered := req.Input.ToolNames()
-	for _, t := range m.Tools {
-		if !slices.Contains(offered, t) {
-			reasons = append(reasons, fmt.Sprintf("the client does not offer tool %s", t))
-		}
-	}
-	for _, name := range slices.Sorted(maps.Keys(m.Headers)) {
-		got := req.Header.Get(name)
-		if !m.Headers[name].MatchString(got) || (got == "" && len(req.Header.Values(name)) == 0) {
-			reasons = append(reasons, fmt.Sprintf("header %s %q does not match /%s/", name, got, m.Headers[name]))
-		}
-	}
-	return m.captures(text), reasons
 }
 
 // subset reports whether want is contained in got: objects by their members, arrays by
