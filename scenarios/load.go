@@ -431,6 +431,8 @@ func (l *fileLoader) scenario(n *yaml.Node, doc int) *Scenario {
 	return sc
 }
 
+// matchKeys are the criteria of a match; an example gives the same parts of a request,
+// and its context, so examples and match read forwardedProps, state and tools alike.
 var matchKeys = []string{"route", "message", "forwardedProps", "state", "tools", "headers"}
 
 func (l *fileLoader) match(n *yaml.Node) Match {
@@ -460,11 +462,7 @@ func (l *fileLoader) match(n *yaml.Node) Match {
 		}
 	}
 	if v := f["forwardedProps"]; v != nil {
-		fp, ok := l.literal(v).(map[string]any)
-		if !ok {
-			l.diag.add(l.pos(v), "", "match.forwardedProps must be a mapping")
-		}
-		m.ForwardedProps = fp
+		m.ForwardedProps = l.literalMapping(v, "match.forwardedProps")
 	}
 	if v := f["state"]; v != nil {
 		m.State = l.literal(v)
@@ -510,7 +508,7 @@ func (l *fileLoader) timing(n *yaml.Node) TimingOverride {
 }
 
 var (
-	exampleKeys     = []string{"route", "message", "forwardedProps", "state", "tools", "headers", "context"}
+	exampleKeys     = append(slices.Clip(matchKeys), "context")
 	contextItemKeys = []string{"description", "value"}
 )
 
@@ -530,10 +528,7 @@ func (l *fileLoader) examples(n *yaml.Node) []Example {
 			ex.Message = l.str(v)
 		}
 		if v := f["forwardedProps"]; v != nil {
-			var ok bool
-			if ex.ForwardedProps, ok = l.literal(v).(map[string]any); !ok {
-				l.diag.add(l.pos(v), "", "an example's forwardedProps must be a mapping")
-			}
+			ex.ForwardedProps = l.literalMapping(v, "an example's forwardedProps")
 		}
 		if v := f["state"]; v != nil {
 			ex.State = l.literal(v)
@@ -794,6 +789,16 @@ func (l *fileLoader) literal(n *yaml.Node) any {
 	l.verbatim = true
 	defer func() { l.verbatim = false }()
 	return l.valueFromNode(n).literal
+}
+
+// literalMapping reads a literal that must be a mapping, such as forwardedProps; what
+// names it in the problem reported otherwise.
+func (l *fileLoader) literalMapping(n *yaml.Node, what string) map[string]any {
+	m, ok := l.literal(n).(map[string]any)
+	if !ok {
+		l.diag.add(l.pos(n), "", "%s must be a mapping", what)
+	}
+	return m
 }
 
 // tokensPerSecond reads a streaming rate, of a scenario's timing or of one step.
