@@ -76,3 +76,7 @@ type diagnostics struct {
 func (d *diagnostics) add(p pos, hint, format string, args ...any) {
 	d.list = append(d.list, Diagnostic{File: p.File, Line: p.Line, Column: p.Column, Message: fmt.Sprintf(format, args...), Hint: hint})
 }
+
+func (sc *Scenario) diagnostic(msg, hint string) Diagnostic {
+	return Diagnostic{File: sc.Source.File, Line: sc.Source.Line, Column: sc.Source.Column, Message: msg, Hint: hint}
+}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net/textproto"
 	"reflect"
-	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -185,83 +184,6 @@ events:
 	}
 }
 
-func TestSelectPrecedenceAndCandidates(t *testing.T) {
-	set, err := loadOne(t, `
-id: general
-match: {message: hello}
-steps: [{text: general}]
----
-id: specific
-match: {message: hello, forwardedProps: {scenario_name: greet}}
-steps: [{text: specific}]
----
-id: urgent
-priority: 10
-match: {message: HELLO}
-steps: [{text: urgent}]
-`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pick := func(body string) string {
-		sel, _ := set.Select(request(t, "/agui/chat", body))
-		if sel == nil {
-			return ""
-		}
-		return sel.Scenario.ID
-	}
-	if got := pick(`{"messages":[{"role":"user","content":"hello"}],"forwardedProps":{"scenario_name":"greet"}}`); got != "specific" {
-		t.Errorf("more criteria should win a priority tie, got %s", got)
-	}
-	if got := pick(`{"messages":[{"role":"user","content":"hello"}]}`); got != "general" {
-		t.Errorf("got %s", got)
-	}
-	if got := pick(`{"messages":[{"role":"user","content":"HELLO"}]}`); got != "urgent" {
-		t.Errorf("got %s", got)
-	}
-	sel, cands := set.Select(request(t, "/agui/chat", `{"messages":[{"role":"user","content":"bye"}],"forwardedProps":{"scenario_name":"greet"}}`))
-	if sel != nil || len(cands) != 3 {
-		t.Fatalf("got %v, %v", sel, cands)
-	}
-	if cands[0].ID != "specific" && cands[0].ID != "general" && cands[0].ID != "urgent" || !strings.Contains(cands[0].Reasons[0], `message "bye" does not match`) {
-		t.Errorf("candidates %+v", cands)
-	}
-}
-
-func TestMatchCriteria(t *testing.T) {
-	set, err := loadOne(t, `
-match:
-  route: /custom
-  tools: [clarify]
-  state: {mode: edit, items: [{id: 1}]}
-  headers: {x-scenario: ^demo$}
-steps: [{text: a}]
-`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m := set.Scenarios()[0].Match
-	req := request(t, "/custom", `{"messages":[],"tools":[{"name":"clarify"}],"state":{"mode":"edit","extra":true,"items":[{"id":1,"x":2},{"id":5}]}}`)
-	req.Header.Set("X-Scenario", "demo")
-	if _, reasons := m.test(req); len(reasons) > 0 {
-		t.Errorf("should match: %v", reasons)
-	}
-	req = request(t, "/other", `{"messages":[],"state":{"mode":"view"}}`)
-	_, reasons := m.test(req)
-	want := []string{
-		"route /other is not /custom",
-		`state does not contain {"items":[{"id":1}],"mode":"edit"}`,
-		"the client does not offer tool clarify",
-		`header x-scenario "" does not match /^demo$/`,
-	}
-	if !reflect.DeepEqual(reasons, want) {
-		t.Errorf("reasons\n got %q\nwant %q", reasons, want)
-	}
-	if !set.IsRunRoute("/custom") || !set.IsRunRoute("/agui/chat") || set.IsRunRoute("/nope") {
-		t.Errorf("routes %v", set.Routes())
-	}
-}
-
 func TestSplitText(t *testing.T) {
 	tests := []struct {
 		text, mode string
@@ -300,32 +222,6 @@ func TestTokenGapJitterStaysInBounds(t *testing.T) {
 			}
 		}
 		prev = ev.At
-	}
-}
-
-func TestLiteralPrefixes(t *testing.T) {
-	tests := []struct {
-		pattern, text string
-		prefix        string
-		admits        bool
-	}{
-		{`^hello (?P<x>\w+)`, "hello world", "hello ", true},
-		{`^hello`, "Hello", "hello", false},
-		{`(?i)^question 7\b`, "QUESTION 7 a", "QUESTION 7", true},
-		{`(?i)^question 7`, "question 8", "QUESTION 7", false},
-		{`hello`, "say hello", "", true}, // not anchored: no prefix
-		{`^(?:a|b)c`, "bc", "", true},
-		{`^ü`, "ü", "", true}, // non-ASCII: no prefix
-		{`^hi`, "h", "hi", false},
-	}
-	for _, tt := range tests {
-		p := prefixOf(regexp.MustCompile(tt.pattern))
-		if p.text != tt.prefix || p.admits(tt.text) != tt.admits {
-			t.Errorf("%s on %q: prefix %q admits %v", tt.pattern, tt.text, p.text, p.admits(tt.text))
-		}
-		if !p.admits(tt.text) && regexp.MustCompile(tt.pattern).MatchString(tt.text) {
-			t.Errorf("%s: the prefix rejects %q, which the pattern matches", tt.pattern, tt.text)
-		}
 	}
 }
 

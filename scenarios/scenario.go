@@ -3,13 +3,9 @@
 package scenarios
 
 import (
-	"regexp"
-	"regexp/syntax"
 	"slices"
-	"strings"
 	"text/template"
 	"time"
-	"unicode/utf8"
 )
 
 // Scenario is one scripted agent behaviour.
@@ -43,67 +39,6 @@ type Scenario struct {
 // StepIDs returns the ids given to the scenario's steps, nested ones included, in file
 // order.
 func (sc *Scenario) StepIDs() []string { return slices.Clone(sc.stepIDs) }
-
-// Match says which requests a scenario answers. Every criterion given must hold.
-type Match struct {
-	Routes         []string
-	Message        *regexp.Regexp // searched in the last user message's text
-	prefix         literalPrefix  // what a matching text must start with, to reject cheaply
-	ForwardedProps map[string]any // a subset the request's forwardedProps must contain
-	State          any            // a subset the request's state must contain
-	Tools          []string       // tools the client must offer
-	Headers        map[string]*regexp.Regexp
-}
-
-// literalPrefix is the literal text a pattern anchored at the start requires, found
-// from its syntax: checking it costs a few byte comparisons where running the pattern
-// costs much more, which matters when a thousand scenarios are tried.
-type literalPrefix struct {
-	text string
-	fold bool // case-insensitive; only ASCII prefixes are kept
-}
-
-func prefixOf(re *regexp.Regexp) literalPrefix {
-	tree, err := syntax.Parse(re.String(), syntax.Perl)
-	if err != nil {
-		return literalPrefix{}
-	}
-	tree = tree.Simplify()
-	if tree.Op != syntax.OpConcat || len(tree.Sub) < 2 || tree.Sub[0].Op != syntax.OpBeginText || tree.Sub[1].Op != syntax.OpLiteral {
-		return literalPrefix{}
-	}
-	lit := tree.Sub[1]
-	p := literalPrefix{text: string(lit.Rune), fold: lit.Flags&syntax.FoldCase != 0}
-	for _, r := range lit.Rune {
-		if r >= utf8.RuneSelf {
-			return literalPrefix{} // folding non-ASCII text changes its length
-		}
-	}
-	return p
-}
-
-// admits reports whether text may match: it starts with the prefix.
-func (p literalPrefix) admits(text string) bool {
-	if len(text) < len(p.text) {
-		return p.text == ""
-	}
-	if p.fold {
-		return strings.EqualFold(text[:len(p.text)], p.text)
-	}
-	return text[:len(p.text)] == p.text
-}
-
-// Criteria counts the criteria given; more specific scenarios win ties of priority.
-func (m Match) Criteria() int {
-	n := len(m.Routes) + len(m.ForwardedProps) + len(m.Tools) + len(m.Headers)
-	if m.Message != nil {
-		n++
-	}
-	if m.State != nil {
-		n++
-	}
-	return n
-}
 
 // Example is a request a scenario documents and must answer; loading checks that each
 // example selects its scenario.

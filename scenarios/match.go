@@ -1,0 +1,347 @@
+package scenarios
+
+import (
+	"encoding/json"
+	"fmt"
+	"maps"
+	"regexp"
+	"regexp/syntax"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/agui-mock/agui-mock/protocol"
+)
+
+// Match says which requests a scenario answers. Every criterion given must hold.
+type Match struct {
+	Routes         []string
+	Message        *regexp.Regexp // searched in the last user message's text
+	prefix         literalPrefix  // what a matching text must start with, to reject cheaply
+	ForwardedProps map[string]any // a subset the request's forwardedProps must contain
+	State          any            // a subset the request's state must contain
+	Tools          []string       // tools the client must offer
+	Headers        map[string]*regexp.Regexp
+}
+
+// literalPrefix is the literal text a pattern anchored at the start requires, found
+// from its syntax: checking it costs a few byte comparisons where running the pattern
+// costs much more, which matters when a thousand scenarios are tried.
+type literalPrefix struct {
+	text string
+	fold bool // case-insensitive; only ASCII prefixes are kept
+}
+
+func prefixOf(re *regexp.Regexp) literalPrefix {
+	tree, err := syntax.Parse(re.String(), syntax.Perl)
+	if err != nil {
+		return literalPrefix{}
+	}
+	tree = tree.Simplify()
+	if tree.Op != syntax.OpConcat || len(tree.Sub) < 2 || tree.Sub[0].Op != syntax.OpBeginText || tree.Sub[1].Op != syntax.OpLiteral {
+		return literalPrefix{}
+	}
+	lit := tree.Sub[1]
+	p := literalPrefix{text: string(lit.Rune), fold: lit.Flags&syntax.FoldCase != 0}
+	for _, r := range lit.Rune {
+		if r >= utf8.RuneSelf {
+			return literalPrefix{} // folding non-ASCII text changes its length
+		}
+	}
+	return p
+}
+
+// admits reports whether text may match: it starts with the prefix.
+func (p literalPrefix) admits(text string) bool {
+	if len(text) < len(p.text) {
+		return p.text == ""
+	}
+	if p.fold {
+		return strings.EqualFold(text[:len(p.text)], p.text)
+	}
+	return text[:len(p.text)] == p.text
+}
+
+// Selection is the scenario chosen for a request and what its pattern captured.
+type Selection struct {
+	Scenario *Scenario
+	Captures map[string]string
+}
+
+// Candidate is a scenario that nearly matched a request, and why it did not.
+type Candidate struct {
+	ID      string   `json:"id"`
+	Source  string   `json:"source"`
+	Reasons []string `json:"reasons"`
+}
+
+// Select returns the first scenario, in precedence order, that matches the request. When
+// none does, it returns the nearest candidates instead.
+func (s *Set) Select(req *Request) (*Selection, []Candidate) {
+	msg, _ := req.Input.LastUserMessage()
+	text := msg.Text()
+	for _, sc := range s.scenarios {
+		if sc.Match.holds(req, text) {
+			return &Selection{Scenario: sc, Captures: sc.Match.captures(text)}, nil
+		}
+	}
+	// no match: now it is worth saying why each missed
+	misses := make([]Candidate, 0, len(s.scenarios))
+	for _, sc := range s.scenarios {
+		_, reasons := sc.Match.test(req)
+		misses = append(misses, Candidate{ID: sc.ID, Source: sc.Source.String(), Reasons: reasons})
+	}
+	sort.SliceStable(misses, func(i, j int) bool { return len(misses[i].Reasons) < len(misses[j].Reasons) })
+	return nil, misses[:min(3, len(misses))]
+}
+
+// Force selects the scenario with the given id for a request, whatever it matches; its
+// captures are those of its message pattern when that matches.
+func (s *Set) Force(id string, req *Request) *Selection {
+	for _, sc := range s.scenarios {
+		if sc.ID == id {
+			captures, _ := sc.Match.test(req)
+			return &Selection{Scenario: sc, Captures: captures}
+		}
+	}
+	return nil
+}
+
+// criterion is one kind of match criterion: how many criteria of its kind a match gives,
+// whether they hold of a request, and why they do not. holds is the hot path of
+// selection: it allocates nothing. explainMiss says nothing when holds is true.
+type criterion struct {
+	count       func(m *Match) int
+	holds       func(m *Match, req *Request, text string) bool
+	explainMiss func(m *Match, req *Request, text string) []string
+}
+
+// criteria are every kind of match criterion, in the order their misses are explained.
+// Adding a criterion is adding an entry here.
+var criteria = [...]criterion{
+	{ // route
+		count: func(m *Match) int { return len(m.Routes) },
+		holds: func(m *Match, req *Request, _ string) bool {
+			return len(m.Routes) == 0 || slices.Contains(m.Routes, req.Route)
+		},
+		explainMiss: func(m *Match, req *Request, _ string) []string {
+			if len(m.Routes) == 0 || slices.Contains(m.Routes, req.Route) {
+				return nil
+			}
+			return []string{fmt.Sprintf("route %s is not %s", req.Route, strings.Join(m.Routes, " or "))}
+		},
+	},
+	{ // message
+		count: func(m *Match) int { return boolCount(m.Message != nil) },
+		holds: func(m *Match, _ *Request, text string) bool {
+			return m.Message == nil || (m.prefix.admits(text) && m.Message.MatchString(text))
+		},
+		explainMiss: func(m *Match, _ *Request, text string) []string {
+			if m.Message == nil || m.Message.MatchString(text) {
+				return nil
+			}
+			return []string{fmt.Sprintf("message %q does not match /%s/", clip(text, 80), m.Message)}
+		},
+	},
+	{ // forwardedProps
+		count: func(m *Match) int { return len(m.ForwardedProps) },
+		holds: func(m *Match, req *Request, _ string) bool {
+			fp, _ := req.Input.ForwardedProps.(map[string]any)
+			for key, want := range m.ForwardedProps {
+				if !subset(fp[key], want) {
+					return false
+				}
+			}
+			return true
+		},
+		explainMiss: func(m *Match, req *Request, _ string) []string {
+			var reasons []string
+			fp, _ := req.Input.ForwardedProps.(map[string]any)
+			for _, key := range slices.Sorted(maps.Keys(m.ForwardedProps)) {
+				if !subset(fp[key], m.ForwardedProps[key]) {
+					reasons = append(reasons, fmt.Sprintf("forwardedProps.%s is %s, not %s", key, show(fp[key]), show(m.ForwardedProps[key])))
+				}
+			}
+			return reasons
+		},
+	},
+	{ // state
+		count: func(m *Match) int { return boolCount(m.State != nil) },
+		holds: func(m *Match, req *Request, _ string) bool {
+			return m.State == nil || subset(req.Input.State, m.State)
+		},
+		explainMiss: func(m *Match, req *Request, _ string) []string {
+			if m.State == nil || subset(req.Input.State, m.State) {
+				return nil
+			}
+			return []string{fmt.Sprintf("state does not contain %s", show(m.State))}
+		},
+	},
+	{ // tools
+		count: func(m *Match) int { return len(m.Tools) },
+		holds: func(m *Match, req *Request, _ string) bool {
+			for _, name := range m.Tools {
+				if !offersTool(req, name) {
+					return false
+				}
+			}
+			return true
+		},
+		explainMiss: func(m *Match, req *Request, _ string) []string {
+			var reasons []string
+			for _, name := range m.Tools {
+				if !offersTool(req, name) {
+					reasons = append(reasons, fmt.Sprintf("the client does not offer tool %s", name))
+				}
+			}
+			return reasons
+		},
+	},
+	{ // headers
+		count: func(m *Match) int { return len(m.Headers) },
+		holds: func(m *Match, req *Request, _ string) bool {
+			for name, re := range m.Headers {
+				if !headerMatches(req, name, re) {
+					return false
+				}
+			}
+			return true
+		},
+		explainMiss: func(m *Match, req *Request, _ string) []string {
+			var reasons []string
+			for _, name := range slices.Sorted(maps.Keys(m.Headers)) {
+				if re := m.Headers[name]; !headerMatches(req, name, re) {
+					reasons = append(reasons, fmt.Sprintf("header %s %q does not match /%s/", name, req.Header.Get(name), re))
+				}
+			}
+			return reasons
+		},
+	},
+}
+
+// boolCount is 1 for a criterion that is given, 0 otherwise.
+func boolCount(given bool) int {
+	if given {
+		return 1
+	}
+	return 0
+}
+
+// offersTool reports whether the client offers the named tool.
+func offersTool(req *Request, name string) bool {
+	return slices.ContainsFunc(req.Input.Tools, func(t protocol.Tool) bool { return t.Name == name })
+}
+
+// headerMatches reports whether the request has the header and its first value matches.
+func headerMatches(req *Request, name string, re *regexp.Regexp) bool {
+	return len(req.Header.Values(name)) > 0 && re.MatchString(req.Header.Get(name))
+}
+
+// Criteria counts the criteria given; more specific scenarios win ties of priority.
+func (m Match) Criteria() int {
+	n := 0
+	for i := range criteria {
+		n += criteria[i].count(&m)
+	}
+	return n
+}
+
+// holds reports whether every criterion holds; it stops at the first that fails.
+func (m *Match) holds(req *Request, text string) bool {
+	for i := range criteria {
+		if !criteria[i].holds(m, req, text) {
+			return false
+		}
+	}
+	return true
+}
+
+// test checks every criterion and returns the captures, or the reasons it fails.
+func (m *Match) test(req *Request) (map[string]string, []string) {
+	msg, _ := req.Input.LastUserMessage()
+	text := msg.Text()
+	var reasons []string
+	for i := range criteria {
+		reasons = append(reasons, criteria[i].explainMiss(m, req, text)...)
+	}
+	return m.captures(text), reasons
+}
+
+// captures returns the groups of the message pattern, by number and by name.
+func (m *Match) captures(text string) map[string]string {
+	if m.Message == nil {
+		return nil
+	}
+	found := m.Message.FindStringSubmatch(text)
+	if found == nil {
+		return nil
+	}
+	captures := map[string]string{}
+	for i, name := range m.Message.SubexpNames() {
+		if i > 0 {
+			captures[strconv.Itoa(i)] = found[i]
+			if name != "" {
+				captures[name] = found[i]
+			}
+		}
+	}
+	return captures
+}
+
+// subset reports whether want is contained in got: objects by their members, arrays by
+// each wanted item being contained in some item, scalars by equality.
+func subset(got, want any) bool {
+	switch w := want.(type) {
+	case map[string]any:
+		g, ok := got.(map[string]any)
+		if !ok {
+			return false
+		}
+		for k, wv := range w {
+			gv, has := g[k]
+			if !has || !subset(gv, wv) {
+				return false
+			}
+		}
+		return true
+	case []any:
+		g, ok := got.([]any)
+		if !ok {
+			return false
+		}
+		for _, wv := range w {
+			if !slices.ContainsFunc(g, func(gv any) bool { return subset(gv, wv) }) {
+				return false
+			}
+		}
+		return true
+	case json.Number:
+		wf, _ := w.Float64()
+		switch g := got.(type) {
+		case json.Number:
+			gf, err := g.Float64()
+			return err == nil && gf == wf
+		case float64:
+			return g == wf
+		}
+		return false
+	}
+	return got == want
+}
+
+func show(v any) string {
+	if v == nil {
+		return "absent"
+	}
+	b, _ := json.Marshal(v)
+	return clip(string(b), 80)
+}
+
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}

@@ -1,0 +1,170 @@
+package scenarios
+
+import (
+	"reflect"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+func TestSelectPrecedenceAndCandidates(t *testing.T) {
+	set, err := loadOne(t, `
+id: general
+match: {message: hello}
+steps: [{text: general}]
+---
+id: specific
+match: {message: hello, forwardedProps: {scenario_name: greet}}
+steps: [{text: specific}]
+---
+id: urgent
+priority: 10
+match: {message: HELLO}
+steps: [{text: urgent}]
+`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pick := func(body string) string {
+		sel, _ := set.Select(request(t, "/agui/chat", body))
+		if sel == nil {
+			return ""
+		}
+		return sel.Scenario.ID
+	}
+	if got := pick(`{"messages":[{"role":"user","content":"hello"}],"forwardedProps":{"scenario_name":"greet"}}`); got != "specific" {
+		t.Errorf("more criteria should win a priority tie, got %s", got)
+	}
+	if got := pick(`{"messages":[{"role":"user","content":"hello"}]}`); got != "general" {
+		t.Errorf("got %s", got)
+	}
+	if got := pick(`{"messages":[{"role":"user","content":"HELLO"}]}`); got != "urgent" {
+		t.Errorf("got %s", got)
+	}
+	sel, cands := set.Select(request(t, "/agui/chat", `{"messages":[{"role":"user","content":"bye"}],"forwardedProps":{"scenario_name":"greet"}}`))
+	if sel != nil || len(cands) != 3 {
+		t.Fatalf("got %v, %v", sel, cands)
+	}
+	if cands[0].ID != "specific" && cands[0].ID != "general" && cands[0].ID != "urgent" || !strings.Contains(cands[0].Reasons[0], `message "bye" does not match`) {
+		t.Errorf("candidates %+v", cands)
+	}
+}
+
+func TestMatchCriteria(t *testing.T) {
+	set, err := loadOne(t, `
+match:
+  route: /custom
+  tools: [clarify]
+  state: {mode: edit, items: [{id: 1}]}
+  headers: {x-scenario: ^demo$}
+steps: [{text: a}]
+`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := set.Scenarios()[0].Match
+	req := request(t, "/custom", `{"messages":[],"tools":[{"name":"clarify"}],"state":{"mode":"edit","extra":true,"items":[{"id":1,"x":2},{"id":5}]}}`)
+	req.Header.Set("X-Scenario", "demo")
+	if _, reasons := m.test(req); len(reasons) > 0 {
+		t.Errorf("should match: %v", reasons)
+	}
+	req = request(t, "/other", `{"messages":[],"state":{"mode":"view"}}`)
+	_, reasons := m.test(req)
+	want := []string{
+		"route /other is not /custom",
+		`state does not contain {"items":[{"id":1}],"mode":"edit"}`,
+		"the client does not offer tool clarify",
+		`header x-scenario "" does not match /^demo$/`,
+	}
+	if !reflect.DeepEqual(reasons, want) {
+		t.Errorf("reasons\n got %q\nwant %q", reasons, want)
+	}
+	if !set.IsRunRoute("/custom") || !set.IsRunRoute("/agui/chat") || set.IsRunRoute("/nope") {
+		t.Errorf("routes %v", set.Routes())
+	}
+}
+
+// TestEachCriterionExplainsExactlyItsMisses: for every criterion and request, holds is
+// false exactly when explainMiss gives a reason, so Select and its candidates agree.
+func TestEachCriterionExplainsExactlyItsMisses(t *testing.T) {
+	set, err := loadOne(t, `
+match:
+  route: [/custom, /other]
+  message: ^(?i)hello (?P<who>\w+)
+  forwardedProps: {mode: edit, n: 2}
+  state: {items: [{id: 1}]}
+  tools: [clarify, search]
+  headers: {x-scenario: ^demo$, x-empty: ^$}
+steps: [{text: a}]
+`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := set.Scenarios()[0].Match
+	bodies := []string{
+		`{"messages":[]}`,
+		`{"messages":[{"role":"user","content":"hello world"}],"forwardedProps":{"mode":"edit","n":2},"state":{"items":[{"id":1}]},"tools":[{"name":"clarify"},{"name":"search"}]}`,
+		`{"messages":[{"role":"user","content":"HELLO you"}],"forwardedProps":{"mode":"view","n":2.0},"state":{"items":[]},"tools":[{"name":"search"}]}`,
+		`{"messages":[{"role":"user","content":"say hello x"}],"forwardedProps":[1],"state":null}`,
+	}
+	headers := []map[string]string{nil, {"X-Scenario": "demo"}, {"X-Scenario": "demo", "X-Empty": ""}, {"X-Empty": "no"}}
+	matched := 0
+	for _, route := range []string{"/custom", "/other", "/agui/chat"} {
+		for _, body := range bodies {
+			for _, h := range headers {
+				req := request(t, route, body)
+				for k, v := range h {
+					req.Header.Set(k, v)
+				}
+				msg, _ := req.Input.LastUserMessage()
+				text := msg.Text()
+				all := true
+				for i, c := range criteria {
+					holds, reasons := c.holds(&m, req, text), c.explainMiss(&m, req, text)
+					if holds != (len(reasons) == 0) {
+						t.Errorf("criterion %d on %s %s %v: holds %v, reasons %q", i, route, body, h, holds, reasons)
+					}
+					all = all && holds
+				}
+				if all {
+					matched++
+				}
+				if _, reasons := m.test(req); m.holds(req, text) != all || all != (len(reasons) == 0) {
+					t.Errorf("%s %s %v: holds %v, every criterion %v, reasons %q", route, body, h, m.holds(req, text), all, reasons)
+				}
+			}
+		}
+	}
+	if matched != 2 {
+		t.Errorf("%d requests match, want 2 (both routes)", matched)
+	}
+	if got := m.Criteria(); got != 2+1+2+1+2+2 {
+		t.Errorf("Criteria() = %d", got)
+	}
+}
+
+func TestLiteralPrefixes(t *testing.T) {
+	tests := []struct {
+		pattern, text string
+		prefix        string
+		admits        bool
+	}{
+		{`^hello (?P<x>\w+)`, "hello world", "hello ", true},
+		{`^hello`, "Hello", "hello", false},
+		{`(?i)^question 7\b`, "QUESTION 7 a", "QUESTION 7", true},
+		{`(?i)^question 7`, "question 8", "QUESTION 7", false},
+		{`hello`, "say hello", "", true}, // not anchored: no prefix
+		{`^(?:a|b)c`, "bc", "", true},
+		{`^ü`, "ü", "", true}, // non-ASCII: no prefix
+		{`^hi`, "h", "hi", false},
+	}
+	for _, tt := range tests {
+		p := prefixOf(regexp.MustCompile(tt.pattern))
+		if p.text != tt.prefix || p.admits(tt.text) != tt.admits {
+			t.Errorf("%s on %q: prefix %q admits %v", tt.pattern, tt.text, p.text, p.admits(tt.text))
+		}
+		if !p.admits(tt.text) && regexp.MustCompile(tt.pattern).MatchString(tt.text) {
+			t.Errorf("%s: the prefix rejects %q, which the pattern matches", tt.pattern, tt.text)
+		}
+	}
+}

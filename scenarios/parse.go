@@ -1,0 +1,272 @@
+package scenarios
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"path"
+	"regexp"
+	"slices"
+	"strings"
+	"text/template"
+	"time"
+
+	"github.com/brianvoe/gofakeit/v7"
+	"go.yaml.in/yaml/v3"
+)
+
+// Parse reads the scenarios of one YAML file; a file may hold several documents, and
+// one that holds no scenario is a problem.
+func Parse(file string, data []byte) ([]*Scenario, []Diagnostic) {
+	l := &fileLoader{file: file, diag: &diagnostics{}}
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	var list []*Scenario
+	for doc := 1; ; doc++ {
+		var root yaml.Node
+		err := dec.Decode(&root)
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			l.diag.list = append(l.diag.list, yamlDiagnostic(file, data, err))
+			break
+		}
+		if len(root.Content) == 0 || (root.Content[0].Kind == yaml.ScalarNode && root.Content[0].ShortTag() == "!!null") {
+			continue // an empty document, e.g. after a trailing ---
+		}
+		l.duplicateKeys(root.Content[0])
+		resolveAliases(root.Content[0], 0)
+		if sc := l.scenario(root.Content[0], doc); sc != nil {
+			list = append(list, sc)
+		}
+	}
+	if len(l.diag.list) == 0 && len(list) == 0 {
+		l.diag.list = append(l.diag.list, Diagnostic{File: file, Message: "the file holds no scenario",
+			Hint: "it is empty, or holds only comments and empty documents; remove a file that is not needed"})
+	}
+	if len(l.diag.list) > 0 {
+		return nil, l.diag.list
+	}
+	return list, nil
+}
+
+// fileLoader parses the scenarios of one file and collects its problems.
+type fileLoader struct {
+	file         string
+	diag         *diagnostics
+	templates    *template.Template // the template set of the scenario being parsed
+	captureNames []string           // named groups of that scenario's message pattern
+	stepIDs      []string           // ids of that scenario's steps, nested ones included
+	verbatim     bool               // strings are data, not templates
+	plain        map[string][]plainPart
+}
+
+func (l *fileLoader) pos(n *yaml.Node) pos { return pos{File: l.file, Line: n.Line, Column: n.Column} }
+
+var scenarioKeys = []string{"id", "description", "priority", "broken", "match", "timing", "steps", "events", "next", "result", "examples"}
+
+func (l *fileLoader) scenario(n *yaml.Node, doc int) *Scenario {
+	f := l.fields(n, "a scenario", scenarioKeys)
+	if f == nil {
+		return nil
+	}
+	base := strings.TrimSuffix(strings.TrimSuffix(path.Base(l.file), ".yaml"), ".yml")
+	sc := &Scenario{ID: base, Source: l.pos(n)}
+	if doc > 1 {
+		sc.ID = fmt.Sprintf("%s#%d", base, doc)
+	}
+	l.templates = template.New(l.file).Funcs(funcMap(gofakeit.New(1), func(string) string { return "" }))
+	l.plain = map[string][]plainPart{}
+	l.captureNames = nil
+	l.stepIDs = nil
+	if v := f["id"]; v != nil {
+		sc.ID = l.str(v)
+		if sc.ID == "" || strings.ContainsAny(sc.ID, " \t\n/") {
+			l.diag.add(l.pos(v), "use letters, digits, dashes, dots and underscores", "invalid scenario id %q", sc.ID)
+		}
+	}
+	if v := f["description"]; v != nil {
+		sc.Description = l.str(v)
+	}
+	if v := f["priority"]; v != nil {
+		sc.Priority = l.int(v)
+	}
+	if v := f["broken"]; v != nil {
+		sc.Broken = l.str(v)
+		if strings.TrimSpace(sc.Broken) == "" {
+			l.diag.add(l.pos(v), "", "broken needs the reason the scenario breaks the protocol on purpose")
+		}
+	}
+	if v := f["match"]; v != nil {
+		sc.Match = l.match(v)
+	}
+	if v := f["timing"]; v != nil {
+		sc.Timing = l.timing(v)
+	}
+	if v := f["examples"]; v != nil {
+		sc.Examples = l.examples(v)
+	}
+	switch steps, events := f["steps"], f["events"]; {
+	case steps != nil && events != nil:
+		l.diag.add(l.pos(events), "use steps for scripted runs, events for an explicit event list", "a scenario has either steps or events, not both")
+	case steps != nil:
+		sc.steps = l.steps(steps)
+	case events != nil:
+		sc.run = &eventsRun{events: l.explicitEvents(events), next: l.branches(f["next"])}
+	default:
+		l.diag.add(l.pos(n), "", "a scenario needs steps (or an explicit events list)")
+	}
+	if v := f["next"]; v != nil && f["events"] == nil {
+		l.diag.add(l.pos(v), "the steps form continues with interrupt and tool steps", "next belongs to the explicit events form")
+	}
+	if v := f["result"]; v != nil {
+		if events := f["events"]; events != nil {
+			l.diag.add(l.pos(v), "put the result on the RUN_FINISHED event", "result belongs to the steps form")
+		}
+		sc.result = l.valueFromNode(v)
+	}
+	addTicks(l.templates)
+	sc.templates, sc.plain, sc.stepIDs = l.templates, l.plain, l.stepIDs
+	return sc
+}
+
+// matchKeys are the criteria of a match; an example gives the same parts of a request,
+// and its context, so examples and match read forwardedProps, state and tools alike.
+var matchKeys = []string{"route", "message", "forwardedProps", "state", "tools", "headers"}
+
+func (l *fileLoader) match(n *yaml.Node) Match {
+	var m Match
+	f := l.fields(n, "match", matchKeys)
+	if v := f["route"]; v != nil {
+		m.Routes = l.strings(v)
+		for i, r := range m.Routes {
+			if !strings.HasPrefix(r, "/") {
+				l.diag.add(l.pos(v), "", "route %q must start with /", r)
+			}
+			m.Routes[i] = strings.TrimSuffix(r, "/")
+			if m.Routes[i] == "" {
+				m.Routes[i] = "/"
+			}
+		}
+	}
+	if v := f["message"]; v != nil {
+		m.Message = l.regex(v)
+		if m.Message != nil {
+			m.prefix = prefixOf(m.Message)
+			for _, name := range m.Message.SubexpNames() {
+				if name != "" {
+					l.captureNames = append(l.captureNames, name)
+				}
+			}
+		}
+	}
+	if v := f["forwardedProps"]; v != nil {
+		m.ForwardedProps = l.literalMapping(v, "match.forwardedProps")
+	}
+	if v := f["state"]; v != nil {
+		m.State = l.literal(v)
+	}
+	if v := f["tools"]; v != nil {
+		m.Tools = l.strings(v)
+	}
+	if v := f["headers"]; v != nil {
+		hf := l.fields(v, "match.headers", nil)
+		m.Headers = map[string]*regexp.Regexp{}
+		for name, hv := range hf {
+			if re := l.regex(hv); re != nil {
+				m.Headers[strings.ToLower(name)] = re
+			}
+		}
+	}
+	return m
+}
+
+var timingKeys = []string{"firstEvent", "firstToken", "stepGap", "tokensPerSecond", "jitter"}
+
+func (l *fileLoader) timing(n *yaml.Node) TimingOverride {
+	var t TimingOverride
+	f := l.fields(n, "timing", timingKeys)
+	durations := map[string]**time.Duration{"firstEvent": &t.FirstEvent, "firstToken": &t.FirstToken, "stepGap": &t.StepGap}
+	for key, dst := range durations {
+		if v := f[key]; v != nil {
+			d := l.duration(v)
+			*dst = &d
+		}
+	}
+	if v := f["tokensPerSecond"]; v != nil {
+		t.TokensPerSecond = l.tokensPerSecond(v)
+	}
+	if v := f["jitter"]; v != nil {
+		j := l.float(v)
+		if j < 0 || j > 1 {
+			l.diag.add(l.pos(v), "", "jitter is a fraction from 0 to 1")
+		}
+		t.Jitter = &j
+	}
+	return t
+}
+
+var (
+	exampleKeys     = append(slices.Clip(matchKeys), "context")
+	contextItemKeys = []string{"description", "value"}
+)
+
+func (l *fileLoader) examples(n *yaml.Node) []Example {
+	if n.Kind != yaml.SequenceNode {
+		l.diag.add(l.pos(n), "", "examples must be a list of requests")
+		return nil
+	}
+	var list []Example
+	for _, item := range n.Content {
+		f := l.fields(item, "an example", exampleKeys)
+		ex := Example{pos: l.pos(item)}
+		if v := f["route"]; v != nil {
+			ex.Route = l.str(v)
+		}
+		if v := f["message"]; v != nil {
+			ex.Message = l.str(v)
+		}
+		if v := f["forwardedProps"]; v != nil {
+			ex.ForwardedProps = l.literalMapping(v, "an example's forwardedProps")
+		}
+		if v := f["state"]; v != nil {
+			ex.State = l.literal(v)
+		}
+		if v := f["tools"]; v != nil {
+			ex.Tools = l.strings(v)
+		}
+		if v := f["headers"]; v != nil {
+			ex.Headers = map[string]string{}
+			for k, hv := range l.fields(v, "example headers", nil) {
+				ex.Headers[k] = l.str(hv)
+			}
+		}
+		if v := f["context"]; v != nil {
+			ex.Context = l.exampleContext(v)
+		}
+		list = append(list, ex)
+	}
+	return list
+}
+
+// exampleContext reads an example's context: a list of {description, value}.
+func (l *fileLoader) exampleContext(n *yaml.Node) []ContextItem {
+	if n.Kind != yaml.SequenceNode {
+		l.diag.add(l.pos(n), "", "an example's context must be a list of {description, value}")
+		return nil
+	}
+	items := make([]ContextItem, 0, len(n.Content))
+	for _, it := range n.Content {
+		var item ContextItem
+		f := l.fields(it, "an example's context item", contextItemKeys)
+		if v := f["description"]; v != nil {
+			item.Description = l.str(v)
+		}
+		if v := f["value"]; v != nil {
+			item.Value = l.str(v)
+		}
+		items = append(items, item)
+	}
+	return items
+}

@@ -1,0 +1,169 @@
+package scenarios
+
+import (
+	"errors"
+	"io"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+)
+
+var yamlLine = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
+
+// Hints for the usual causes of YAML syntax errors in scenarios, each recognized on the
+// line of the error: a template as an unquoted value, and a quoted value that goes on
+// after its closing quote (a quote inside it that is not escaped).
+var (
+	unquotedTemplateValue = regexp.MustCompile(`(?:^\s*-\s+|:\s+|[\[,]\s*)\{\{`)
+	quoteInsideQuotes     = regexp.MustCompile(`(?:^\s*-\s+|:\s+)(?:"(?:[^"\\]|\\.)*"|'(?:[^']|'')*')[ \t]*[^\s#,:\]}]`)
+)
+
+// yamlDiagnostic turns a yaml syntax error into a diagnostic on the line where the
+// problem is. The YAML decoder reports no column, so the diagnostic has none.
+func yamlDiagnostic(file string, data []byte, err error) Diagnostic {
+	msg := strings.TrimPrefix(err.Error(), "yaml: ")
+	reported := 0
+	if m := yamlLine.FindStringSubmatch(err.Error()); m != nil {
+		reported, _ = strconv.Atoi(m[1])
+		msg = m[2]
+	}
+	lines := strings.SplitAfter(string(data), "\n")
+	if lines[len(lines)-1] == "" {
+		lines = lines[:len(lines)-1]
+	}
+	line := syntaxErrorLine(lines, reported, msg)
+	d := Diagnostic{File: file, Line: line, Message: "YAML syntax: " + msg}
+	if line > 0 && line <= len(lines) {
+		switch text := lines[line-1]; {
+		case unquotedTemplateValue.MatchString(text):
+			d.Hint = `quote values that start with "{{", e.g. text: "{{ .message }}"`
+		case quoteInsideQuotes.MatchString(text):
+			d.Hint = `a quoted value ends at its closing quote: write \" inside double quotes and '' inside single quotes, or quote the value with the other kind`
+		}
+	}
+	return d
+}
+
+// syntaxErrorLine finds the line of a YAML syntax error: the first line at which the
+// text up to it already fails with the same problem. The line the decoder reports is
+// not it: it counts from 0 for most errors, and names where the enclosing mapping or
+// sequence starts rather than where the problem is, so it serves only as the lower
+// bound of the search.
+func syntaxErrorLine(lines []string, reported int, problem string) int {
+	if len(lines) == 0 {
+		return 1
+	}
+	lo := max(reported, 1)
+	if lo > len(lines) {
+		lo = 1 // reported at the end of the input: the problem began earlier
+	}
+	fails := func(n int) bool { return yamlProblem(strings.Join(lines[:n], "")) == problem }
+	hi := len(lines)
+	for lo < hi {
+		mid := lo + (hi-lo)/2
+		if fails(mid) {
+			hi = mid
+		} else {
+			lo = mid + 1
+		}
+	}
+	return lo
+}
+
+// yamlProblem returns the syntax problem of a YAML text without its position, or "".
+func yamlProblem(text string) string {
+	dec := yaml.NewDecoder(strings.NewReader(text))
+	for {
+		var n yaml.Node
+		err := dec.Decode(&n)
+		if errors.Is(err, io.EOF) {
+			return ""
+		}
+		if err != nil {
+			msg := strings.TrimPrefix(err.Error(), "yaml: ")
+			if m := yamlLine.FindStringSubmatch(err.Error()); m != nil {
+				msg = m[2]
+			}
+			return msg
+		}
+	}
+}
+
+// duplicateKeys reports every key written twice in one mapping, anywhere in a document:
+// YAML forbids it, and the loader would take the last silently. It runs before aliases
+// and merge keys (<<) are resolved: what an alias names is checked where it is written,
+// and a key given next to a merge key overrides the merged one, as YAML intends.
+func (l *fileLoader) duplicateKeys(n *yaml.Node) {
+	var first map[string]int // the line of each key of a mapping
+	if n.Kind == yaml.MappingNode {
+		first = make(map[string]int, len(n.Content)/2)
+	}
+	for i, c := range n.Content { // in document order: each key, then what it holds
+		if first != nil && i%2 == 0 && c.Kind == yaml.ScalarNode && (c.Value != "<<" || c.Style != 0) {
+			if line, ok := first[c.Value]; ok {
+				l.diag.add(l.pos(c), "", "duplicate key %q (first at line %d)", c.Value, line)
+			} else {
+				first[c.Value] = c.Line
+			}
+		}
+		if c.Kind != yaml.AliasNode {
+			l.duplicateKeys(c)
+		}
+	}
+}
+
+// maxAliasDepth bounds alias expansion; the YAML decoder already refuses documents
+// that alias excessively.
+const maxAliasDepth = 64
+
+// resolveAliases replaces aliases with copies of what they name and expands merge keys
+// (<<), so the rest of the loader sees plain mappings, sequences and scalars.
+func resolveAliases(n *yaml.Node, depth int) {
+	if depth > maxAliasDepth {
+		return
+	}
+	for i, c := range n.Content {
+		if c.Kind == yaml.AliasNode && c.Alias != nil {
+			clone := *c.Alias
+			clone.Anchor = ""
+			n.Content[i] = &clone
+		}
+		resolveAliases(n.Content[i], depth+1)
+	}
+	if n.Kind != yaml.MappingNode {
+		return
+	}
+	var kept, merged []*yaml.Node
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		if k.Kind != yaml.ScalarNode || k.Value != "<<" || k.Style != 0 {
+			kept = append(kept, k, v)
+			continue
+		}
+		sources := []*yaml.Node{v}
+		if v.Kind == yaml.SequenceNode {
+			sources = v.Content
+		}
+		for _, src := range sources {
+			if src.Kind == yaml.MappingNode {
+				merged = append(merged, src.Content...)
+			}
+		}
+	}
+	if merged == nil {
+		return
+	}
+	have := map[string]bool{}
+	for i := 0; i < len(kept); i += 2 {
+		have[kept[i].Value] = true
+	}
+	for i := 0; i+1 < len(merged); i += 2 {
+		if !have[merged[i].Value] {
+			have[merged[i].Value] = true
+			kept = append(kept, merged[i], merged[i+1])
+		}
+	}
+	n.Content = kept
+}

@@ -1,0 +1,70 @@
+package scenarios
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+)
+
+func TestYAMLSyntaxErrorsNameTheirLine(t *testing.T) {
+	const (
+		templateHint = `quote values that start with "{{", e.g. text: "{{ .message }}"`
+		quoteHint    = `a quoted value ends at its closing quote: write \" inside double quotes and '' inside single quotes, or quote the value with the other kind`
+	)
+	tests := []struct {
+		name, yaml string
+		line       int
+		message    string
+		hint       string
+	}{
+		{"flow mapping on the last line", "id: a\nmatch:\n  message: hi\nsteps:\n  - text: hello\n  - tool:\n      args: {question: Which format?, choices: [MP4]}\n", 7, "did not find expected ',' or '}'", ""},
+		{"a quote inside double quotes", "id: b\nsteps:\n  - text: \"say \"hi\" now\"\n", 3, "did not find expected key", quoteHint},
+		{"a quote inside single quotes", "id: b\nsteps:\n  - text: 'it's'\n", 3, "did not find expected key", quoteHint},
+		{"deep in a mapping", "id: c\nsteps:\n  - text: a\n    delay: 1s\n    chunk: \"a\"b\n", 5, "did not find expected key", quoteHint},
+		{"in the top-level mapping", "id: d\ndescription: x\npriority: 1\nsteps: \"a\"b\n", 4, "did not find expected key", quoteHint},
+		{"an unquoted template with text after it", "steps:\n  - text: a\n  - text: {{ .message }} there\n", 3, "did not find expected key", templateHint},
+		{"a quoted template is no template problem", "steps:\n  - text: \"{{ .message }}\" there\n", 2, "did not find expected key", quoteHint},
+		{"a tab", "steps:\n\t- text: a\n", 2, "found character that cannot start any token", ""},
+		{"an unterminated quote", "steps:\n  - text: 'open\n", 2, "found unexpected end of stream", ""},
+		{"on the first line", "a: b: c\n", 1, "mapping values are not allowed in this context", ""},
+		{"in a later document", "steps: [{text: a}]\n---\nsteps:\n  - text: [x\n", 4, "did not find expected ',' or ']'", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, diags := Parse("f.yaml", []byte(tt.yaml))
+			if len(diags) != 1 {
+				t.Fatalf("diagnostics %v", diags)
+			}
+			want := Diagnostic{File: "f.yaml", Line: tt.line, Message: "YAML syntax: " + tt.message, Hint: tt.hint}
+			if diags[0] != want {
+				t.Errorf("got  %+v\nwant %+v", diags[0], want)
+			}
+			if !strings.HasPrefix(diags[0].Error(), fmt.Sprintf("f.yaml:%d: YAML syntax: ", tt.line)) {
+				t.Errorf("printed as %q", diags[0].Error())
+			}
+		})
+	}
+}
+
+func TestEveryDuplicateKeyIsReportedOnce(t *testing.T) {
+	_, diags := Parse("f.yaml", []byte("id: a\nid: b\nid: c\nsteps:\n  - state: &s {x: 1, x: 2}\n  - state: *s\n  - state: {<<: *s, y: 1}\n"))
+	want := []string{
+		`f.yaml:2:1: duplicate key "id" (first at line 1)`,
+		`f.yaml:3:1: duplicate key "id" (first at line 1)`,
+		`f.yaml:5:22: duplicate key "x" (first at line 5)`,
+	}
+	var got []string
+	for _, d := range diags {
+		got = append(got, d.Error())
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("got  %q\nwant %q", got, want)
+	}
+}
+
+func TestAKeyNextToAMergeKeyIsNoDuplicate(t *testing.T) {
+	if _, diags := Parse("f.yaml", []byte("steps:\n  - state: &s {x: 1, y: 2}\n  - state: {<<: *s, x: 3}\n  - state: {<<: [*s, *s]}\n")); diags != nil {
+		t.Errorf("diagnostics %v", diags)
+	}
+}
