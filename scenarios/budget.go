@@ -53,6 +53,7 @@ type LimitError struct {
 	msg   string
 }
 
+// Error names the limit the templates went past, and its flag.
 func (e *LimitError) Error() string { return e.msg }
 
 // tickFunc names the function that counts the steps of a run's templates. The loader

@@ -20,6 +20,7 @@ type Diagnostic struct {
 	Severity string `json:"severity,omitempty"` // empty for errors, or Warning
 }
 
+// Error writes the problem as file:line:col: message, with its hint if it has one.
 func (d Diagnostic) Error() string {
 	var b strings.Builder
 	b.WriteString(d.File)
@@ -47,6 +48,7 @@ type LoadError struct {
 	Diagnostics []Diagnostic
 }
 
+// Error lists every problem, one a line.
 func (e *LoadError) Error() string {
 	lines := make([]string, len(e.Diagnostics))
 	for i, d := range e.Diagnostics {

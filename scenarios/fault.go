@@ -191,6 +191,7 @@ type FaultError struct {
 	Problem string
 }
 
+// Error says what is wrong with the fault.
 func (e *FaultError) Error() string { return e.Problem }
 
 // requestOnlyHint tells where a fault kind that applies to whole requests is asked

@@ -337,6 +337,7 @@ func (p *planner) playSteps(s *Scenario, in *protocol.RunAgentInput, start Start
 // NoBranchError says that no recorded continuation matches the answers a run brings.
 type NoBranchError struct{ Branches int }
 
+// Error says how many recorded continuations there were.
 func (e *NoBranchError) Error() string {
 	return fmt.Sprintf("none of the %d recorded continuations matches these answers", e.Branches)
 }

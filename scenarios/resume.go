@@ -56,6 +56,7 @@ type InterruptsPendingError struct {
 	Pending []PendingInterrupt
 }
 
+// Error says how many interrupts wait, and how to answer them.
 func (e *InterruptsPendingError) Error() string {
 	return fmt.Sprintf("the thread waits for answers to %d interrupt(s); send them in resume (status resolved or cancelled)", len(e.Pending))
 }
@@ -66,6 +67,7 @@ type NoPendingInterruptsError struct {
 	ThreadID string
 }
 
+// Error names the thread that waits for no answer.
 func (e *NoPendingInterruptsError) Error() string {
 	return "resume answers interrupts, but none is pending on thread " + strconv.Quote(e.ThreadID)
 }
@@ -79,6 +81,7 @@ type AnswerError struct {
 	Pending []PendingInterrupt
 }
 
+// Error is the message the client gets.
 func (e *AnswerError) Error() string { return e.Message }
 
 // CheckAnswers verifies a run input's resume entries against the pending interrupts the
