@@ -27,10 +27,13 @@ import (
 
 // Config is the server's configuration.
 type Config struct {
-	Seed         uint64  // with each run's key, decides generated ids, fake data and jitter; 0: none, every thread differs
-	Speed        float64 // multiplies every delay; 0 plays without delays
-	Strict       bool    // reject run inputs that do not conform to AG-UI 1.1
-	EventIDs     bool    // write an `id: <TYPE>_<timestamp>` line before each event
+	Seed   uint64  // with each run's key, decides generated ids, fake data and jitter; 0: none, every thread differs
+	Speed  float64 // multiplies every delay; 0 plays without delays
+	Strict bool    // reject run inputs that do not conform to AG-UI 1.1
+	// Dialect is how interrupts reach the client in the scenarios that name no dialect;
+	// empty: agui.
+	Dialect      scenarios.Dialect
+	EventIDs     bool // write an `id: <TYPE>_<timestamp>` line before each event
 	KeepAlive    time.Duration
 	MaxBodyBytes int64
 	WriteTimeout time.Duration // longest a single event may take to write (at least half of it)
