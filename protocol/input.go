@@ -99,6 +99,12 @@ type Command struct {
 	InterruptEvent any
 }
 
+// Answer is the resume entry the command stands for: it resolves the interrupt with the
+// given id, with the command's resume as the payload.
+func (c *Command) Answer(interruptID string) ResumeEntry {
+	return ResumeEntry{InterruptID: interruptID, Status: ResumeResolved, Payload: c.Resume}
+}
+
 // commandOf reads the LangGraph command of a run input's forwardedProps: present when
 // forwardedProps.command has a resume member.
 func commandOf(forwardedProps any) *Command {

@@ -63,6 +63,22 @@ func (s *session) noteAwaiting(events []capturedEvent) {
 	}
 }
 
+// raisesLangGraphInterrupts reports whether a run raised its interrupts in the LangGraph
+// dialect: on_interrupt custom events, and no interrupt outcome. Its fixture is then of
+// that dialect, so that a replay waits for them, and the recorder's clients may answer
+// them as they answered the agent.
+func raisesLangGraphInterrupts(events []capturedEvent) bool {
+	interrupts, _ := protocol.Awaited(events, func(ce capturedEvent) protocol.Event { return ce.event })
+	for _, ce := range events {
+		if ce.event.Type == protocol.RunFinished {
+			if _, ok := ce.event.Outcome()["interrupts"]; ok {
+				return false
+			}
+		}
+	}
+	return len(interrupts) > 0
+}
+
 // continuedBy reports whether a run continues the session's latest run, by the rule a
 // replay follows (protocol.IsContinuation). What a run that was not recorded waits for
 // is unknown; the tool results at the end of the run's messages are taken to answer it.

@@ -54,14 +54,12 @@ func Continue(cursor *Cursor, in *protocol.RunAgentInput, now time.Time) (Start,
 // interrupt whose on_interrupt value it names in interruptEvent (by the id in it), or
 // else the first one the thread waits for, with the command's resume as its payload.
 func commandAnswer(cursor *Cursor, cmd *protocol.Command) protocol.ResumeEntry {
-	entry := protocol.ResumeEntry{Status: protocol.ResumeResolved, Payload: cmd.Resume}
-	if event, ok := cmd.InterruptEvent.(map[string]any); ok {
-		entry.InterruptID, _ = event["id"].(string)
+	event, _ := cmd.InterruptEvent.(map[string]any)
+	id, _ := event["id"].(string)
+	if id == "" && cursor != nil && len(cursor.Interrupts) > 0 {
+		id = cursor.Interrupts[0].ID
 	}
-	if entry.InterruptID == "" && cursor != nil && len(cursor.Interrupts) > 0 {
-		entry.InterruptID = cursor.Interrupts[0].ID
-	}
-	return entry
+	return cmd.Answer(id)
 }
 
 // toolCallIDs lists the ids of the frontend tool calls the cursor waits for.
