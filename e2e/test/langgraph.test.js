@@ -11,38 +11,10 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { assertCleanRun, CLIENTS, Conversation, eventsOf } from './clients.js';
+import { MIXED_DIALECTS } from './fixtures.js';
 import { useServer, writeTempFiles } from './harness.js';
 import { assertValid, beginStream, recordings, startFakeUpstream, startRecorder, startReplay, writeEvent } from './recording.js';
 import { postRun, streamedTexts, threadHistory } from './threads.js';
-
-// Both dialects in one file: the LangGraph scenario, and a standard one.
-export const MIXED_DIALECTS = `\
-id: lg-publish
-dialect: langgraph
-match: {message: publish}
-steps:
-  - text: The draft is ready.
-  - interrupt:
-      id: int-publish
-      message: Publish the post?
-      metadata: {draft: post-7}
-      on:
-        - payload: {approved: true}
-          steps: [{text: "Published {{ .answer.payload.title }}."}]
-        - steps: [{text: Not published.}]
-  - text: Anything else?
----
-id: std-archive
-dialect: agui
-match: {message: archive}
-steps:
-  - interrupt:
-      id: int-archive
-      message: Archive the post?
-      on:
-        resolved: [{text: Archived.}]
-        cancelled: [{text: Kept.}]
-`;
 
 // A scenario that names no dialect: the server's --dialect decides.
 const NO_DIALECT = `\
