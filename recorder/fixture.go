@@ -63,20 +63,21 @@ func (s *session) noteAwaiting(events []capturedEvent) {
 	}
 }
 
-// raisesLangGraphInterrupts reports whether a run raised its interrupts in the LangGraph
-// dialect: on_interrupt custom events, and no interrupt outcome. Its fixture is then of
-// that dialect, so that a replay waits for them, and the recorder's clients may answer
-// them as they answered the agent.
+// raisesLangGraphInterrupts reports whether a run waits for interrupts it raised in the
+// LangGraph dialect: what it waits for (protocol.Awaited) is interrupts, and its
+// RUN_FINISHED has no interrupt outcome, so they are its on_interrupt events. Its
+// fixture is then of that dialect.
 func raisesLangGraphInterrupts(events []capturedEvent) bool {
 	interrupts, _ := protocol.Awaited(events, func(ce capturedEvent) protocol.Event { return ce.event })
+	if len(interrupts) == 0 {
+		return false
+	}
 	for _, ce := range events {
-		if ce.event.Type == protocol.RunFinished {
-			if _, ok := ce.event.Outcome()["interrupts"]; ok {
-				return false
-			}
+		if _, ok := ce.event.Outcome()["interrupts"]; ok && ce.event.Type == protocol.RunFinished {
+			return false
 		}
 	}
-	return len(interrupts) > 0
+	return true
 }
 
 // continuedBy reports whether a run continues the session's latest run, by the rule a

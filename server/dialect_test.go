@@ -76,3 +76,10 @@ func textOf(events []protocol.Event) string {
 	}
 	return b.String()
 }
+
+func TestTheScenarioListNamesEachScenariosDialect(t *testing.T) {
+	s := newServer(t, strings.Replace(approvalNoDialect, "id: approve", "id: approve\ndialect: langgraph", 1), nil)
+	if _, body := call(t, s, http.MethodGet, AdminPrefix+"/scenarios", "", nil); !strings.Contains(body, `"id":"approve"`) || !strings.Contains(body, `"dialect":"langgraph"`) {
+		t.Errorf("the scenario list %s", body)
+	}
+}
