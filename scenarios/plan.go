@@ -156,7 +156,8 @@ func atStep(at pos, err error) error {
 // data and jitter. It is made of the server's seed, the scenario, the thread's turn (how
 // many runs the thread started before this one) and what the request says: each
 // message's role and content (its text or content parts; a tool message's result) and
-// each resume answer's status and payload, in order. Ids are left out — the thread's,
+// each resume answer's status and payload, in order, and a LangGraph command's answer.
+// Ids are left out — the thread's,
 // the run's, the messages', the interrupts' — because clients mint fresh ones for every
 // run: the same conversation, played again with the same seed, gets the same stream.
 func runKey(seed uint64, scenario string, turn int, in *protocol.RunAgentInput) uint64 {
@@ -191,6 +192,9 @@ func runKey(seed uint64, scenario string, turn int, in *protocol.RunAgentInput) 
 	for _, r := range in.Resume {
 		writeString(r.Status)
 		writeJSON(r.Payload)
+	}
+	if in.Command != nil {
+		writeJSON(in.Command.Resume)
 	}
 	return h.Sum64()
 }
