@@ -40,7 +40,8 @@ async function app() {
     onCustomEvent: ({ event }) => {
       if (event.name === 'on_interrupt') seen.interrupts.setLegacy(event);
     },
-    onRunFinishedEvent: ({ outcome, interrupts }) => {
+    onRunFinishedEvent: ({ event, outcome, interrupts }) => {
+      seen.lastRunId = event.runId;
       seen.outcomes.push(outcome);
       if (outcome === 'interrupt') seen.interrupts.setStandard(interrupts);
     },
@@ -54,15 +55,21 @@ async function app() {
       agent.addMessage({ id: `user-${randomUUID()}`, role: 'user', content });
       await core.runAgent({ agent, forwardedProps });
     },
-    /** Runs the resume the interrupt state built, as the app's adapter does. */
+    /**
+     * Runs the resume the interrupt state built, as useInterrupt does: on the run that
+     * raised the interrupt (its runId), with a tool message answering each tool-bound
+     * interrupt's call besides the standard resume.
+     */
     async resume(action) {
       seen.interrupts.clear();
+      const runId = seen.lastRunId;
       if (action.kind === 'legacy-resume') {
-        await core.runAgent({ agent, forwardedProps: { command: { resume: action.payload, interruptEvent: action.interruptValue } } });
-      } else {
-        assert.equal(action.kind, 'resume', `the interrupt state answered ${JSON.stringify(action)}`);
-        await core.runAgent({ agent, resume: action.resume });
+        await core.runAgent({ agent, runId, forwardedProps: { command: { resume: action.payload, interruptEvent: action.interruptValue } } });
+        return;
       }
+      assert.equal(action.kind, 'resume', `the interrupt state answered ${JSON.stringify(action)}`);
+      for (const { toolCallId, content } of action.toolResults) agent.addMessage({ id: randomUUID(), role: 'tool', toolCallId, content });
+      await core.runAgent({ agent, runId, resume: action.resume });
     },
     /** The texts of the assistant's messages, as the chat shows them. */
     texts() {
@@ -93,7 +100,7 @@ describe('standard interrupts (media-management, two interrupts)', () => {
     },
   ]) {
     test(variant.name, async () => {
-      const { say, resume, texts, seen } = await app();
+      const { agent, say, resume, texts, seen } = await app();
       await say(FIRST_MESSAGE, FIRST_PROPS);
       assert.deepEqual(seen.errors, []);
       assert.deepEqual(seen.outcomes, ['interrupt']);
@@ -113,6 +120,10 @@ describe('standard interrupts (media-management, two interrupts)', () => {
       assert.equal(after.length, 3, `the answers and the closing: ${after}`);
       variant.texts.forEach((want, i) => (typeof want === 'string' ? assert.equal(after[i], want) : assert.match(after[i], want)));
       assert.equal(after[2], CLOSING);
+      // one result per tool call: the app's answer to each approval, none twice
+      const results = agent.messages.filter((m) => m.role === 'tool').map((m) => m.toolCallId);
+      assert.deepEqual(results, [...new Set(results)]);
+      assert.ok(pending.interrupts.every((i) => results.includes(i.toolCallId)));
     });
   }
 });
