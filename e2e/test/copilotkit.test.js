@@ -10,6 +10,7 @@ import { randomUUID } from 'node:crypto';
 import { after, describe, test } from 'node:test';
 import { ɵInterruptState as InterruptState } from '@copilotkit/core';
 import { CopilotKitCore, startRuntime } from './copilotkit.js';
+import { adminOK, newTestId, TEST_ID_HEADER } from './admin.js';
 import { MIXED_DIALECTS } from './fixtures.js';
 import { useServer, writeTempFiles } from './harness.js';
 
@@ -28,9 +29,9 @@ after(() => runtime?.close());
  * A CopilotKit app's client with the runtime's default agent on a new thread: what the
  * app shows is the agent's messages, and the interrupt its useInterrupt would render.
  */
-async function app() {
+async function app({ headers } = {}) {
   runtime ??= await startRuntime(mock.url);
-  const core = new CopilotKitCore({ runtimeUrl: runtime.url });
+  const core = new CopilotKitCore({ runtimeUrl: runtime.url, headers });
   let agent;
   for (let i = 0; i < 100 && !(agent = core.getAgent('default')); i++) await new Promise((r) => setTimeout(r, 50));
   assert.ok(agent, `the core found no agent at ${runtime.url} (status ${core.runtimeConnectionStatus})`);
@@ -84,6 +85,15 @@ test('a plain run without interrupts', async () => {
   assert.deepEqual(seen.errors, []);
   assert.deepEqual(seen.outcomes, ['success']);
   assert.deepEqual(texts(), ['Hello from the mock.']);
+});
+
+test("the app's X-Test-Id reaches the mock through the runtime, so tests steer it per test", async () => {
+  const testId = newTestId('copilotkit');
+  await adminOK(mock, 'POST', '/force', { testId, body: { scenario: 'greeting' } });
+  const { say, texts, seen } = await app({ headers: { [TEST_ID_HEADER]: testId } });
+  await say('Search for ocean wave videos', FIRST_PROPS);
+  assert.deepEqual(seen.errors, []);
+  assert.deepEqual(texts(), ['Hello from the mock.'], 'the forced scenario played');
 });
 
 describe('standard interrupts (media-management, two interrupts)', () => {
