@@ -365,9 +365,8 @@ type PendingToolCall struct {
 // Cursor is where a paused conversation continues: the steps left to play, the ids and
 // captures of its earlier runs, and what it waits for.
 type Cursor struct {
-	Scenario *Scenario
-	// Dialect is the one the interrupts were raised in, which says how they are answered.
-	Dialect    Dialect
+	Scenario   *Scenario
+	Dialect    Dialect // the interrupts were raised in it, which says how they are answered
 	Interrupts []PendingInterrupt
 	ToolCalls  []PendingToolCall
 	frames     []frame    // the steps form: what is left to play

@@ -157,9 +157,9 @@ func atStep(at pos, err error) error {
 // many runs the thread started before this one) and what the request says: each
 // message's role and content (its text or content parts; a tool message's result) and
 // each resume answer's status and payload, in order, and a LangGraph command's answer.
-// Ids are left out — the thread's,
-// the run's, the messages', the interrupts' — because clients mint fresh ones for every
-// run: the same conversation, played again with the same seed, gets the same stream.
+// Ids are left out — the thread's, the run's, the messages', the interrupts' — because
+// clients mint fresh ones for every run: the same conversation, played again with the
+// same seed, gets the same stream.
 func runKey(seed uint64, scenario string, turn int, in *protocol.RunAgentInput) uint64 {
 	h := fnv.New64a()
 	writeUint := func(n uint64) {

@@ -17,10 +17,8 @@ type Scenario struct {
 	Priority    int
 	// Broken, when set, says why the scenario deliberately breaks the protocol; its
 	// event sequence is then not checked.
-	Broken string
-	// Dialect is how the scenario's interrupts reach the client; empty: the server's
-	// default (PlanOptions.Dialect).
-	Dialect  Dialect
+	Broken   string
+	Dialect  Dialect // how its interrupts reach the client; empty: the server's default (PlanOptions.Dialect)
 	Match    Match
 	Timing   TimingOverride
 	Examples []Example

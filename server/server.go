@@ -27,13 +27,10 @@ import (
 
 // Config is the server's configuration.
 type Config struct {
-	Seed   uint64  // with each run's key, decides generated ids, fake data and jitter; 0: none, every thread differs
-	Speed  float64 // multiplies every delay; 0 plays without delays
-	Strict bool    // reject run inputs that do not conform to AG-UI 1.1
-	// Dialect is how interrupts reach the client in the scenarios that name no dialect;
-	// empty: agui.
-	Dialect      scenarios.Dialect
-	EventIDs     bool // write an `id: <TYPE>_<timestamp>` line before each event
+	Seed         uint64  // with each run's key, decides generated ids, fake data and jitter; 0: none, every thread differs
+	Speed        float64 // multiplies every delay; 0 plays without delays
+	Strict       bool    // reject run inputs that do not conform to AG-UI 1.1
+	EventIDs     bool    // write an `id: <TYPE>_<timestamp>` line before each event
 	KeepAlive    time.Duration
 	MaxBodyBytes int64
 	WriteTimeout time.Duration // longest a single event may take to write (at least half of it)
@@ -56,6 +53,9 @@ type Config struct {
 	// scenario when scenarios are loaded; a field left 0 takes its default (see
 	// scenarios.DefaultLimits).
 	TemplateLimits scenarios.Limits
+	// Dialect is how interrupts reach the client in the scenarios that name none; empty:
+	// agui.
+	Dialect scenarios.Dialect
 	// Recorder, when set, proxies to a real agent what no scenario answers (or, with
 	// RecordAll, every request) and records it; RecordAll without it does nothing.
 	Recorder  *recorder.Recorder
