@@ -25,6 +25,27 @@ const CLOSING = `That's everything for "Ocean waves at dawn". Anything else?`;
 let runtime;
 after(() => runtime?.close());
 
+/** Resolves with the runtime's default agent once the core has learnt of it. */
+function defaultAgent(core) {
+  return (
+    core.getAgent('default') ??
+    new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        subscription.unsubscribe();
+        reject(new Error(`the core found no agent at ${runtime.url} (status ${core.runtimeConnectionStatus})`));
+      }, 30_000);
+      const subscription = core.subscribe({
+        onAgentsChanged: ({ agents }) => {
+          if (!agents.default) return;
+          clearTimeout(timer);
+          subscription.unsubscribe();
+          resolve(agents.default);
+        },
+      });
+    })
+  );
+}
+
 /**
  * A CopilotKit app's client with the runtime's default agent on a new thread: what the
  * app shows is the agent's messages, and the interrupt its useInterrupt would render.
@@ -32,9 +53,7 @@ after(() => runtime?.close());
 async function app({ headers } = {}) {
   runtime ??= await startRuntime(mock.url);
   const core = new CopilotKitCore({ runtimeUrl: runtime.url, headers });
-  let agent;
-  for (let i = 0; i < 100 && !(agent = core.getAgent('default')); i++) await new Promise((r) => setTimeout(r, 50));
-  assert.ok(agent, `the core found no agent at ${runtime.url} (status ${core.runtimeConnectionStatus})`);
+  const agent = await defaultAgent(core);
   agent.threadId = `ck-${randomUUID()}`;
   const seen = { interrupts: new InterruptState(), outcomes: [], errors: [] };
   agent.subscribe({
