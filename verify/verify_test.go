@@ -300,7 +300,9 @@ func TestJUnitReport(t *testing.T) {
 func TestUpdateThenVerifyClean(t *testing.T) {
 	const token = "tok-never-written"
 	agent := &testAgent{token: token, replies: map[string]func(*protocol.RunAgentInput) []protocol.Event{
-		"deploy":  deployReply("confirmation", func(in *protocol.RunAgentInput) []protocol.Event { return join(toolCall("c1", "notify", `{}`), finished(in)) }),
+		"deploy": deployReply("confirmation", func(in *protocol.RunAgentInput) []protocol.Event {
+			return join(toolCall("c1", "notify", `{}`), finished(in))
+		}),
 		"weather": weatherReply(nil),
 	}}
 	url := agent.start(t)
