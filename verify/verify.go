@@ -257,7 +257,7 @@ func (c *conversation) run(ctx context.Context, path []int, report func(Turn)) (
 		t := Turn{Example: c.ex.n, Turn: turn, Answers: strings.Join(c.answers, ", "), Status: Pass}
 		started := time.Now()
 		runID := protocol.NewID("verify-run", rand.Uint64())
-		agentEvents, at, err := c.agent.run(ctx, c.route(), c.body(runID, agentSide, answers))
+		agentEvents, at, err := c.agent.run(ctx, c.ex.Route, c.body(runID, agentSide, answers))
 		t.Duration = time.Since(started)
 		if err != nil {
 			t.Status, t.Error = Error, err.Error()
@@ -390,6 +390,3 @@ func describe(a scenarios.Answers, agent *side) string {
 	}
 	return strings.Join(parts, " and ")
 }
-
-// route is the path the example's runs are posted to, below the upstream's.
-func (c *conversation) route() string { return c.ex.Route }
