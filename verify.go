@@ -93,18 +93,18 @@ func runVerify(ctx context.Context, args []string, lookupEnv func(string) (strin
 	if err != nil {
 		return fail(err)
 	}
-	return verifyExitCode(rep, o.update)
+	return verifyExitCode(rep)
 }
 
 // verifyExitCode is 2 when an agent could not be asked, 1 when a scenario drifted (and
 // was not re-recorded, with -update), else 0.
-func verifyExitCode(rep *verify.Report, updated bool) int {
+func verifyExitCode(rep *verify.Report) int {
 	code := 0
 	for _, res := range rep.Results {
 		switch {
 		case res.Status == verify.Error:
 			return 2
-		case res.Status == verify.Drift && !(updated && strings.HasPrefix(res.Updated, "re-recorded")):
+		case res.Status == verify.Drift && res.Updated == "":
 			code = 1
 		}
 	}

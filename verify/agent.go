@@ -17,23 +17,24 @@ import (
 	"github.com/agui-mock/agui-mock/scenarios"
 )
 
-// agent runs a request on the live agent and returns its events and, when known, when
-// each came after the request was sent.
+// agent runs a request on the live agent, with the example's headers besides the
+// configured ones, and returns its events and, when known, when each came after the
+// request was sent.
 type agent interface {
-	run(ctx context.Context, route string, body map[string]any) ([]protocol.Event, []time.Duration, error)
+	run(ctx context.Context, route string, header map[string]string, body map[string]any) ([]protocol.Event, []time.Duration, error)
 }
 
 // directAgent posts runs to the agent and reads its stream.
 type directAgent struct{ cfg Config }
 
-func (a directAgent) run(ctx context.Context, route string, body map[string]any) ([]protocol.Event, []time.Duration, error) {
+func (a directAgent) run(ctx context.Context, route string, header map[string]string, body map[string]any) ([]protocol.Event, []time.Duration, error) {
 	data, err := jsonBody(body)
 	if err != nil {
 		return nil, nil, err
 	}
 	ctx, cancel := context.WithTimeout(ctx, a.cfg.Timeout)
 	defer cancel()
-	req, err := a.cfg.newRequest(ctx, a.cfg.endpoint(route), data)
+	req, err := a.cfg.newRequest(ctx, a.cfg.endpoint(route), header, data)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -83,15 +84,18 @@ func (cfg Config) endpoint(route string) string {
 	return target.String()
 }
 
-// newRequest builds the request of a run posted to target, with the configured headers.
-func (cfg Config) newRequest(ctx context.Context, target string, body []byte) (*http.Request, error) {
+// newRequest builds the request of a run posted to target, with the example's headers
+// and the configured ones, which win.
+func (cfg Config) newRequest(ctx context.Context, target string, example map[string]string, body []byte) (*http.Request, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, target, bytes.NewReader(body))
 	if err != nil {
 		return nil, fmt.Errorf("building the request: %w", err)
 	}
-	req.Header = cfg.Header.Clone()
-	if req.Header == nil {
-		req.Header = http.Header{}
+	for name, value := range example {
+		req.Header.Set(name, value)
+	}
+	for name, values := range cfg.Header {
+		req.Header[http.CanonicalHeaderKey(name)] = values
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "text/event-stream")
@@ -122,7 +126,7 @@ func (c *conversation) body(runID string, s *side, answers *scenarios.Answers) m
 	}
 	body := map[string]any{
 		"threadId": c.threadID, "runId": runID, "messages": messages, "tools": tools, "context": context,
-		"state": orEmpty(ex.State), "forwardedProps": map[string]any{},
+		"state": orEmpty(s.state), "forwardedProps": map[string]any{},
 	}
 	if ex.ForwardedProps != nil {
 		body["forwardedProps"] = ex.ForwardedProps

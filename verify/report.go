@@ -21,8 +21,11 @@ func (r *Report) WriteText(w io.Writer) error {
 			fmt.Fprintf(&b, " (and %d more difference(s))", more)
 		}
 		b.WriteByte('\n')
-		if res.Updated != "" {
-			fmt.Fprintf(&b, "%s: updated: scenario %s %s\n", res.Where(), res.Scenario, res.Updated)
+		switch {
+		case res.Updated != "":
+			fmt.Fprintf(&b, "%s: updated: scenario %s re-recorded from the agent; what changed: %s\n", res.Where(), res.Scenario, res.Updated)
+		case res.NotUpdated != "":
+			fmt.Fprintf(&b, "%s: not updated: scenario %s: %s\n", res.Where(), res.Scenario, res.NotUpdated)
 		}
 	}
 	fmt.Fprintf(&b, "%d scenario(s) verified: %d pass, %d drift, %d error", len(r.Results), r.Count(Pass), r.Count(Drift), r.Count(Error))

@@ -49,10 +49,10 @@ func Update(ctx context.Context, cfg Config, set *scenarios.Set, rep *Report, uc
 		res := &rep.Results[i]
 		sc := scenarioByID(set, res.Scenario)
 		if err := rerecord(ctx, cfg, set, sc, ucfg); err != nil {
-			res.Updated = "not updated: " + err.Error()
+			res.NotUpdated = err.Error()
 			continue
 		}
-		res.Updated = "re-recorded from the agent; what changed: " + changes(*res)
+		res.Updated = changes(*res)
 	}
 }
 
@@ -112,7 +112,7 @@ type recordingAgent struct {
 	firstThread string // the thread of the first conversation, whose fixture holds them all
 }
 
-func (a *recordingAgent) run(ctx context.Context, route string, body map[string]any) ([]protocol.Event, []time.Duration, error) {
+func (a *recordingAgent) run(ctx context.Context, route string, header map[string]string, body map[string]any) ([]protocol.Event, []time.Duration, error) {
 	data, err := jsonBody(body)
 	if err != nil {
 		return nil, nil, err
@@ -127,7 +127,7 @@ func (a *recordingAgent) run(ctx context.Context, route string, body map[string]
 	ctx, cancel := context.WithTimeout(ctx, a.cfg.Timeout)
 	defer cancel()
 	// The recorder appends the request's path to the upstream's, as it does for a client.
-	req, err := a.cfg.newRequest(ctx, cmp.Or(route, "/"), data)
+	req, err := a.cfg.newRequest(ctx, cmp.Or(route, "/"), header, data)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -63,8 +63,10 @@ type Result struct {
 	// the error.
 	Difference string `json:"difference,omitempty"`
 	Turns      []Turn `json:"turns"`
-	// Updated says what an update changed, when it re-recorded the scenario.
-	Updated string `json:"updated,omitempty"`
+	// Updated says what an update changed, when it re-recorded the scenario;
+	// NotUpdated why it could not.
+	Updated    string `json:"updated,omitempty"`
+	NotUpdated string `json:"notUpdated,omitempty"`
 }
 
 // Where is the scenario's position, file:line.
@@ -241,6 +243,7 @@ type conversation struct {
 // what its last run waits for.
 type side struct {
 	history    []any    // the messages of the thread so far, as a client resends them
+	state      any      // the thread's state as the client holds it
 	interrupts []string // the ids of the interrupts the last run raised
 	toolCalls  []string // the ids of the frontend tool calls it left without a result
 }
@@ -250,14 +253,15 @@ type side struct {
 func (c *conversation) run(ctx context.Context, path []int, report func(Turn)) (forks []int) {
 	c.threadID = protocol.NewID("verify-thread", rand.Uint64())
 	first := firstMessage(c.ex.Message)
-	agentSide, mockSide := &side{history: []any{first}}, &side{history: []any{maps.Clone(first)}}
+	agentSide := &side{history: []any{first}, state: c.ex.State}
+	mockSide := &side{history: []any{maps.Clone(first)}, state: c.ex.State}
 	var cursor *scenarios.Cursor
 	var answers *scenarios.Answers
 	for turn := 1; turn <= maxTurns; turn++ {
 		t := Turn{Example: c.ex.n, Turn: turn, Answers: strings.Join(c.answers, ", "), Status: Pass}
 		started := time.Now()
 		runID := protocol.NewID("verify-run", rand.Uint64())
-		agentEvents, at, err := c.agent.run(ctx, c.ex.Route, c.body(runID, agentSide, answers))
+		agentEvents, at, err := c.agent.run(ctx, c.ex.Route, c.ex.Headers, c.body(runID, agentSide, answers))
 		t.Duration = time.Since(started)
 		if err != nil {
 			t.Status, t.Error = Error, err.Error()
@@ -278,7 +282,12 @@ func (c *conversation) run(ctx context.Context, path []int, report func(Turn)) (
 				mockEvents[i], offsets[i] = e.Event, e.At
 			}
 			mockSide.follow(mockEvents)
-			if t.Differences = Compare(ShapeOf(mockEvents, offsets), ShapeOf(agentEvents, at), c.cfg.Compare); len(t.Differences) > 0 {
+			// A stream the client would refuse is the first thing to say of it.
+			if _, err := protocol.VerifyStream(agentEvents, ""); err != nil {
+				t.Differences = append(t.Differences, "the agent's stream breaks the AG-UI event rules: "+err.Error())
+			}
+			t.Differences = append(t.Differences, Compare(ShapeOf(mockEvents, offsets), ShapeOf(agentEvents, at), c.cfg.Compare)...)
+			if len(t.Differences) > 0 {
 				t.Status = Drift
 			}
 			cursor = plan.Next
@@ -344,7 +353,7 @@ func (c *conversation) play(ctx context.Context, cursor *scenarios.Cursor, runID
 
 // follow takes a run's events into the side's history, and notes what the run waits for.
 func (s *side) follow(events []protocol.Event) {
-	conv := protocol.Conversation{}
+	conv := protocol.Conversation{State: s.state}
 	for _, m := range s.history {
 		conv.Messages = append(conv.Messages, m.(map[string]any))
 	}
@@ -352,6 +361,7 @@ func (s *side) follow(events []protocol.Event) {
 		_ = conv.Apply(ev) // a stream the client would refuse has been reported as a difference
 	}
 	conv.Settle()
+	s.state = conv.State
 	s.history = s.history[:0]
 	for _, m := range conv.Messages {
 		s.history = append(s.history, m)

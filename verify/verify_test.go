@@ -3,6 +3,7 @@ package verify
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"encoding/xml"
 	"net"
 	"net/http"
@@ -154,6 +155,10 @@ func TestVerifyFindsEachKindOfDrift(t *testing.T) {
 		{"no interrupt any more", deployFixture, func(in *protocol.RunAgentInput) []protocol.Event {
 			return join(text("m1", "Shipped."), finished(in))
 		}, Drift, "the run now ends with RUN_FINISHED (success) (the fixture's ends with RUN_FINISHED (interrupt))"},
+		{"a stream the client would refuse", weatherFixture, weatherReply(func(p [][]protocol.Event) [][]protocol.Event {
+			p[3] = p[3][:len(p[3])-1] // the text message is never ended
+			return p
+		}), Drift, "the agent's stream breaks the AG-UI event rules"},
 		{"another response schema", deployFixture, func(in *protocol.RunAgentInput) []protocol.Event {
 			return join(text("m1", "Ship?"), interrupted(in, map[string]any{"id": "i", "reason": "confirmation", "responseSchema": map[string]any{"type": "object"}}))
 		}, Drift, `interrupt 1 now asks for an answer of schema {"type":"object"}`},
@@ -316,7 +321,7 @@ func TestUpdateThenVerifyClean(t *testing.T) {
 	cfg.Upstream = mustURL(t, url)
 	Update(context.Background(), cfg, set, rep, UpdateConfig{})
 	res := rep.Results[0]
-	if res.Scenario != "deploy" || !strings.HasPrefix(res.Updated, "re-recorded from the agent; what changed: example 1, turn 2 after interrupt 1 cancelled: ") {
+	if res.Scenario != "deploy" || !strings.HasPrefix(res.Updated, "example 1, turn 2 after interrupt 1 cancelled: ") || res.NotUpdated != "" {
 		t.Fatalf("update: %+v", res)
 	}
 	data, err := os.ReadFile(filepath.Join(dir, "both.yaml"))
@@ -343,4 +348,41 @@ func mustURL(t *testing.T, s string) *url.URL {
 		t.Fatal(err)
 	}
 	return u
+}
+
+// Each run is sent as a client would send it: with the example's headers (the
+// configured ones winning), and with the thread's state as the runs before left it.
+func TestVerifySendsWhatAClientWould(t *testing.T) {
+	const fixture = `id: tenant
+match: {message: ^tenant$, headers: {X-Tenant: acme}}
+examples: [{message: tenant, headers: {X-Tenant: acme, Authorization: Bearer example}, state: {count: 1}}]
+steps:
+  - state: {count: 2}
+  - interrupt: {reason: confirmation}
+  - text: Done.
+`
+	var states []any
+	agent := &testAgent{replies: map[string]func(*protocol.RunAgentInput) []protocol.Event{"tenant": func(in *protocol.RunAgentInput) []protocol.Event {
+		states = append(states, in.State)
+		if len(in.Resume) == 0 {
+			return join(protocol.NewEvent(protocol.StateSnapshot, "snapshot", map[string]any{"count": 2}),
+				interrupted(in, map[string]any{"id": "i1", "reason": "confirmation"}))
+		}
+		return join(text("m", "Done."), finished(in))
+	}}}
+	rep, _, _ := verifyFiles(t, agent.start(t), map[string]string{"t.yaml": fixture}, func(c *Config) {
+		c.Header = http.Header{"Authorization": {"Bearer configured"}}
+	})
+	if res := rep.Results[0]; res.Status != Pass {
+		t.Fatalf("%s: %s", res.Status, res.Difference)
+	}
+	for _, h := range agent.headers {
+		if h.Get("X-Tenant") != "acme" || h.Get("Authorization") != "Bearer configured" {
+			t.Errorf("the agent got the headers %v", h)
+		}
+	}
+	got, _ := json.Marshal(states)
+	if string(got) != `[{"count":1},{"count":2}]` {
+		t.Errorf("the agent got the states %s", got)
+	}
 }
