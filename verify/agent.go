@@ -44,6 +44,10 @@ func (a directAgent) run(ctx context.Context, route string, header map[string]st
 		return nil, nil, a.cfg.failure(ctx, "the agent is unreachable", err)
 	}
 	defer resp.Body.Close()
+	if resp.StatusCode >= 300 && resp.StatusCode <= 399 {
+		return nil, nil, fmt.Errorf("the agent answered %s to %q, which is not followed, so that the headers go to -upstream only: set -upstream to the agent's own URL",
+			resp.Status, resp.Header.Get("Location"))
+	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		detail, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
 		return nil, nil, fmt.Errorf("the agent refused the run: %s %s", resp.Status, strings.TrimSpace(string(detail)))

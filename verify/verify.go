@@ -170,7 +170,9 @@ func (cfg Config) withDefaults() Config {
 		cfg.Timeout = time.Minute
 	}
 	if cfg.Client == nil {
-		cfg.Client = &http.Client{}
+		// No redirect is followed: the headers, credentials among them, go to the
+		// upstream alone.
+		cfg.Client = &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	}
 	if cfg.MaxFrame <= 0 {
 		cfg.MaxFrame = 16 << 20

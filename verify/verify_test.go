@@ -7,11 +7,14 @@ import (
 	"encoding/xml"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"testing/fstest"
+	"testing/synctest"
 
 	"go.uber.org/goleak"
 
@@ -159,6 +162,12 @@ func TestVerifyFindsEachKindOfDrift(t *testing.T) {
 			p[3] = p[3][:len(p[3])-1] // the text message is never ended
 			return p
 		}), Drift, "the agent's stream breaks the AG-UI event rules"},
+		{"an interrupt more", deployFixture, func(in *protocol.RunAgentInput) []protocol.Event {
+			schema := map[string]any{"type": "object", "properties": map[string]any{"note": map[string]any{"type": "string"}}, "required": []any{"note"}}
+			return join(text("m1", "Ship?"), interrupted(in,
+				map[string]any{"id": "i1", "reason": "confirmation", "responseSchema": schema},
+				map[string]any{"id": "i2", "reason": "confirmation", "responseSchema": schema}))
+		}, Drift, "the agent now raises 2 interrupt(s) (the fixture 1)"},
 		{"another response schema", deployFixture, func(in *protocol.RunAgentInput) []protocol.Event {
 			return join(text("m1", "Ship?"), interrupted(in, map[string]any{"id": "i", "reason": "confirmation", "responseSchema": map[string]any{"type": "object"}}))
 		}, Drift, `interrupt 1 now asks for an answer of schema {"type":"object"}`},
@@ -240,6 +249,14 @@ func TestVerifyErrorsAndHeaders(t *testing.T) {
 	rep, _, _ = verifyFiles(t, url, map[string]string{"w.yaml": weatherFixture}, nil)
 	if res := rep.Results[0]; res.Status != Error || !strings.Contains(res.Difference, "the agent refused the run: 401 Unauthorized") {
 		t.Errorf("without the token: %s %q", res.Status, res.Difference)
+	}
+	redirect := httptest.NewServer(http.RedirectHandler(url, http.StatusTemporaryRedirect))
+	defer redirect.Close()
+	rep, _, _ = verifyFiles(t, redirect.URL, map[string]string{"w.yaml": weatherFixture}, func(c *Config) {
+		c.Header = http.Header{"Authorization": {"Bearer " + token}}
+	})
+	if res := rep.Results[0]; res.Status != Error || !strings.Contains(res.Difference, "the agent answered 307 Temporary Redirect to \""+url+"\", which is not followed") {
+		t.Errorf("a redirect: %s %q", res.Status, res.Difference)
 	}
 	rep, _, _ = verifyFiles(t, url, map[string]string{"w.yaml": weatherFixture}, func(c *Config) {
 		c.Header = http.Header{"Authorization": {"Bearer " + token}}
@@ -385,4 +402,54 @@ steps:
 	if string(got) != `[{"count":1},{"count":2}]` {
 		t.Errorf("the agent got the states %s", got)
 	}
+}
+
+// A run that takes longer than the timeout is an error that says so. The agent streams
+// its first event and then nothing, on a transport in memory, so that the minute passes
+// on the test's clock.
+func TestVerifyTimesOutARun(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		stalling := roundTrip(func(req *http.Request) (*http.Response, error) {
+			body := &stallingBody{ctx: req.Context(), first: "data: {\"type\":\"RUN_STARTED\",\"threadId\":\"t\",\"runId\":\"r\"}\n\n"}
+			return &http.Response{StatusCode: 200, Header: http.Header{"Content-Type": {"text/event-stream"}}, Body: body, Request: req}, nil
+		})
+		set := loadFS(t, fstest.MapFS{"w.yaml": {Data: []byte(weatherFixture)}})
+		rep := Run(context.Background(), Config{Upstream: mustURL(t, "http://agent.test/run"), Client: &http.Client{Transport: stalling}}, set)
+		want := "example 1, turn 1: the agent's stream broke off after 1 events: no answer within 1m0s (-timeout)"
+		if res := rep.Results[0]; res.Status != Error || res.Difference != want {
+			t.Errorf("got %s %q, want error %q", res.Status, res.Difference, want)
+		}
+	})
+}
+
+type roundTrip func(*http.Request) (*http.Response, error)
+
+func (f roundTrip) RoundTrip(req *http.Request) (*http.Response, error) { return f(req) }
+
+// stallingBody is a stream that sends its first frame and then waits for its request
+// to end.
+type stallingBody struct {
+	ctx   context.Context
+	first string
+}
+
+func (b *stallingBody) Read(p []byte) (int, error) {
+	if b.first != "" {
+		n := copy(p, b.first)
+		b.first = b.first[n:]
+		return n, nil
+	}
+	<-b.ctx.Done()
+	return 0, b.ctx.Err()
+}
+
+func (b *stallingBody) Close() error { return nil }
+
+func loadFS(t *testing.T, fsys fstest.MapFS) *scenarios.Set {
+	t.Helper()
+	set, err := scenarios.Load(scenarios.Source{FS: fsys, Root: ".", Label: "fixtures"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return set
 }
