@@ -53,16 +53,21 @@ func (r *Recorder) Replace(threadID string, target scenarios.Position, id string
 		if len(doc.Content) == 0 || doc.Content[0].Kind != yaml.MappingNode || doc.Content[0].Line != target.Line {
 			continue
 		}
-		old := doc.Content[0]
-		setMember(recorded, "id", scalar(id))
+		old, fresh := doc.Content[0], &yaml.Node{Kind: yaml.MappingNode}
+		setMember(fresh, "id", scalar(id))
 		for _, key := range keptMembers {
 			if v := member(old, key); v != nil {
-				setMember(recorded, key, v)
+				setMember(fresh, key, v)
 			}
 		}
-		recorded.Content[0].HeadComment = fmt.Sprintf("Re-recorded by agui-mock verify -update from %s at %s.\nIt replays with the recorded timing; edit it freely (see docs/recording.md in agui-mock).",
+		for i := 0; i+1 < len(recorded.Content); i += 2 {
+			if key := recorded.Content[i].Value; member(fresh, key) == nil {
+				setMember(fresh, key, recorded.Content[i+1])
+			}
+		}
+		fresh.Content[0].HeadComment = fmt.Sprintf("Re-recorded by agui-mock verify -update from %s at %s.\nIt replays with the recorded timing; edit it freely (see docs/recording.md in agui-mock).",
 			r.cfg.Upstream.Redacted(), time.Now().UTC().Format(time.RFC3339))
-		doc.Content[0] = recorded
+		doc.Content[0] = fresh
 		replaced = true
 	}
 	if !replaced {
