@@ -28,6 +28,9 @@ func (r *Report) WriteText(w io.Writer) error {
 			fmt.Fprintf(&b, "%s: not updated: scenario %s: %s\n", res.Where(), res.Scenario, res.NotUpdated)
 		}
 	}
+	for _, skip := range r.Skipped {
+		fmt.Fprintf(&b, "%s:%d: skipped: scenario %s: %s\n", skip.File, skip.Line, skip.Scenario, skip.Reason)
+	}
 	fmt.Fprintf(&b, "%d scenario(s) verified: %d pass, %d drift, %d error", len(r.Results), r.Count(Pass), r.Count(Drift), r.Count(Error))
 	if n := len(r.Skipped); n > 0 {
 		fmt.Fprintf(&b, "; %d skipped", n)

@@ -115,6 +115,8 @@ type Report struct {
 // Skip is a scenario that was not verified.
 type Skip struct {
 	Scenario string `json:"scenario"`
+	File     string `json:"file"`
+	Line     int    `json:"line"`
 	Reason   string `json:"reason"`
 }
 
@@ -137,9 +139,9 @@ func Run(ctx context.Context, cfg Config, set *scenarios.Set) *Report {
 	for _, sc := range set.Scenarios() {
 		switch {
 		case len(sc.Examples) == 0:
-			rep.Skipped = append(rep.Skipped, Skip{sc.ID, "it has no examples"})
+			rep.Skipped = append(rep.Skipped, Skip{sc.ID, sc.Source.File, sc.Source.Line, "it has no examples"})
 		case sc.Broken != "":
-			rep.Skipped = append(rep.Skipped, Skip{sc.ID, "it breaks the protocol on purpose: " + sc.Broken})
+			rep.Skipped = append(rep.Skipped, Skip{sc.ID, sc.Source.File, sc.Source.Line, "it breaks the protocol on purpose: " + sc.Broken})
 		default:
 			todo = append(todo, sc)
 		}

@@ -330,7 +330,14 @@ func TestUpdateThenVerifyClean(t *testing.T) {
 	url := agent.start(t)
 	header := func(c *Config) { c.Header = http.Header{"Authorization": {"Bearer " + token}} }
 	file := deployFixture + "---\n" + weatherFixture
-	rep, set, dir := verifyFiles(t, url, map[string]string{"both.yaml": file}, header)
+	rep, set, dir := verifyFiles(t, url, map[string]string{"both.yaml": file, "notes.yaml": "id: notes\nsteps: [{text: no examples}]\n"}, header)
+	var text bytes.Buffer
+	if err := rep.WriteText(&text); err != nil {
+		t.Fatal(err)
+	}
+	if want := filepath.Join(dir, "notes.yaml") + ":1: skipped: scenario notes: it has no examples\n"; !strings.Contains(text.String(), want) {
+		t.Errorf("the report lacks %q:\n%s", want, text.String())
+	}
 	if rep.Count(Drift) != 1 || rep.Count(Pass) != 1 {
 		t.Fatalf("before: %+v", rep.Results)
 	}
@@ -350,10 +357,10 @@ func TestUpdateThenVerifyClean(t *testing.T) {
 		t.Fatalf("the file after the update:\n%s", s)
 	}
 	again := Run(context.Background(), Config{Upstream: cfg.Upstream, Header: cfg.Header}, load(t, dir))
-	if again.Count(Pass) != 2 {
+	if again.Count(Pass) != 2 || len(again.Skipped) != 1 {
 		t.Errorf("after the update: %+v", again.Results)
 	}
-	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+	if entries, _ := os.ReadDir(dir); len(entries) != 2 {
 		t.Errorf("the update left files behind: %v", entries)
 	}
 }
