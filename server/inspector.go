@@ -31,7 +31,9 @@ const inspectorPolicy = "default-src 'none'; script-src 'self'; style-src 'self'
 	"base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
 
 // isInspectorPath reports whether a path is the inspector's page or one of its assets.
-func isInspectorPath(p string) bool { return p == inspectorPath || strings.HasPrefix(p, inspectorPath+"/") }
+func isInspectorPath(p string) bool {
+	return p == inspectorPath || strings.HasPrefix(p, inspectorPath+"/")
+}
 
 // serveInspector answers the inspector's page (GET /_mock/ui) and its assets.
 func serveInspector(c echo.Context) error {

@@ -49,16 +49,19 @@ func (s *Server) publish(kind string, data any) {
 	}
 }
 
-// publishStarted announces a run that begins to stream, as its journal entry has it so
-// far.
-func publishStarted(c echo.Context, s *Server) {
-	if !s.feed.Active() {
-		return
-	}
+// noteStarted notes in the journal entry of a run that begins to stream its scenario,
+// how it was chosen and its record, and announces the run to the journal stream. It is
+// not inlined: its locals would stay on the stack of every open stream.
+//
+//go:noinline
+func (s *Server) noteStarted(c echo.Context, st startedRun) {
 	note(c, func(e *JournalEntry) {
-		started := *e
-		started.body, started.record = nil, nil
-		s.publish(changeStarted, started)
+		e.Scenario, e.Selection, e.record = st.plan.Scenario.ID, st.how, st.record
+		if s.feed.Active() {
+			started := *e
+			started.body, started.record = nil, nil
+			s.publish(changeStarted, started)
+		}
 	})
 }
 

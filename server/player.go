@@ -7,6 +7,7 @@ import (
 
 	"github.com/agui-mock/agui-mock/protocol"
 	"github.com/agui-mock/agui-mock/scenarios"
+	"github.com/agui-mock/agui-mock/testctl"
 	"github.com/agui-mock/agui-mock/threads"
 )
 
@@ -55,18 +56,11 @@ func (p *player) play(ctx context.Context, plan *scenarios.Plan, speed float64) 
 		}
 		p.at = t.At
 		if bp := p.server.tests.Breakpoints.Hit(p.testID, plan.Scenario.ID, t.Step, i, p.threadID, p.runID); bp != nil {
-			paused := time.Now()
-			if err := p.w.flushPending(); err != nil {
-				return protocol.OutcomeCancelled
+			paused, outcome, err := p.pause(ctx, bp)
+			if err != nil {
+				return outcome
 			}
-			p.server.publish(changeProgress, runProgress{RequestID: p.requestID, Events: p.sent, PausedAt: bp.ID})
-			if err := await(ctx, p.server.stopping, bp.Resumed()); err != nil {
-				return p.stop(err)
-			}
-			now := time.Now()
-			p.rec.pause(bp.ID, paused, now)
-			p.server.publish(changeProgress, runProgress{RequestID: p.requestID, Events: p.sent})
-			start = start.Add(now.Sub(paused)) // the rest keeps its rhythm
+			start = start.Add(paused) // the rest keeps its rhythm
 		}
 		// After the breakpoint, so that a test can pause a run at the event a fault breaks.
 		if f := p.fault; f != nil && f.After == i {
@@ -93,6 +87,26 @@ func (p *player) play(ctx context.Context, plan *scenarios.Plan, speed float64) 
 		return protocol.OutcomeInterrupt
 	}
 	return protocol.OutcomeSuccess
+}
+
+// pause waits at a breakpoint until it is released, and returns how long it waited; or
+// the outcome of a run that must stop, with the cause. It is a function of its own so
+// that play's frame, on the stack of every open stream, stays small.
+//
+//go:noinline
+func (p *player) pause(ctx context.Context, bp *testctl.Breakpoint) (time.Duration, protocol.Outcome, error) {
+	paused := time.Now()
+	if err := p.w.flushPending(); err != nil {
+		return 0, protocol.OutcomeCancelled, err
+	}
+	p.server.publish(changeProgress, runProgress{RequestID: p.requestID, Events: p.sent, PausedAt: bp.ID})
+	if err := await(ctx, p.server.stopping, bp.Resumed()); err != nil {
+		return 0, p.stop(err), err
+	}
+	now := time.Now()
+	p.rec.pause(bp.ID, paused, now)
+	p.server.publish(changeProgress, runProgress{RequestID: p.requestID, Events: p.sent})
+	return now.Sub(paused), "", nil
 }
 
 // send records an event in the thread and writes it as the peer understands it.

@@ -77,8 +77,7 @@ func (s *Server) run(c echo.Context, route string) error {
 		return err
 	}
 	run, plan := st.run, st.plan
-	note(c, func(e *JournalEntry) { e.Scenario, e.Selection, e.record = plan.Scenario.ID, st.how, st.record })
-	publishStarted(c, s)
+	s.noteStarted(c, st)
 	finished := false
 	defer func() {
 		if !finished {

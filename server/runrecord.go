@@ -1,7 +1,9 @@
 package server
 
 import (
+	"encoding/json"
 	"net/http"
+	"net/textproto"
 	"strconv"
 	"sync"
 	"time"
@@ -30,7 +32,10 @@ type runRecord struct {
 	pauses   []recordedPause
 	fault    string
 	scenario *scenarios.Scenario
-	request  *scenarios.Request // without its history, which would keep the thread
+	// headers are the values of the headers the scenario's match names, to explain it
+	// again with the body the journal keeps; the request itself is not kept, so that an
+	// open stream holds no more than it did.
+	headers textproto.MIMEHeader
 }
 
 // recordedEvent is an event of a run and when it was written, from the run's start.
@@ -64,9 +69,18 @@ func (r *runRecords) newRecord(sc *scenarios.Scenario, req *scenarios.Request, e
 	if r.limit == 0 {
 		return nil
 	}
-	kept := *req
-	kept.History = nil
-	return &runRecord{scenario: sc, request: &kept, events: make([]recordedEvent, 0, events)}
+	var headers textproto.MIMEHeader
+	for name := range sc.Match.Headers {
+		if values := req.Header.Values(name); len(values) > 0 {
+			if headers == nil {
+				headers = textproto.MIMEHeader{}
+			}
+			headers[textproto.CanonicalMIMEHeaderKey(name)] = values
+		}
+	}
+	// Room for the first events only: an open stream holds its record, and a long run's
+	// events arrive over time.
+	return &runRecord{scenario: sc, headers: headers, events: make([]recordedEvent, 0, min(events, 8))}
 }
 
 // put keeps a run's record under its entry's number, forgetting the oldest past the
@@ -136,6 +150,20 @@ type pauseAt struct {
 	Breakpoint string  `json:"breakpoint"`
 }
 
+// explainMatch checks the match criteria of a run's scenario against its request, as
+// the journal keeps its body; nil when the body was not kept whole.
+func (s *Server) explainMatch(e JournalEntry, rec *runRecord) []scenarios.CriterionCheck {
+	body, ok := e.Request.(json.RawMessage)
+	if !ok {
+		return nil
+	}
+	in, err := protocol.DecodeRunAgentInput(body, protocol.DecodeOptions{NewID: s.newID})
+	if err != nil {
+		return nil
+	}
+	return rec.scenario.Match.Explain(&scenarios.Request{Route: routeOf(e.Path), Input: in, Header: rec.headers})
+}
+
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 
 // getRun answers a journal entry by its number, with what the run records kept of it.
@@ -159,7 +187,7 @@ func (s *Server) getRun(c echo.Context) error {
 			d.Pauses = append(d.Pauses, pauseAt{AtMs: ms(p.At), Ms: ms(p.For), Breakpoint: p.Breakpoint})
 		}
 		if d.Entry.Selection != selectedByResume {
-			d.Match = rec.scenario.Match.Explain(rec.request)
+			d.Match = s.explainMatch(d.Entry, rec)
 		}
 	}
 	return c.JSON(http.StatusOK, d)
