@@ -2,7 +2,8 @@
 # Measures what a subscriber to the journal stream (an open inspector page) costs a busy
 # server: the same loads against one agui-mock, without a subscriber and with one
 # (an SSE client reading GET /_mock/journal/stream, as the page does), taking turns
-# ROUNDS times (5 unless set), and prints each measure's median and the ratio.
+# ROUNDS times (5 unless set, the first of the pair alternating), and prints each
+# measure's median and the ratio.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 work=$(mktemp -d)
@@ -24,7 +25,8 @@ load() {
 }
 
 for round in $(seq "${ROUNDS:-5}"); do
-  for subscribed in off on; do
+  order="off on"; [ $((round % 2)) = 0 ] && order="on off" # neither goes first every time
+  for subscribed in $order; do
     if [ $subscribed = on ]; then
       curl -sN "$url/_mock/journal/stream" > "$work/stream.$round" &
       sub=$!

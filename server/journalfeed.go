@@ -38,6 +38,9 @@ type runProgress struct {
 // them and is told to resync.
 const journalFeedBuffer = 1024
 
+// journalFeedBatch is the most changes one write of the journal stream carries.
+const journalFeedBatch = 256
+
 // progressEvery is the most often a streaming run reports its progress.
 const progressEvery = 100 * time.Millisecond
 
@@ -114,6 +117,12 @@ func (s *Server) streamJournal(c echo.Context) error {
 			}
 		case ch := <-sub.Values():
 			err = send(ch.kind, ch.data)
+			// What else is waiting goes out in the same write: on a busy server one
+			// flush carries many changes, not one system call each.
+			for n := 0; err == nil && n < journalFeedBatch && len(sub.Values()) > 0; n++ {
+				ch = <-sub.Values()
+				err = send(ch.kind, ch.data)
+			}
 		}
 		if err != nil {
 			return nil

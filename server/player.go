@@ -49,6 +49,7 @@ func (p *player) play(ctx context.Context, plan *scenarios.Plan, speed float64) 
 	if p.rec != nil {
 		p.rec.started = start
 	}
+	p.reported = start // a run that ends within progressEvery has its start and its entry only
 	for i, t := range plan.Events {
 		due := start.Add(scenarios.Scale(t.At, speed))
 		if err := p.waitUntil(ctx, due); err != nil {
