@@ -32,7 +32,7 @@ for round in $(seq "${ROUNDS:-5}"); do
       sub=$!
       sleep 0.2
     fi
-    load "short-$subscribed" "$round" short --concurrency 50 --runs 5000
+    load "short-$subscribed" "$round" short --concurrency 50 --runs ${SHORT_RUNS:-3000}
     load "burst-$subscribed" "$round" burst --concurrency 50 --runs 200
     if [ $subscribed = on ]; then
       kill $sub; wait $sub 2>/dev/null || true
@@ -47,12 +47,13 @@ work, rounds = sys.argv[1], int(sys.argv[2])
 def med(name, field):
     return statistics.median(json.load(open(f"{work}/{name}.{r}.json"))[field] for r in range(1, rounds + 1))
 print(f"{rounds} rounds, taking turns; medians")
-print("| measure | no subscriber | a subscriber to the journal stream | with ÷ without |")
-print("| --- | --- | --- | --- |")
+print("| measure | no subscriber | a subscriber to the journal stream | with ÷ without | per-round ratios: median (range) |")
+print("| --- | --- | --- | --- | --- |")
 for label, name, field in [("short runs/s (5-event runs, 50 at once)", "short", "runsPerSec"),
                            ("burst events/s (500-event runs, 50 at once)", "burst", "eventsPerSec")]:
     off, on = med(name + "-off", field), med(name + "-on", field)
-    print(f"| {label} | {off:,.0f} | {on:,.0f} | {on / off:.3f}× |")
+    pairs = [json.load(open(f"{work}/{name}-on.{r}.json"))[field] / json.load(open(f"{work}/{name}-off.{r}.json"))[field] for r in range(1, rounds + 1)]
+    print(f"| {label} | {off:,.0f} | {on:,.0f} | {on / off:.3f}× | {statistics.median(pairs):.3f}× ({min(pairs):.2f}–{max(pairs):.2f}) |")
 entries = [int(open(f"{work}/entries.{r}").read()) for r in range(1, rounds + 1)]
-print(f"\nentries the subscriber received per round: {entries} (each round: 5200 runs)")
+print(f"\nentries the subscriber received per round: {entries}")
 PY

@@ -101,7 +101,7 @@ func (s *Server) journaled(next echo.HandlerFunc) echo.HandlerFunc {
 			entry.record = nil // the journal keeps entries; the run records, bounded apart, keep records
 			entry.Seq = s.tests.Journal.Add(entry.TestID, *entry)
 			s.runs.put(entry.Seq, rec)
-			s.publish(changeEntry, *entry)
+			s.publishEntry(*entry)
 		}()
 		s.answer(c, next)
 		return nil

@@ -58,10 +58,12 @@ func TestJournalStreamSendsEachChange(t *testing.T) {
 		s := newServer(t, yaml, nil)
 		stop := subscribe(t, s)
 		post(t.Context(), s, "/agui/chat", `{"threadId":"th","messages":[]}`, map[string]string{TestIDHeader: "t1"})
+		time.Sleep(journalFeedDelay) // the stream writes what it gathered
 		synctest.Wait()
 		if err := s.Reload(t.Context()); err != nil {
 			t.Fatal(err)
 		}
+		time.Sleep(journalFeedDelay)
 		synctest.Wait()
 		frames := stop()
 		var kinds []string
@@ -77,7 +79,7 @@ func TestJournalStreamSendsEachChange(t *testing.T) {
 		if started["scenario"] != "test" || started["testId"] != "t1" || started["seq"] != 0.0 || started["requestId"] == "" {
 			t.Errorf("started %v", started)
 		}
-		if entry["seq"] != 1.0 || entry["requestId"] != started["requestId"] || entry["outcome"] != "success" || entry["selection"] != "matched" {
+		if entry["seq"] != 1.0 || entry["requestId"] != started["requestId"] || entry["outcome"] != "success" || entry["selection"] != "matched" || entry["request"] != nil {
 			t.Errorf("entry %v", entry)
 		}
 		if reload := frames[len(frames)-1].data; reload["reloads"] != 1.0 {
@@ -116,4 +118,23 @@ func TestJournalStreamEndsOnShutdown(t *testing.T) {
 			t.Errorf("frames %v", frames)
 		}
 	})
+}
+
+// A batch that holds a run's entry leaves out its start and progress, and nothing else.
+func TestABatchSendsARunThatEndedAsItsEntryAlone(t *testing.T) {
+	run := func(kind, id string) journalChange {
+		return journalChange{kind: kind, entry: JournalEntry{RequestID: id}, progress: runProgress{RequestID: id}}
+	}
+	batch := []journalChange{
+		run(changeStarted, "a"), run(changeStarted, "b"), run(changeProgress, "a"),
+		{kind: changeReload}, run(changeEntry, "a"), run(changeProgress, "b"),
+	}
+	var sent []string
+	_ = sendBatch(batch, func(kind string, data any) error {
+		sent = append(sent, kind)
+		return nil
+	})
+	if got := strings.Join(sent, " "); got != "started reload entry progress" {
+		t.Errorf("sent %q", got)
+	}
 }

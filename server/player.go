@@ -100,13 +100,13 @@ func (p *player) pause(ctx context.Context, bp *testctl.Breakpoint) (time.Durati
 	if err := p.w.flushPending(); err != nil {
 		return 0, protocol.OutcomeCancelled, err
 	}
-	p.server.publish(changeProgress, runProgress{RequestID: p.requestID, Events: p.sent, PausedAt: bp.ID})
+	p.server.publishProgress(runProgress{RequestID: p.requestID, Events: p.sent, PausedAt: bp.ID})
 	if err := await(ctx, p.server.stopping, bp.Resumed()); err != nil {
 		return 0, p.stop(err), err
 	}
 	now := time.Now()
 	p.rec.pause(bp.ID, paused, now)
-	p.server.publish(changeProgress, runProgress{RequestID: p.requestID, Events: p.sent})
+	p.server.publishProgress(runProgress{RequestID: p.requestID, Events: p.sent})
 	return now.Sub(paused), "", nil
 }
 
@@ -135,7 +135,7 @@ func (p *player) recordSent(ev protocol.Event) {
 	p.rec.event(ev, now)
 	if p.server.feed.Active() && now.Sub(p.reported) >= progressEvery {
 		p.reported = now
-		p.server.publish(changeProgress, runProgress{RequestID: p.requestID, Events: p.sent})
+		p.server.publishProgress(runProgress{RequestID: p.requestID, Events: p.sent})
 	}
 }
 

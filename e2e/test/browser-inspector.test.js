@@ -193,6 +193,7 @@ describe('the inspector at /_mock/ui, in headless Chromium', () => {
     await page.focus('svg.timeline .mark[data-index="1"]');
     assert.match(await page.textContent('#tip'), /"type": "REASONING_START"|"type": "THINKING_START"|"type": "REASONING_MESSAGE_START"/);
     await shot('run');
+    await page.locator('.timeline-wrap').screenshot({ path: path.join(ARTIFACTS, 'run-timeline.png') });
 
     await go(`#/run/${nearMiss.seq}`);
     await page.waitForSelector('.near-miss');
