@@ -31,6 +31,7 @@ let tokenAsked = null;
 function askToken() {
   tokenAsked ??= new Promise((resolve) => {
     const dialog = $('#token-dialog');
+    dialog.addEventListener('cancel', (e) => e.preventDefault(), { once: true }); // nothing works without it
     $('#token-form').addEventListener('submit', () => {
       sessionStorage.setItem(TOKEN_KEY, $('#token-input').value);
       tokenAsked = null;
@@ -233,6 +234,9 @@ function renderRuns() {
   const last = Math.min(shown.length, first + Math.ceil(scroller.clientHeight / ROW_HEIGHT) + 10);
   const body = $('#runs-rows');
   body.replaceChildren(...shown.slice(first, last).map((r, k) => runRow(r, first + k)));
+  // the selected row, when it is drawn, is what a screen reader announces in the list
+  if ($('#runs-active')) scroller.setAttribute('aria-activedescendant', 'runs-active');
+  else scroller.removeAttribute('aria-activedescendant');
   updateDatalists();
 }
 
@@ -240,7 +244,7 @@ function runRow(r, i) {
   const time = new Date(r.time).toLocaleTimeString(undefined, { hour12: false }) + `.${String(new Date(r.time).getMilliseconds()).padStart(3, '0')}`;
   const statusText = r.live ? (r.pausedAt ? `paused ${r.pausedAt}` : 'streaming') : String(r.status);
   const open = r.seq && !r.live ? h('a', { href: `#/run/${r.seq}`, tabindex: -1 }, time) : h('span', {}, time);
-  const row = h('div', { class: `row${i === active ? ' active' : ''}`, role: 'row', 'aria-rowindex': i + 2, 'data-key': keyOf(r), 'data-seq': r.seq ?? '',
+  const row = h('div', { class: `row${i === active ? ' active' : ''}`, id: i === active ? 'runs-active' : undefined, role: 'row', 'aria-rowindex': i + 2, 'data-key': keyOf(r), 'data-seq': r.seq ?? '',
     'aria-selected': i === active ? 'true' : 'false' },
   h('span', { role: 'gridcell' }, open),
   h('span', { role: 'gridcell', class: 'c-test' }, r.testId || '—'),
@@ -262,8 +266,6 @@ function moveActive(to) {
   if (y < scroller.scrollTop) scroller.scrollTop = y;
   else if (y + ROW_HEIGHT > scroller.scrollTop + scroller.clientHeight) scroller.scrollTop = y + ROW_HEIGHT - scroller.clientHeight;
   renderRuns();
-  const r = shown[active];
-  if (r) $('#runs-scroller').setAttribute('aria-activedescendant', '');
 }
 
 function setupRuns() {
@@ -483,13 +485,20 @@ async function play(s, ex) {
     tools: (ex.tools ?? []).map((name) => ({ name, description: name, parameters: { type: 'object', properties: {} } })),
     context: ex.context ?? [], state: ex.state ?? {}, forwardedProps: ex.forwardedProps ?? {},
   };
-  const route = ex.route || scenarios.find((x) => x.id === s.id)?.routes?.[0] || '/agui/chat';
+  const route = ex.route || '/agui/chat'; // the loader gives an example its scenario's route
   const res = await fetch(route, { method: 'POST', headers: { ...(ex.headers ?? {}), ...authHeaders(), 'Content-Type': 'application/json', Accept: 'text/event-stream', 'X-Test-Id': 'inspector', 'X-Agui-Mock-Scenario': s.id }, body: JSON.stringify(input) });
   const requestId = res.headers.get('X-Request-Id');
-  await res.text();
+  const said = $('#play-result');
+  said.textContent = `Playing ${s.id}…`;
+  const answer = await res.text();
+  if (!res.ok) {
+    let why = answer;
+    try { why = JSON.parse(answer).message; } catch { /* not JSON */ }
+    said.textContent = `The example of ${s.id} was answered ${res.status}: ${why}`;
+  }
   for (let i = 0; i < 100; i++) {
     const row = byKey.get(requestId);
-    if (row?.seq && !row.live) { location.hash = `#/run/${row.seq}`; return; }
+    if (row?.seq && !row.live) { said.textContent = ''; location.hash = `#/run/${row.seq}`; return; }
     await new Promise((r) => setTimeout(r, 50));
   }
 }
