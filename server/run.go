@@ -77,6 +77,9 @@ func (s *Server) run(c echo.Context, route string) error {
 		return err
 	}
 	run, plan := st.run, st.plan
+	if hook.wait != nil || hook.write != nil { // a fault that acts on the whole stream strikes now
+		st.record.struck(rr.fault.Kind)
+	}
 	s.noteStarted(c, st)
 	finished := false
 	defer func() {

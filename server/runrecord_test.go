@@ -3,6 +3,7 @@ package server
 import (
 	"encoding/json"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 	"testing/synctest"
@@ -140,6 +141,25 @@ func TestSpeedPerTest(t *testing.T) {
 		for body, want := range map[string]string{`{}`: "speed is required", `{"speed":-1}`: "finite number of 0 or more", `{"speed":"x"}`: "speed must be a number"} {
 			if status, got := call(t, s, http.MethodPost, AdminPrefix+"/speed", body, nil); status != 400 || !strings.Contains(got, want) {
 				t.Errorf("%s: %d %s", body, status, got)
+			}
+		}
+	})
+}
+
+// A run keeps the fault that struck it: at an event, or one that acts on the whole
+// stream.
+func TestARunKeepsTheFaultThatStruck(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := newServer(t, "steps: [{text: one}, {text: two}]\n", nil)
+		for i, fault := range []string{"truncate; after=2", "slowStart; delay=1s", ""} {
+			header := map[string]string{SpeedHeader: "0"}
+			if fault != "" {
+				header[FaultHeader] = fault
+			}
+			post(t.Context(), s, "/agui/chat", `{"messages":[]}`, header)
+			want := []string{"truncate", "slowStart", ""}[i]
+			if _, d := runDetailOf(t, s, strconv.Itoa(i+1)); d.Fault != want {
+				t.Errorf("%q: fault %q, want %q", fault, d.Fault, want)
 			}
 		}
 	})

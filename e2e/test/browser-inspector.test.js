@@ -195,6 +195,10 @@ describe('the inspector at /_mock/ui, in headless Chromium', () => {
     await shot('run');
     await page.locator('.timeline-wrap').screenshot({ path: path.join(ARTIFACTS, 'run-timeline.png') });
 
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await shot('run-dark');
+    await page.emulateMedia({ colorScheme: 'light' });
+
     await go(`#/run/${nearMiss.seq}`);
     await page.waitForSelector('.near-miss');
     assert.match(await page.textContent('.near-miss'), /greet[\s\S]*message "goodbye" does not match \/\^hello\//);
