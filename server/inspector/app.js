@@ -180,6 +180,7 @@ async function onChange(kind, data) {
 const views = ['runs', 'run', 'threads', 'scenarios', 'controls'];
 
 function route() {
+  $('#tip').hidden = true;
   const [view = 'runs', ...args] = location.hash.replace(/^#\/?/, '').split('/');
   const name = views.includes(view) ? view : 'runs';
   for (const v of views) $(`#view-${v}`).hidden = v !== name;
@@ -588,6 +589,7 @@ async function loadFaultKinds() {
 setupRuns();
 setupControls();
 addEventListener('hashchange', route);
+addEventListener('scroll', () => { $('#tip').hidden = true; }, { passive: true });
 listeners.add(() => { if (!$('#view-threads').hidden && !location.hash.includes('/threads/')) renderThreads(); });
 route();
 subscribe();
