@@ -235,6 +235,7 @@ func badFlagValues(t *testing.T) []struct {
 		{"negative keepalive", []string{"--keepalive", "-1s"}, nil, 1, "-keepalive must be 0 (off) or more, got -1s"},
 		{"negative shutdown-timeout", []string{"--shutdown-timeout", "-1s"}, nil, 1, "-shutdown-timeout must be 0 or more, got -1s"},
 		{"negative journal-size", []string{"--journal-size", "-1"}, nil, 1, "-journal-size must be 1 or more, got -1"},
+		{"negative journal-events", []string{"--journal-events", "-1"}, nil, 1, "-journal-events must be 0 or more, got -1"},
 		{"zero max-threads", []string{"--max-threads", "0"}, nil, 1, "-max-threads must be 1 or more, got 0"},
 		{"zero thread-ttl", []string{"--thread-ttl", "0s"}, nil, 1, "-thread-ttl must be positive, got 0s"},
 		{"zero poll-interval", []string{"--poll-interval", "0s"}, nil, 1, "-poll-interval must be positive, got 0s"},

@@ -57,6 +57,7 @@ type options struct {
 	recMaxSize int64
 	metrics    bool
 	journal    int
+	journalEvs int
 	maxMsgs    int
 	maxStreams int
 	templates  scenarios.Limits
@@ -123,6 +124,7 @@ func serveFlags(o *options, stderr io.Writer) *flag.FlagSet {
 	fs.Var(&o.redact, "redact", "a regular expression scrubbed from recordings (repeatable; members named like secrets and common credentials always are)")
 	fs.BoolVar(&o.metrics, "metrics", false, "serve Prometheus metrics at /metrics")
 	fs.IntVar(&o.journal, "journal-size", 1000, "requests the admin journal keeps")
+	fs.IntVar(&o.journalEvs, "journal-events", 200, "of how many of the latest runs the journal keeps every event, for the inspector at /_mock/ui (0: none)")
 	fs.IntVar(&o.maxMsgs, "max-messages", 10000, "most messages a run input may carry (0: no limit)")
 	fs.IntVar(&o.maxStreams, "max-streams", 20000, "most streams open at once; more get 503 with Retry-After (0: no limit)")
 	fs.BoolVar(&o.dedupe, "dedupe", true, "a repeated first request updates its recording instead of adding a file")
@@ -217,7 +219,7 @@ func serve(ctx context.Context, o options, stdout, stderr io.Writer) error {
 	}
 	cfg.Threads.MaxThreads, cfg.Threads.IdleTTL = o.maxThreads, o.threadTTL
 	cfg.Recorder, cfg.RecordAll = rec, o.recordAll
-	cfg.Metrics, cfg.JournalSize = o.metrics, o.journal
+	cfg.Metrics, cfg.JournalSize, cfg.JournalEvents = o.metrics, o.journal, o.journalEvs
 	cfg.MaxMessages, cfg.MaxStreams = o.maxMsgs, o.maxStreams
 	cfg.Sources, cfg.TemplateLimits = sources, o.templates
 	srv := server.New(cfg, set)
@@ -354,6 +356,7 @@ func checkServeFlags(o options) error {
 		flagCheck{"watch", o.watch, slices.Contains([]string{watcher.ModeAuto, watcher.ModePoll, watcher.ModeOff}, o.watch), "auto, poll or off"},
 		flagCheck{"poll-interval", o.pollEvery, o.pollEvery > 0, "positive"},
 		flagCheck{"journal-size", o.journal, o.journal >= 1, "1 or more"},
+		flagCheck{"journal-events", o.journalEvs, o.journalEvs >= 0, "0 or more"},
 		flagCheck{"max-messages", o.maxMsgs, o.maxMsgs >= 0, "0 (no limit) or more"},
 		flagCheck{"max-streams", o.maxStreams, o.maxStreams >= 0, "0 (no limit) or more"},
 		flagCheck{"record-max-bytes", o.recMaxSize, o.recMaxSize > 0, "a positive number of bytes"},

@@ -5,9 +5,12 @@ import (
 	"context"
 	"fmt"
 	"net"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"runtime"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -16,7 +19,15 @@ import (
 
 // BenchmarkShortRun answers a five-event run end to end through the handler: the
 // per-run cost of decoding, selecting, planning, streaming and keeping the thread.
-func BenchmarkShortRun(b *testing.B) {
+// cpu-ns/op is the process's CPU time per run, every goroutine's.
+func BenchmarkShortRun(b *testing.B) { benchShortRuns(b, false) }
+
+// BenchmarkShortRunWithASubscriber is BenchmarkShortRun while a client reads the
+// journal stream, as an open inspector does: its cpu-ns/op against BenchmarkShortRun's
+// is what the subscriber costs a run, the work of the stream's goroutine included.
+func BenchmarkShortRunWithASubscriber(b *testing.B) { benchShortRuns(b, true) }
+
+func benchShortRuns(b *testing.B, subscribed bool) {
 	s := newServer(b, "", func(c *Config) {
 		c.Speed = 0
 		c.Sources = []scenarios.Source{{FS: os.DirFS("../bench/scenarios"), Root: ".", Label: "bench"}}
@@ -24,8 +35,21 @@ func BenchmarkShortRun(b *testing.B) {
 	if err := s.Reload(context.Background()); err != nil {
 		b.Fatal(err)
 	}
+	if subscribed {
+		ctx, cancel := context.WithCancel(b.Context())
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			s.Handler().ServeHTTP(discardStream{http.Header{}}, httptest.NewRequestWithContext(ctx, http.MethodGet, AdminPrefix+"/journal/stream", nil))
+		}()
+		for !s.feed.Active() {
+			time.Sleep(time.Millisecond)
+		}
+		defer func() { cancel(); <-done }()
+	}
 	b.ReportAllocs()
 	i := 0
+	before := cpuTime()
 	for b.Loop() {
 		i++
 		rec := post(b.Context(), s, "/agui/chat", fmt.Sprintf(`{"threadId":"t%d","runId":"r","messages":[{"id":"u","role":"user","content":"short"}]}`, i), nil)
@@ -33,6 +57,23 @@ func BenchmarkShortRun(b *testing.B) {
 			b.Fatal(rec.status)
 		}
 	}
+	b.ReportMetric(float64(cpuTime()-before)/float64(i), "cpu-ns/op")
+}
+
+// discardStream is a flushable ResponseWriter that keeps nothing, as a client that
+// reads and drops the stream.
+type discardStream struct{ header http.Header }
+
+func (d discardStream) Header() http.Header         { return d.header }
+func (d discardStream) WriteHeader(int)             {}
+func (d discardStream) Write(b []byte) (int, error) { return len(b), nil }
+func (d discardStream) Flush()                      {}
+
+// cpuTime is the CPU time the process has used, user and system.
+func cpuTime() time.Duration {
+	var u syscall.Rusage
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &u)
+	return time.Duration(u.Utime.Nano() + u.Stime.Nano())
 }
 
 // BenchmarkOpenStreams holds streams open, each waiting between two events, and reports

@@ -7,6 +7,7 @@ import (
 
 	"github.com/agui-mock/agui-mock/protocol"
 	"github.com/agui-mock/agui-mock/scenarios"
+	"github.com/agui-mock/agui-mock/testctl"
 	"github.com/agui-mock/agui-mock/threads"
 )
 
@@ -25,6 +26,9 @@ type player struct {
 	at         time.Duration // the offset in the plan of the event being played
 	disconnect bool          // the run ends by dropping the connection
 	timer      *time.Timer   // reused for every wait of the run
+	rec        *runRecord    // nil when no run is kept
+	requestID  string        // names the run in the journal stream's progress
+	reported   time.Time     // when the journal stream last heard of its progress
 }
 
 // play writes the plan's events on their timeline, measured from the start of the run
@@ -42,6 +46,10 @@ func (p *player) play(ctx context.Context, plan *scenarios.Plan, speed float64) 
 	}
 	p.w.begin()
 	start := time.Now()
+	if p.rec != nil {
+		p.rec.started = start
+	}
+	p.reported = start // a run that ends within progressEvery has its start and its entry only
 	for i, t := range plan.Events {
 		due := start.Add(scenarios.Scale(t.At, speed))
 		if err := p.waitUntil(ctx, due); err != nil {
@@ -49,22 +57,21 @@ func (p *player) play(ctx context.Context, plan *scenarios.Plan, speed float64) 
 		}
 		p.at = t.At
 		if bp := p.server.tests.Breakpoints.Hit(p.testID, plan.Scenario.ID, t.Step, i, p.threadID, p.runID); bp != nil {
-			paused := time.Now()
-			if err := p.w.flushPending(); err != nil {
-				return protocol.OutcomeCancelled
+			paused, outcome, err := p.pause(ctx, bp)
+			if err != nil {
+				return outcome
 			}
-			if err := await(ctx, p.server.stopping, bp.Resumed()); err != nil {
-				return p.stop(err)
-			}
-			start = start.Add(time.Since(paused)) // the rest keeps its rhythm
+			start = start.Add(paused) // the rest keeps its rhythm
 		}
 		// After the breakpoint, so that a test can pause a run at the event a fault breaks.
 		if f := p.fault; f != nil && f.After == i {
 			if strike := hookOf(f).strike; strike != nil {
+				p.rec.struck(f.Kind)
 				return p.strike(ctx, strike(*f))
 			}
 		}
 		if t.Fault != nil { // a scenario's fault step: its kind strikes
+			p.rec.struck(t.Fault.Kind)
 			return p.strike(ctx, faultHookFor(t.Fault.Kind).strike(*t.Fault))
 		}
 		if err := p.send(t.Event); err != nil {
@@ -83,6 +90,26 @@ func (p *player) play(ctx context.Context, plan *scenarios.Plan, speed float64) 
 	return protocol.OutcomeSuccess
 }
 
+// pause waits at a breakpoint until it is released, and returns how long it waited; or
+// the outcome of a run that must stop, with the cause. It is a function of its own so
+// that play's frame, on the stack of every open stream, stays small.
+//
+//go:noinline
+func (p *player) pause(ctx context.Context, bp *testctl.Breakpoint) (time.Duration, protocol.Outcome, error) {
+	paused := time.Now()
+	if err := p.w.flushPending(); err != nil {
+		return 0, protocol.OutcomeCancelled, err
+	}
+	p.server.publishProgress(runProgress{RequestID: p.requestID, Events: p.sent, PausedAt: bp.ID})
+	if err := await(ctx, p.server.stopping, bp.Resumed()); err != nil {
+		return 0, p.stop(err), err
+	}
+	now := time.Now()
+	p.rec.pause(bp.ID, paused, now)
+	p.server.publishProgress(runProgress{RequestID: p.requestID, Events: p.sent})
+	return now.Sub(paused), "", nil
+}
+
 // send records an event in the thread and writes it as the peer understands it.
 func (p *player) send(ev protocol.Event) error {
 	_ = p.open.Track(ev) // scenarios marked broken may violate the rules; tracking goes on
@@ -95,7 +122,21 @@ func (p *player) send(ev protocol.Event) error {
 		return err
 	}
 	p.sent++
+	if p.rec != nil || p.server.feed.Active() {
+		p.recordSent(adapted)
+	}
 	return nil
+}
+
+// recordSent keeps an event in the run's record and, at most every progressEvery, tells
+// the journal stream how far the run has come.
+func (p *player) recordSent(ev protocol.Event) {
+	now := time.Now()
+	p.rec.event(ev, now)
+	if p.server.feed.Active() && now.Sub(p.reported) >= progressEvery {
+		p.reported = now
+		p.server.publishProgress(runProgress{RequestID: p.requestID, Events: p.sent})
+	}
 }
 
 // timestamp is the time the event being sent carries, in milliseconds: now or, with a

@@ -69,13 +69,18 @@ func (s *Server) run(c echo.Context, route string) error {
 
 	ctx, cancel := context.WithCancelCause(c.Request().Context())
 	defer cancel(nil)
-	run, plan, err := s.startRun(ctx, rr, cancel)
+	st, err := s.startRun(ctx, rr, cancel)
 	if isNoScenario(err) && s.upstream.recordsMisses() {
 		return s.upstream.record(c, rr) // nothing matches: ask the real agent, and keep its answer
 	}
 	if err != nil {
 		return err
 	}
+	run, plan := st.run, st.plan
+	if hook.wait != nil || hook.write != nil { // a fault that acts on the whole stream strikes now
+		st.record.struck(rr.fault.Kind)
+	}
+	s.noteStarted(c, st)
 	finished := false
 	defer func() {
 		if !finished {
@@ -87,7 +92,8 @@ func (s *Server) run(c echo.Context, route string) error {
 	w := newEventWriter(c.Response(), s.cfg.EventIDs, s.cfg.WriteTimeout, hook.write)
 	// The player keeps the ids, not the request: an open stream does not hold on to what
 	// only planning needed.
-	p := &player{server: s, w: w, peer: protocol.PeerFor(rr.in.ProtocolVersion), run: run, threadID: rr.in.ThreadID, runID: rr.in.RunID, testID: rr.testID, fault: rr.fault}
+	p := &player{server: s, w: w, peer: protocol.PeerFor(rr.in.ProtocolVersion), run: run, threadID: rr.in.ThreadID, runID: rr.in.RunID, testID: rr.testID, fault: rr.fault,
+		rec: st.record, requestID: c.Response().Header().Get(echo.HeaderXRequestID)}
 	outcome := p.play(ctx, plan, rr.speed)
 	next := plan.Next
 	if outcome != protocol.OutcomeInterrupt && outcome != protocol.OutcomeSuccess {
@@ -140,18 +146,26 @@ func (s *Server) openStream(res *echo.Response) error {
 	return nil
 }
 
+// startedRun is a run begun in its thread and planned.
+type startedRun struct {
+	run    *threads.Run
+	plan   *scenarios.Plan
+	how    selection
+	record *runRecord // nil when no run is kept (-journal-events 0)
+}
+
 // startRun begins the run in its thread and plans it; planning stops when ctx is done.
 // On error the thread is left as it was.
-func (s *Server) startRun(ctx context.Context, rr *runRequest, cancel context.CancelCauseFunc) (*threads.Run, *scenarios.Plan, error) {
+func (s *Server) startRun(ctx context.Context, rr *runRequest, cancel context.CancelCauseFunc) (startedRun, error) {
 	in := rr.in
 	thread := testctl.ThreadKey(rr.testID, in.ThreadID)
 	run, cursor, err := s.threads.Begin(thread, in.RunID, cancel)
 	if err != nil {
 		var busy *threads.BusyError
 		if errors.As(err, &busy) {
-			return nil, nil, &httpError{status: http.StatusConflict, body: errorBody{Error: "run_in_progress", Message: busy.Error(), Details: map[string]any{"runId": busy.RunID}}}
+			return startedRun{}, &httpError{status: http.StatusConflict, body: errorBody{Error: "run_in_progress", Message: busy.Error(), Details: map[string]any{"runId": busy.RunID}}}
 		}
-		return nil, nil, err
+		return startedRun{}, err
 	}
 	started := false
 	defer func() {
@@ -163,14 +177,14 @@ func (s *Server) startRun(ctx context.Context, rr *runRequest, cancel context.Ca
 	sreq.History = func() []map[string]any { return run.History(in) }
 	opts := scenarios.PlanOptions{Seed: s.seedFor(thread), Turn: run.Turn(),
 		Timing: s.cfg.Timing, Now: time.Now(), Speed: rr.speed, FixedTime: s.cfg.FixedTime, Limits: s.cfg.TemplateLimits, Dialect: s.cfg.Dialect}
-	plan, err := s.planRun(ctx, sreq, cursor, opts, s.forcedScenario(rr.header, rr.testID))
+	plan, how, err := s.planRun(ctx, sreq, cursor, opts, s.forcedScenario(rr.header, rr.testID))
 	if err != nil {
-		return nil, nil, err
+		return startedRun{}, err
 	}
 	run.Start(plan.Scenario.ID)
 	run.AddInput(in)
 	started = true
-	return run, plan, nil
+	return startedRun{run: run, plan: plan, how: how, record: s.runs.newRecord(plan.Scenario, sreq, len(plan.Events))}, nil
 }
 
 // isNoScenario reports whether a run failed because no scenario matches it.
@@ -203,31 +217,34 @@ func (s *Server) forcedScenario(header http.Header, testID string) func() string
 
 // planRun decides what a run plays: the continuation of the thread's paused scenario,
 // or the scenario its request matches.
-func (s *Server) planRun(ctx context.Context, sreq *scenarios.Request, cursor *scenarios.Cursor, opts scenarios.PlanOptions, forced func() string) (*scenarios.Plan, error) {
+func (s *Server) planRun(ctx context.Context, sreq *scenarios.Request, cursor *scenarios.Cursor, opts scenarios.PlanOptions, forced func() string) (*scenarios.Plan, selection, error) {
 	start, continues, err := scenarios.Continue(cursor, sreq.Input, time.Now())
 	if err != nil {
-		return nil, resumeError(err, "")
+		return nil, "", resumeError(err, "")
 	}
 	if continues {
-		return s.plan(ctx, cursor.Scenario, sreq, start, opts)
+		plan, err := s.plan(ctx, cursor.Scenario, sreq, start, opts)
+		return plan, selectedByResume, err
 	}
 	set := s.set.Load()
 	if id := forced(); id != "" {
 		sel := set.Force(id, sreq)
 		if sel == nil {
-			return nil, apiError(http.StatusNotFound, "unknown_scenario", "the forced scenario "+strconv.Quote(id)+" does not exist")
+			return nil, "", apiError(http.StatusNotFound, "unknown_scenario", "the forced scenario "+strconv.Quote(id)+" does not exist")
 		}
-		return s.plan(ctx, sel.Scenario, sreq, scenarios.Start{Captures: sel.Captures}, opts)
+		plan, err := s.plan(ctx, sel.Scenario, sreq, scenarios.Start{Captures: sel.Captures}, opts)
+		return plan, selectedByForce, err
 	}
 	sel, candidates := set.Select(sreq)
 	if sel == nil {
-		return nil, &httpError{status: http.StatusNotFound, body: errorBody{
+		return nil, "", &httpError{status: http.StatusNotFound, body: errorBody{
 			Error:   "no_scenario",
 			Message: "no scenario matches this request",
 			Details: map[string]any{"candidates": candidates},
 		}}
 	}
-	return s.plan(ctx, sel.Scenario, sreq, scenarios.Start{Captures: sel.Captures}, opts)
+	plan, err := s.plan(ctx, sel.Scenario, sreq, scenarios.Start{Captures: sel.Captures}, opts)
+	return plan, selectedByMatch, err
 }
 
 // plan plans a run of a scenario. A run whose templates go past their limits is
@@ -323,9 +340,14 @@ func checkJSONContentType(req *http.Request) error {
 // with the +json suffix.
 func jsonMediaType(mt string) bool { return mt == "application/json" || strings.HasSuffix(mt, "+json") }
 
+// speedFor is a run's speed factor: its X-Agui-Mock-Speed header's, or the one set for
+// its test through the admin API, or the server's.
 func (s *Server) speedFor(req *http.Request) (float64, error) {
 	h := req.Header.Get(SpeedHeader)
 	if h == "" {
+		if speed, ok := s.tests.Speed.Take(req.Header.Get(TestIDHeader)); ok {
+			return speed, nil
+		}
 		return s.cfg.Speed, nil
 	}
 	f, err := strconv.ParseFloat(h, 64)

@@ -18,6 +18,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/agui-mock/agui-mock/internal/feed"
 	"github.com/agui-mock/agui-mock/protocol"
 	"github.com/agui-mock/agui-mock/recorder"
 	"github.com/agui-mock/agui-mock/scenarios"
@@ -62,8 +63,10 @@ type Config struct {
 	RecordAll bool
 	// Metrics serves Prometheus metrics at /metrics.
 	Metrics bool
-	// JournalSize is how many requests the journal keeps.
-	JournalSize int
+	// JournalSize is how many requests the journal keeps; JournalEvents of how many of
+	// the latest runs it keeps the events, for the inspector (0: none).
+	JournalSize   int
+	JournalEvents int
 	// MaxMessages is the most messages a run input may carry; MaxStreams the most
 	// streams open at once (more are refused with 503 and Retry-After). 0: no limit.
 	MaxMessages int
@@ -74,19 +77,20 @@ type Config struct {
 // DefaultConfig returns the configuration the command starts with.
 func DefaultConfig() Config {
 	return Config{
-		Speed:        1,
-		EventIDs:     true,
-		KeepAlive:    15 * time.Second,
-		MaxBodyBytes: 10 << 20,
-		WriteTimeout: 10 * time.Second,
-		Timing:       scenarios.DefaultTiming(),
-		Threads:      threads.DefaultLimits(),
-		CORSOrigins:  []string{"*"},
-		CancelWait:   5 * time.Second,
-		JournalSize:  1000,
-		MaxMessages:  10000,
-		MaxStreams:   20000,
-		Logger:       slog.Default(),
+		Speed:         1,
+		EventIDs:      true,
+		KeepAlive:     15 * time.Second,
+		MaxBodyBytes:  10 << 20,
+		WriteTimeout:  10 * time.Second,
+		Timing:        scenarios.DefaultTiming(),
+		Threads:       threads.DefaultLimits(),
+		CORSOrigins:   []string{"*"},
+		CancelWait:    5 * time.Second,
+		JournalSize:   1000,
+		JournalEvents: 200,
+		MaxMessages:   10000,
+		MaxStreams:    20000,
+		Logger:        slog.Default(),
 	}
 }
 
@@ -97,6 +101,8 @@ type Server struct {
 	load     loadState
 	threads  *threads.Store
 	tests    *testctl.Control[JournalEntry] // what each test set up, and the journal
+	runs     *runRecords                    // the events of the latest runs
+	feed     feed.Feed[journalChange]       // the journal's changes, to GET /_mock/journal/stream
 	upstream upstream                       // plays, proxies or records each request
 	metrics  metricSet
 	streams  atomic.Int64 // open now
@@ -125,6 +131,7 @@ func New(cfg Config, set *scenarios.Set) *Server {
 		stopping: make(chan struct{}),
 		threads:  threads.NewStore(cfg.Threads, time.Now),
 		upstream: newUpstream(cfg),
+		runs:     newRunRecords(cfg.JournalEvents),
 		idRNG:    rand.New(rand.NewPCG(seed, seed^0x5851f42d4c957f2d)),
 	}
 	s.tests = testctl.New(testctl.NewJournal(cfg.JournalSize, func(e *JournalEntry, seq int64) { e.Seq = seq }), s.threads)
