@@ -253,7 +253,7 @@ type side struct {
 	// dialect, the value of each on_interrupt event: such a pause is answered as
 	// CopilotKit answers it, through forwardedProps.command.
 	onInterrupt []any
-	toolCalls  []string // the ids of the frontend tool calls it left without a result
+	toolCalls   []string // the ids of the frontend tool calls it left without a result
 }
 
 // run holds the conversation, choosing at the d-th pause the way path[d] (way 0 past
