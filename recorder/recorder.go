@@ -273,7 +273,7 @@ func cancelled(events []capturedEvent) bool {
 // upstream's failure.
 func (r *Recorder) relay(ctx context.Context, w http.ResponseWriter, upstream io.Reader, started time.Time, in *protocol.RunAgentInput, kept *capture) string {
 	out := sse.NewWriter(w, 0)
-	out.Begin()
+	out.Begin(protocol.SSEContentType)
 	_ = out.Flush()
 	fail := func(code, msg string) {
 		frame, _ := protocol.AppendFrame(nil, protocol.NewEvent(protocol.RunError, "message", msg, "code", code), time.Now().UnixMilli(), false)

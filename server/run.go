@@ -84,7 +84,7 @@ func (s *Server) run(c echo.Context, route string) error {
 	}()
 	started := time.Now()
 	s.metrics.runStarted()
-	w := newEventWriter(c.Response(), s.cfg.EventIDs, s.cfg.WriteTimeout, hook.write)
+	w := newEventWriter(c.Response(), protocol.SSEEncoder{WithIDs: s.cfg.EventIDs}, s.cfg.WriteTimeout, hook.write)
 	// The player keeps the ids, not the request: an open stream does not hold on to what
 	// only planning needed.
 	p := &player{server: s, w: w, peer: protocol.PeerFor(rr.in.ProtocolVersion), run: run, threadID: rr.in.ThreadID, runID: rr.in.RunID, testID: rr.testID, fault: rr.fault}
