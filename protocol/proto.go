@@ -700,3 +700,24 @@ func camelToSnake(s string) string {
 	}
 	return b.String()
 }
+
+// AcceptsProto reports whether an Accept header lists the protobuf transport's media
+// type (with a quality above 0), as @ag-ui/encoder decides to answer in it.
+func AcceptsProto(accept string) bool {
+	for _, item := range strings.Split(accept, ",") {
+		mt, params, _ := strings.Cut(item, ";")
+		if !strings.EqualFold(strings.TrimSpace(mt), ProtoContentType) {
+			continue
+		}
+		for _, p := range strings.Split(params, ";") {
+			name, value, _ := strings.Cut(strings.TrimSpace(p), "=")
+			if strings.EqualFold(name, "q") {
+				if q, err := strconv.ParseFloat(strings.TrimSpace(value), 64); err == nil && q <= 0 {
+					return false
+				}
+			}
+		}
+		return true
+	}
+	return false
+}

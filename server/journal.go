@@ -26,6 +26,7 @@ type JournalEntry struct {
 	ThreadID   string           `json:"threadId,omitempty"`
 	RunID      string           `json:"runId,omitempty"`
 	Scenario   string           `json:"scenario,omitempty"`
+	Transport  string           `json:"transport,omitempty"` // of a run's events: sse or proto
 	Status     int              `json:"status"`
 	Error      string           `json:"error,omitempty"`  // an error answer's code, e.g. unauthorized
 	Reason     string           `json:"reason,omitempty"` // why: an error answer's message, or the injected fault
