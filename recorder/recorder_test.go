@@ -3,6 +3,7 @@ package recorder_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -72,10 +73,12 @@ func serverFor(t *testing.T, cfg server.Config, src scenarios.Source) *httptest.
 	return ts
 }
 
-// client runs AG-UI requests and decodes the streams, with a credential in every request.
+// client runs AG-UI requests and decodes the streams in the transport they come in,
+// with a credential in every request and, when set, an Accept header.
 type client struct {
-	t   *testing.T
-	url string
+	t      *testing.T
+	url    string
+	accept string
 }
 
 func (c client) run(body string) ([]protocol.Event, []time.Duration) {
@@ -83,6 +86,9 @@ func (c client) run(body string) ([]protocol.Event, []time.Duration) {
 	req, _ := http.NewRequest("POST", c.url+"/agui/chat", strings.NewReader(body))
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Authorization", "Bearer sk-live-0123456789abcdefSECRET")
+	if c.accept != "" {
+		req.Header.Set("Accept", c.accept)
+	}
 	start := time.Now()
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
@@ -93,21 +99,22 @@ func (c client) run(body string) ([]protocol.Event, []time.Duration) {
 		b, _ := io.ReadAll(resp.Body)
 		c.t.Fatalf("status %d: %s", resp.StatusCode, b)
 	}
-	frames := protocol.NewFrameReader(resp.Body, 1<<20)
+	if ct := resp.Header.Get("Content-Type"); c.accept == protocol.ProtoContentType && ct != protocol.ProtoContentType {
+		c.t.Fatalf("asked for protobuf, got %q", ct)
+	}
+	r := protocol.NewEventReader(resp.Header.Get("Content-Type"), resp.Body, 1<<20)
 	var events []protocol.Event
 	var at []time.Duration
 	for {
-		f, err := frames.Next()
-		if err != nil {
-			break
+		ev, err := r.Next()
+		if errors.Is(err, io.EOF) {
+			return events, at
 		}
-		ev, err := protocol.DecodeEvent([]byte(f.Data))
 		if err != nil {
 			c.t.Fatal(err)
 		}
 		events, at = append(events, ev), append(at, time.Since(start))
 	}
-	return events, at
 }
 
 // normalized renders events without timestamps and with generated ids numbered in order
@@ -175,7 +182,7 @@ func TestRecordedSessionsReplayLikeTheOriginal(t *testing.T) {
 	thread := map[[2]string]string{}
 	for i, statuses := range [][2]string{{"resolved", "resolved"}, {"cancelled", "resolved"}} {
 		thread[statuses] = fmt.Sprint("session-", i)
-		recorded[statuses] = session(client{t, proxy.URL}, thread[statuses], statuses)
+		recorded[statuses] = session(client{t: t, url: proxy.URL}, thread[statuses], statuses)
 	}
 
 	files, _ := filepath.Glob(filepath.Join(out, "*.yaml"))
@@ -185,11 +192,34 @@ func TestRecordedSessionsReplayLikeTheOriginal(t *testing.T) {
 
 	replay := serverFor(t, server.DefaultConfig(), scenarios.Source{FS: os.DirFS(out), Root: ".", Label: out})
 	for statuses, original := range recorded {
-		replayed := session(client{t, replay.URL}, thread[statuses], statuses)
+		replayed := session(client{t: t, url: replay.URL}, thread[statuses], statuses)
 		for run := range original {
 			want, got := normalized(original[run]), normalized(replayed[run])
 			if strings.Join(want, "\n") != strings.Join(got, "\n") {
 				t.Errorf("%v run %d replays differently:\n got %s\nwant %s", statuses, run, strings.Join(got, "\n    "), strings.Join(want, "\n    "))
+			}
+		}
+	}
+}
+
+// A client that asks for protobuf gets the upstream's protobuf frames relayed, and the
+// recorder decodes them into the same fixture an SSE session makes: it replays, over
+// either transport, like the original.
+func TestAProtobufUpstreamIsRelayedAndRecorded(t *testing.T) {
+	out, proxy := recordingUpstreamScenarios(t)
+	statuses := [2]string{"resolved", "cancelled"}
+	recorded := session(client{t, proxy.URL, protocol.ProtoContentType}, "proto-session", statuses)
+	files, _ := filepath.Glob(filepath.Join(out, "*.yaml"))
+	if len(files) != 2 {
+		t.Fatalf("recorded files %v", files)
+	}
+	replay := serverFor(t, server.DefaultConfig(), scenarios.Source{FS: os.DirFS(out), Root: ".", Label: out})
+	for _, accept := range []string{"text/event-stream", protocol.ProtoContentType} {
+		replayed := session(client{t, replay.URL, accept}, "proto-session", statuses)
+		for run := range recorded {
+			want, got := normalized(recorded[run]), normalized(replayed[run])
+			if strings.Join(want, "\n") != strings.Join(got, "\n") {
+				t.Errorf("run %d replays differently over %s:\n got %s\nwant %s", run, accept, strings.Join(got, "\n    "), strings.Join(want, "\n    "))
 			}
 		}
 	}
@@ -216,7 +246,7 @@ func TestSecretsNeverReachAFixture(t *testing.T) {
 	cfg := server.DefaultConfig()
 	cfg.Recorder, cfg.RecordAll = rec, true
 	proxy := serverFor(t, cfg, scenarios.Builtin())
-	events, _ := client{t, proxy.URL}.run(`{"threadId":"t","runId":"r","messages":[{"role":"user","content":"leak"}],"forwardedProps":{"apiKey":"sk-fedcba9876543210fedcba"}}`)
+	events, _ := client{t: t, url: proxy.URL}.run(`{"threadId":"t","runId":"r","messages":[{"role":"user","content":"leak"}],"forwardedProps":{"apiKey":"sk-fedcba9876543210fedcba"}}`)
 	if len(events) != 12 {
 		t.Fatalf("the client got %d events", len(events))
 	}
@@ -242,9 +272,9 @@ func TestSecretsNeverReachAFixture(t *testing.T) {
 func TestReplayKeepsTheRecordedTiming(t *testing.T) {
 	out, proxy := recordingUpstreamScenarios(t)
 	body := `{"threadId":"t","runId":"r1","messages":[{"id":"u1","role":"user","content":"deploy"}]}`
-	_, original := client{t, proxy.URL}.run(body)
+	_, original := client{t: t, url: proxy.URL}.run(body)
 	replay := serverFor(t, server.DefaultConfig(), scenarios.Source{FS: os.DirFS(out), Root: ".", Label: out})
-	_, replayed := client{t, replay.URL}.run(body)
+	_, replayed := client{t: t, url: replay.URL}.run(body)
 	if len(original) != len(replayed) {
 		t.Fatalf("%d events recorded, %d replayed", len(original), len(replayed))
 	}
@@ -270,6 +300,17 @@ func TestUpstreamFailuresReachTheClient(t *testing.T) {
 		case "/garbage":
 			w.Header().Set("Content-Type", "text/event-stream")
 			fmt.Fprint(w, "data: {\"type\":\"RUN_STARTED\",\"threadId\":\"t\",\"runId\":\"r\"}\n\ndata: {not json\n\n")
+		case "/proto-cut", "/proto-garbage":
+			w.Header().Set("Content-Type", protocol.ProtoContentType)
+			var enc protocol.ProtoEncoder
+			frames, _ := enc.AppendFrame(nil, protocol.NewEvent(protocol.RunStarted, "threadId", "t", "runId", "r"), 1)
+			if r.URL.Path == "/proto-cut" {
+				frames, _ = enc.AppendFrame(frames, protocol.NewEvent(protocol.TextMessageStart, "messageId", "m", "role", "assistant"), 2)
+				frames = frames[:len(frames)-3]
+			} else {
+				frames = append(frames, enc.MalformedFrame()...)
+			}
+			_, _ = w.Write(frames)
 		}
 	}))
 	defer broken.Close()
@@ -286,6 +327,8 @@ func TestUpstreamFailuresReachTheClient(t *testing.T) {
 		{"not a stream", broken.URL, "/json", 502, "upstream_protocol_error"},
 		{"stream cut short", broken.URL, "/cut", 200, "upstream_stream_broken"},
 		{"invalid event", broken.URL, "/garbage", 200, "upstream_protocol_error"},
+		{"protobuf frame cut short", broken.URL, "/proto-cut", 200, "upstream_stream_broken"},
+		{"invalid protobuf frame", broken.URL, "/proto-garbage", 200, "upstream_protocol_error"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -294,7 +337,7 @@ func TestUpstreamFailuresReachTheClient(t *testing.T) {
 			rec, _ := recorder.New(recorder.Config{Upstream: u, OutDir: out, Logger: quiet()})
 			cfg := server.DefaultConfig()
 			cfg.Recorder, cfg.RecordAll = rec, true
-			routes := fstest.MapFS{"s/r.yaml": {Data: []byte("match: {route: [/refuse, /json, /cut, /garbage]}\nsteps: [{text: x}]\n")}}
+			routes := fstest.MapFS{"s/r.yaml": {Data: []byte("match: {route: [/refuse, /json, /cut, /garbage, /proto-cut, /proto-garbage]}\nsteps: [{text: x}]\n")}}
 			proxy := serverFor(t, cfg, scenarios.Source{FS: routes, Root: "s", Label: "s"})
 			resp, err := http.Post(proxy.URL+tt.path, "application/json", strings.NewReader(`{"threadId":"t","runId":"r","messages":[{"role":"user","content":"hi"}]}`))
 			if err != nil {
@@ -304,6 +347,9 @@ func TestUpstreamFailuresReachTheClient(t *testing.T) {
 			resp.Body.Close()
 			if resp.StatusCode != tt.status || !strings.Contains(string(body), tt.code) {
 				t.Errorf("got %d %s", resp.StatusCode, body)
+			}
+			if ct := resp.Header.Get("Content-Type"); strings.HasPrefix(tt.path, "/proto") && ct != protocol.ProtoContentType {
+				t.Errorf("a protobuf upstream relayed as %q", ct)
 			}
 			if files, _ := filepath.Glob(filepath.Join(out, "*.yaml")); len(files) != 0 {
 				t.Errorf("a failed recording was saved as a scenario: %v", files)
@@ -623,7 +669,7 @@ func TestToolResultsFollowedByAMessageContinueTheSession(t *testing.T) {
 	out, proxy := recordingUpstreamScenarios(t)
 
 	play := func(base string) [][]protocol.Event {
-		c := client{t, base}
+		c := client{t: t, url: base}
 		pick, _ := c.run(`{"threadId":"t","runId":"r1","protocolVersion":"1.1","messages":[{"id":"u1","role":"user","content":"pick"}]}`)
 		picked, _ := c.run(`{"threadId":"t","runId":"r2","protocolVersion":"1.1","messages":[{"id":"t1","role":"tool","toolCallId":"` + toolCallID(pick) + `","content":"b"},{"id":"u2","role":"user","content":"go on"}]}`)
 		return [][]protocol.Event{pick, picked}
