@@ -11,6 +11,7 @@ import (
 	"strings"
 	"unicode"
 
+	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/types/known/structpb"
@@ -34,15 +35,10 @@ func (ProtoEncoder) ContentType() string { return ProtoContentType }
 // AppendFrame appends the length-prefixed Event message of ev. An event the .proto has
 // no message for (see ProtoLosses) appends nothing.
 func (ProtoEncoder) AppendFrame(dst []byte, ev Event, timestamp int64) ([]byte, error) {
-	msg, err := toProto(ev, timestamp, nil)
-	if err != nil || msg == nil {
-		return dst, err
-	}
 	start := len(dst)
-	dst = append(dst, 0, 0, 0, 0)
-	dst, err = proto.MarshalOptions{}.MarshalAppend(dst, msg)
-	if err != nil {
-		return dst[:start], fmt.Errorf("encoding %s as protobuf: %w", ev.Type, err)
+	dst, ok, err := protoWriter{}.appendEvent(append(dst, 0, 0, 0, 0), ev, timestamp)
+	if err != nil || !ok {
+		return dst[:start], err
 	}
 	binary.BigEndian.PutUint32(dst[start:], uint32(len(dst)-start-protoLengthSize))
 	return dst, nil
@@ -137,363 +133,6 @@ func (s sseEvents) Next() (Event, error) {
 		return Event{}, err
 	}
 	return DecodeEvent([]byte(f.Data))
-}
-
-// ProtoLosses says what of ev the protobuf transport cannot carry: its type, when the
-// .proto has no message for it, or each member it has no field for. Empty when it
-// carries the whole event.
-func ProtoLosses(ev Event) []string {
-	var lost []string
-	msg, err := toProto(ev, -1, func(what string) { lost = append(lost, what) })
-	if err != nil {
-		lost = append(lost, err.Error())
-	} else if msg == nil {
-		lost = append(lost, "the event type "+ev.Type+" (the .proto has no message for it)")
-	}
-	return lost
-}
-
-// The members of BaseEvent, which every event message holds as base_event.
-const (
-	baseEventField = "baseEvent"
-	timestampField = "timestamp"
-	rawEventField  = "rawEvent"
-	metadataField  = "metadata"
-)
-
-// armName is the name of the Event oneof's member for an event type: TEXT_MESSAGE_START
-// is textMessageStart.
-func armName(typ string) string {
-	var b strings.Builder
-	upper := false
-	for _, r := range typ {
-		switch {
-		case r == '_':
-			upper = true
-		case upper:
-			b.WriteRune(r)
-			upper = false
-		default:
-			b.WriteRune(unicode.ToLower(r))
-		}
-	}
-	return b.String()
-}
-
-// toProto builds the Event message of ev as @ag-ui/proto's encode does. It returns nil
-// for an event type the .proto has no message for; lost, if not nil, hears of each
-// member the message has no field for, which the encoding drops.
-func toProto(ev Event, timestamp int64, lost func(string)) (*pb.Event, error) {
-	typ, ok := pb.EventType_value[ev.Type]
-	if !ok {
-		return nil, nil
-	}
-	env := &pb.Event{}
-	arm := env.ProtoReflect().Descriptor().Fields().ByJSONName(armName(ev.Type))
-	if arm == nil {
-		return nil, nil
-	}
-	c := protoConv{lost: lost}
-	msg := env.ProtoReflect().Mutable(arm).Message()
-	base := msg.Mutable(msg.Descriptor().Fields().ByJSONName(baseEventField)).Message()
-	baseFields := base.Descriptor().Fields()
-	base.Set(baseFields.ByJSONName("type"), protoreflect.ValueOfEnum(protoreflect.EnumNumber(typ)))
-	if timestamp >= 0 {
-		base.Set(baseFields.ByJSONName(timestampField), protoreflect.ValueOfInt64(timestamp))
-	}
-	for _, f := range ev.Fields {
-		var err error
-		switch f.Name {
-		case timestampField, rawEventField, metadataField:
-			err = c.set(base, f.Name, f.Value, ev.Type)
-		case "outcome":
-			err = c.setOutcome(msg, f.Value, ev.Type)
-		case "content":
-			err = c.setContent(msg, f.Value, ev.Type)
-		case "pendingToolCallIds", "interrupts", "interruptIds":
-			// @ag-ui/proto carries these only inside an outcome (setOutcome).
-			if ev.Type == RunFinished || ev.Type == SubagentFinished {
-				c.drop(ev.Type + "." + f.Name + " outside an outcome")
-				continue
-			}
-			err = c.set(msg, f.Name, f.Value, ev.Type)
-		default:
-			err = c.set(msg, f.Name, f.Value, ev.Type)
-		}
-		if err != nil {
-			return nil, err
-		}
-	}
-	return env, nil
-}
-
-// protoConv converts JSON values to the fields of protobuf messages.
-type protoConv struct{ lost func(string) }
-
-func (c protoConv) drop(what string) {
-	if c.lost != nil {
-		c.lost(what)
-	}
-}
-
-// set sets m's field of a JSON name to v; a null leaves an optional field unset, as
-// @ag-ui/proto omits optional nulls. at names the place, for errors.
-func (c protoConv) set(m protoreflect.Message, name string, v any, at string) error {
-	fd := m.Descriptor().Fields().ByJSONName(name)
-	if fd == nil {
-		c.drop(at + "." + name)
-		return nil
-	}
-	at += "." + name
-	if v == nil && !isValueMessage(fd) {
-		return nil
-	}
-	if fd.IsList() {
-		items, ok := v.([]any)
-		if !ok {
-			return fmt.Errorf("%s: a list is needed, got %s", at, jsonKind(v))
-		}
-		list := m.Mutable(fd).List()
-		for i, item := range items {
-			pv, err := c.value(fd, list.NewElement, item, fmt.Sprintf("%s[%d]", at, i))
-			if err != nil {
-				return err
-			}
-			list.Append(pv)
-		}
-		return nil
-	}
-	pv, err := c.value(fd, func() protoreflect.Value { return m.NewField(fd) }, v, at)
-	if err != nil {
-		return err
-	}
-	m.Set(fd, pv)
-	return nil
-}
-
-func isValueMessage(fd protoreflect.FieldDescriptor) bool {
-	return fd.Message() != nil && fd.Message().FullName() == "google.protobuf.Value"
-}
-
-// value converts v to a value of fd's kind; newMessage makes a message of its type.
-func (c protoConv) value(fd protoreflect.FieldDescriptor, newMessage func() protoreflect.Value, v any, at string) (protoreflect.Value, error) {
-	switch fd.Kind() {
-	case protoreflect.StringKind:
-		s, ok := v.(string)
-		if !ok {
-			return protoreflect.Value{}, fmt.Errorf("%s: a string is needed, got %s", at, jsonKind(v))
-		}
-		return protoreflect.ValueOfString(s), nil
-	case protoreflect.BoolKind:
-		b, ok := v.(bool)
-		if !ok {
-			return protoreflect.Value{}, fmt.Errorf("%s: a boolean is needed, got %s", at, jsonKind(v))
-		}
-		return protoreflect.ValueOfBool(b), nil
-	case protoreflect.Int64Kind:
-		n, ok := jsonInt(v)
-		if !ok {
-			return protoreflect.Value{}, fmt.Errorf("%s: an integer is needed, got %s", at, jsonKind(v))
-		}
-		return protoreflect.ValueOfInt64(n), nil
-	case protoreflect.EnumKind: // a JSON Patch operation's op
-		s, _ := v.(string)
-		ev := fd.Enum().Values().ByName(protoreflect.Name(strings.ToUpper(s)))
-		if ev == nil {
-			return protoreflect.Value{}, fmt.Errorf("%s: %q is not one of the operations the .proto knows", at, s)
-		}
-		return protoreflect.ValueOfEnum(ev.Number()), nil
-	case protoreflect.MessageKind:
-		switch fd.Message().FullName() {
-		case "google.protobuf.Value":
-			pv, err := toValue(v)
-			if err != nil {
-				return protoreflect.Value{}, fmt.Errorf("%s: %w", at, err)
-			}
-			return protoreflect.ValueOfMessage(pv.ProtoReflect()), nil
-		case "google.protobuf.Struct":
-			obj, ok := v.(map[string]any)
-			if !ok {
-				return protoreflect.Value{}, fmt.Errorf("%s: an object is needed, got %s", at, jsonKind(v))
-			}
-			s, err := toStruct(obj)
-			if err != nil {
-				return protoreflect.Value{}, fmt.Errorf("%s: %w", at, err)
-			}
-			return protoreflect.ValueOfMessage(s.ProtoReflect()), nil
-		}
-		obj, ok := v.(map[string]any)
-		if !ok {
-			return protoreflect.Value{}, fmt.Errorf("%s: an object is needed, got %s", at, jsonKind(v))
-		}
-		mv := newMessage()
-		return mv, c.setObject(mv.Message(), obj, at)
-	}
-	return protoreflect.Value{}, fmt.Errorf("%s: the field's kind %s has no JSON form here", at, fd.Kind())
-}
-
-// setObject sets the fields of m from a JSON object, as @ag-ui/proto maps the objects
-// whose JSON and protobuf forms differ: a message's content, a content part.
-func (c protoConv) setObject(m protoreflect.Message, obj map[string]any, at string) error {
-	switch m.Descriptor().FullName() {
-	case "ag_ui.InputContent":
-		return c.setContentPart(m, obj, at)
-	case "ag_ui.InputContentSource":
-		typ, _ := obj["type"].(string)
-		arm := m.Descriptor().Fields().ByJSONName(typ)
-		if arm == nil {
-			c.drop(fmt.Sprintf("%s (a source of type %q)", at, typ))
-			return nil
-		}
-		return c.setObject(m.Mutable(arm).Message(), withoutKey(obj, "type"), at)
-	}
-	for _, k := range sortedKeys(obj) {
-		var err error
-		if k == "content" && m.Descriptor().FullName() == "ag_ui.Message" {
-			err = c.setContent(m, obj[k], at)
-		} else {
-			err = c.set(m, k, obj[k], at)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// setContentPart sets an InputContent from a content part: its type names the arm.
-func (c protoConv) setContentPart(m protoreflect.Message, part map[string]any, at string) error {
-	typ, _ := part["type"].(string)
-	arm := m.Descriptor().Fields().ByJSONName(typ)
-	if arm == nil {
-		c.drop(fmt.Sprintf("%s (a content part of type %q)", at, typ))
-		return nil
-	}
-	return c.setObject(m.Mutable(arm).Message(), withoutKey(part, "type"), at)
-}
-
-// setContent sets the content of a message or a TOOL_CALL_RESULT: a string rides the
-// content field, a list of parts contentParts, and an activity message's object
-// activityContent.
-func (c protoConv) setContent(m protoreflect.Message, v any, at string) error {
-	switch v.(type) {
-	case []any:
-		return c.set(m, "contentParts", v, at)
-	case map[string]any:
-		if fd := m.Descriptor().Fields().ByJSONName("activityContent"); fd != nil {
-			return c.set(m, "activityContent", v, at)
-		}
-	}
-	return c.set(m, "content", v, at)
-}
-
-// setOutcome sets a RUN_FINISHED or SUBAGENT_FINISHED event's outcome: its type as the
-// outcome string, and the lists of its payload as the fields beside it.
-func (c protoConv) setOutcome(m protoreflect.Message, v any, at string) error {
-	outcome, ok := v.(map[string]any)
-	if !ok {
-		if v != nil {
-			return fmt.Errorf("%s.outcome: an object is needed, got %s", at, jsonKind(v))
-		}
-		return nil
-	}
-	typ, _ := outcome["type"].(string)
-	if err := c.set(m, "outcome", typ, at); err != nil {
-		return err
-	}
-	for _, k := range sortedKeys(outcome) {
-		if k == "type" {
-			continue
-		}
-		keep := (typ == "success" && k == "pendingToolCallIds") || (typ == "interrupt" && k == "interrupts") || (typ == "suspended" && k == "interruptIds")
-		if !keep {
-			c.drop(at + ".outcome." + k)
-			continue
-		}
-		if err := c.set(m, k, outcome[k], at+".outcome"); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func withoutKey(obj map[string]any, key string) map[string]any {
-	out := make(map[string]any, len(obj))
-	for k, v := range obj {
-		if k != key {
-			out[k] = v
-		}
-	}
-	return out
-}
-
-// jsonInt reads an integer from a JSON number.
-func jsonInt(v any) (int64, bool) {
-	switch n := v.(type) {
-	case json.Number:
-		i, err := n.Int64()
-		return i, err == nil
-	case float64:
-		return int64(n), n == math.Trunc(n) && math.Abs(n) < 1<<63
-	case int:
-		return int64(n), true
-	case int64:
-		return n, true
-	}
-	return 0, false
-}
-
-// toValue converts a JSON value to a google.protobuf.Value.
-func toValue(v any) (*structpb.Value, error) {
-	switch x := v.(type) {
-	case nil:
-		return structpb.NewNullValue(), nil
-	case bool:
-		return structpb.NewBoolValue(x), nil
-	case string:
-		return structpb.NewStringValue(x), nil
-	case json.Number:
-		f, err := x.Float64()
-		if err != nil {
-			return nil, fmt.Errorf("the number %s: %w", x, err)
-		}
-		return structpb.NewNumberValue(f), nil
-	case float64:
-		return structpb.NewNumberValue(x), nil
-	case int:
-		return structpb.NewNumberValue(float64(x)), nil
-	case int64:
-		return structpb.NewNumberValue(float64(x)), nil
-	case []any:
-		list := &structpb.ListValue{Values: make([]*structpb.Value, len(x))}
-		for i, item := range x {
-			pv, err := toValue(item)
-			if err != nil {
-				return nil, err
-			}
-			list.Values[i] = pv
-		}
-		return structpb.NewListValue(list), nil
-	case map[string]any:
-		s, err := toStruct(x)
-		if err != nil {
-			return nil, err
-		}
-		return structpb.NewStructValue(s), nil
-	}
-	return nil, fmt.Errorf("a %T has no JSON form", v)
-}
-
-func toStruct(obj map[string]any) (*structpb.Struct, error) {
-	s := &structpb.Struct{Fields: make(map[string]*structpb.Value, len(obj))}
-	for k, item := range obj {
-		pv, err := toValue(item)
-		if err != nil {
-			return nil, err
-		}
-		s.Fields[k] = pv
-	}
-	return s, nil
 }
 
 // DecodeProto decodes one Event message of the protobuf transport into the event it
@@ -634,8 +273,13 @@ func fromScalar(fd protoreflect.FieldDescriptor, v protoreflect.Value) any {
 		return v.Bool()
 	case protoreflect.Int64Kind:
 		return json.Number(strconv.FormatInt(v.Int(), 10))
-	case protoreflect.EnumKind:
-		return strings.ToLower(string(fd.Enum().Values().ByNumber(v.Enum()).Name()))
+	case protoreflect.EnumKind: // a JSON Patch operation's op
+		if ev := fd.Enum().Values().ByNumber(v.Enum()); ev != nil {
+			return strings.ToLower(string(ev.Name()))
+		}
+		// An operation this build cannot name rides on as its number, as @ag-ui/proto
+		// passes it: the verifier then names it as the unknown operation it is.
+		return strconv.Itoa(int(v.Enum()))
 	case protoreflect.MessageKind:
 		switch x := v.Message().Interface().(type) {
 		case *structpb.Value:
@@ -720,4 +364,22 @@ func AcceptsProto(accept string) bool {
 		return true
 	}
 	return false
+}
+
+// ProtoEventType returns the type of the event a frame's Event message carries, from
+// its oneof member alone: a reader that needs no more, such as the load tool, leaves
+// the rest undecoded.
+func ProtoEventType(b []byte) (string, error) {
+	num, typ, n := protowire.ConsumeTag(b)
+	if n < 0 || typ != protowire.BytesType {
+		return "", errors.New("a protobuf frame that does not start with an event")
+	}
+	if m := protowire.ConsumeFieldValue(num, typ, b[n:]); m < 0 {
+		return "", fmt.Errorf("a protobuf frame whose event is cut short: %w", protowire.ParseError(m))
+	}
+	arm := (&pb.Event{}).ProtoReflect().Descriptor().Fields().ByNumber(num)
+	if arm == nil {
+		return "", fmt.Errorf("a protobuf frame carries event member %d, which the .proto does not know", num)
+	}
+	return strings.ToUpper(camelToSnake(arm.JSONName())), nil
 }

@@ -219,3 +219,17 @@ func TestProtoRefusesAMismatchedBaseType(t *testing.T) {
 		t.Errorf("a mismatched base type: %v", err)
 	}
 }
+
+func TestProtoEventTypeReadsTheOneofMemberAlone(t *testing.T) {
+	for _, ev := range protoForms() {
+		frame := protoFrames(t, ev)[protoLengthSize:]
+		if got, err := ProtoEventType(frame); err != nil || got != ev.Type {
+			t.Errorf("%s: %q, %v", ev.Type, got, err)
+		}
+	}
+	for _, bad := range [][]byte{{}, {1<<3 | 0, 1}, {2<<3 | 2, 10, 0}, {15<<3 | 1, 0, 0, 0, 0, 0, 0, 0, 0}, {0x80 | 0x1a, 0x02, 0}} {
+		if got, err := ProtoEventType(bad); err == nil {
+			t.Errorf("%x: %q, want an error", bad, got)
+		}
+	}
+}
