@@ -33,12 +33,13 @@ type ProtoEncoder struct{}
 func (ProtoEncoder) ContentType() string { return ProtoContentType }
 
 // AppendFrame appends the length-prefixed Event message of ev. An event the .proto has
-// no message for (see ProtoLosses) appends nothing.
+// no message for, or whose members do not fit its fields (a number for a string), is
+// not sent: it appends nothing, and the load-time check warns of it (see ProtoLosses).
 func (ProtoEncoder) AppendFrame(dst []byte, ev Event, timestamp int64) ([]byte, error) {
 	start := len(dst)
 	dst, ok, err := protoWriter{}.appendEvent(append(dst, 0, 0, 0, 0), ev, timestamp)
 	if err != nil || !ok {
-		return dst[:start], err
+		return dst[:start], nil
 	}
 	binary.BigEndian.PutUint32(dst[start:], uint32(len(dst)-start-protoLengthSize))
 	return dst, nil

@@ -163,9 +163,11 @@ func TestProtoLosses(t *testing.T) {
 			t.Errorf("%v: %q, want %q", tt.ev, got, tt.want)
 		}
 	}
-	frame, err := ProtoEncoder{}.AppendFrame([]byte("x"), NewEvent(ThinkingStart), 1)
-	if err != nil || string(frame) != "x" {
-		t.Errorf("a THINKING_START frame: %q, %v; want nothing appended", frame, err)
+	for _, ev := range []Event{NewEvent(ThinkingStart), NewEvent(TextMessageContent, "messageId", 7, "delta", "d")} {
+		frame, err := ProtoEncoder{}.AppendFrame([]byte("x"), ev, 1)
+		if err != nil || string(frame) != "x" {
+			t.Errorf("the frame of %v: %q, %v; want nothing appended", ev, frame, err)
+		}
 	}
 	if got := ProtoLosses(NewEvent(TextMessageContent, "messageId", "m", "delta", "d")); len(got) != 0 {
 		t.Errorf("a whole event lost %q", got)

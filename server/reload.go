@@ -78,6 +78,7 @@ func (s *Server) reloadLocked(ctx context.Context, runtime []*scenarios.Scenario
 	s.load.status = LoadStatus{Scenarios: len(set.Scenarios()), LoadedAt: time.Now(), Reloads: s.load.status.Reloads + 1, Errors: []scenarios.Diagnostic{}}
 	s.metrics.reloaded(true)
 	s.cfg.Logger.Info("scenarios reloaded", "scenarios", len(set.Scenarios()))
+	s.logWarnings(set)
 	return nil
 }
 
