@@ -8,7 +8,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"strings"
 	"time"
 
 	"github.com/agui-mock/agui-mock/loadtest"
@@ -45,7 +44,7 @@ func runLoad(ctx context.Context, args []string, lookupEnv func(string) (string,
 		fmt.Fprintln(stderr, "agui-mock load:", err)
 		return 2
 	}
-	cfg := loadtest.Config{URL: o.url, Concurrency: o.concurrency, Runs: o.runs, Ramp: o.ramp, Hold: o.hold, ExpectGap: o.gap, PID: o.pid, Timeout: o.timeout, Header: http.Header{}, Proto: o.transport == "proto"}
+	cfg := loadtest.Config{URL: o.url, Concurrency: o.concurrency, Runs: o.runs, Ramp: o.ramp, Hold: o.hold, ExpectGap: o.gap, PID: o.pid, Timeout: o.timeout, Proto: o.transport == "proto"}
 	cfg.Body = []byte(o.body)
 	if o.body == "" {
 		// Every run is a new conversation, also across loads against the same server.
@@ -53,13 +52,10 @@ func runLoad(ctx context.Context, args []string, lookupEnv func(string) (string,
 		thread := fmt.Sprintf("load-%x-{{n}}", time.Now().UnixNano())
 		cfg.Body = []byte(`{"threadId":"` + thread + `","runId":"run-{{n}}","messages":[{"id":"u-{{n}}","role":"user","content":` + string(msg) + `}]}`)
 	}
-	for _, h := range o.headers {
-		name, value, ok := strings.Cut(h, ":")
-		if !ok {
-			fmt.Fprintf(stderr, "agui-mock load: -header %q is not Name: value\n", h)
-			return 2
-		}
-		cfg.Header.Add(strings.TrimSpace(name), strings.TrimSpace(value))
+	var err error
+	if cfg.Header, err = parseHeaders(o.headers); err != nil {
+		fmt.Fprintln(stderr, "agui-mock load:", err)
+		return 2
 	}
 	res, err := loadtest.Run(ctx, cfg)
 	if err != nil {

@@ -60,7 +60,7 @@ func TestLoadCommandRejectsBadFlags(t *testing.T) {
 		code int
 		want string
 	}{
-		{[]string{"load", "--header", "no colon"}, 2, `-header "no colon" is not Name: value`},
+		{[]string{"load", "--header", "no colon"}, 2, `-header number 1 must be Name: value`},
 		{[]string{"load", "--format", "xml"}, 2, `-format must be text or json, got "xml"`},
 		{[]string{"load", "--transport", "grpc"}, 2, `-transport must be sse or proto, got "grpc"`},
 		{[]string{"load", "--ramp", "-1s"}, 2, "-ramp must be 0 or more, got -1s"},

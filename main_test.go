@@ -273,6 +273,12 @@ func badFlagValues(t *testing.T) []struct {
 		{"zero template-time", nil, map[string]string{"AGUI_MOCK_TEMPLATE_TIME": "0s"}, 1, "-template-time must be positive, got 0s"},
 		{"record: negative template-time", []string{"record", "--upstream", upstream, "--template-time", "-1s"}, nil, 1, "-template-time must be positive, got -1s"},
 		{"validate: zero template-iterations", []string{"validate", "--template-iterations", "0", "x.yaml"}, nil, 2, "agui-mock validate: -template-iterations must be 1 or more, got 0"},
+		{"verify: no upstream", []string{"verify", file}, nil, 2, `agui-mock verify: -upstream must be the http:// or https:// URL of the agent's run endpoint, got ""`},
+		{"verify: zero concurrency", []string{"verify", "--upstream", upstream, "--concurrency", "0", file}, nil, 2, "agui-mock verify: -concurrency must be 1 or more, got 0"},
+		{"verify: timing neither a duration nor a share", []string{"verify", "--upstream", upstream, "--timing", "soon", file}, nil, 2,
+			`agui-mock verify: -timing must be a duration such as 250ms or a percentage such as 50%, got "soon"`},
+		{"verify: a header without a colon, not shown", []string{"verify", "--upstream", upstream, "--header", "Bearer s3cret", file}, nil, 2,
+			"agui-mock verify: -header number 1 must be Name: value (its value is not shown, as it may be a secret)"},
 	}
 }
 

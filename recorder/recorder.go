@@ -590,13 +590,19 @@ func (r *Recorder) load(file string) (*yaml.Node, error) {
 	return doc.Content[0], nil
 }
 
-// write encodes a fixture, checks that it loads as a scenario, and writes it atomically.
-func (r *Recorder) write(file string, doc *yaml.Node) error {
+// write encodes a fixture's documents, checks that they load as scenarios, and writes
+// them atomically.
+func (r *Recorder) write(file string, docs ...*yaml.Node) error {
 	var buf bytes.Buffer
 	enc := yaml.NewEncoder(&buf)
 	enc.SetIndent(2)
-	if err := enc.Encode(&yaml.Node{Kind: yaml.DocumentNode, Content: []*yaml.Node{doc}}); err != nil {
-		return err
+	for _, doc := range docs {
+		if doc.Kind != yaml.DocumentNode {
+			doc = &yaml.Node{Kind: yaml.DocumentNode, Content: []*yaml.Node{doc}}
+		}
+		if err := enc.Encode(doc); err != nil {
+			return err
+		}
 	}
 	if _, diags := scenarios.Parse(file, buf.Bytes()); len(diags) > 0 {
 		return fmt.Errorf("the recording does not load as a scenario: %v", diags[0])
