@@ -181,6 +181,7 @@ func TestStartupFailuresExplainThemselves(t *testing.T) {
 		{"negative speed", []string{"--speed", "-1"}, nil, 1, "-speed must be a finite number of 0 or more, got -1"},
 		{"infinite speed", []string{"--speed", "Inf"}, nil, 1, "-speed must be a finite number of 0 or more, got +Inf"},
 		{"speed not a number", nil, map[string]string{"AGUI_MOCK_SPEED": "NaN"}, 1, "-speed must be a finite number of 0 or more, got NaN"},
+		{"unknown dialect", nil, map[string]string{"AGUI_MOCK_DIALECT": "langchain"}, 1, `-dialect must be agui or langgraph, got "langchain"`},
 		{"missing directory", []string{"--scenarios", filepath.Join(bad, "nope")}, nil, 1, "no such file or directory"},
 		{"invalid scenario", []string{"--scenarios", bad}, nil, 1, filepath.Join(bad, "broken.yaml") + `:2:5: unknown key "txt" in a step (hint: did you mean "text"?)`},
 		{"stray argument", []string{"serve", "extra"}, nil, 2, `unexpected argument "extra"`},

@@ -34,6 +34,7 @@ type options struct {
 	fixedTime  string
 	speed      float64
 	strict     bool
+	dialect    string
 	sseIDs     bool
 	keepAlive  time.Duration
 	maxBody    int64
@@ -102,6 +103,7 @@ func serveFlags(o *options, stderr io.Writer) *flag.FlagSet {
 	fs.StringVar(&o.fixedTime, "fixed-time", "", "stamp events with this RFC 3339 time plus their offset in the run's script, instead of the time they are sent (with -seed and fixed request ids: byte-identical streams)")
 	fs.Float64Var(&o.speed, "speed", 1, "multiplies every delay: 0.5 plays twice as fast, 0 without delays")
 	fs.BoolVar(&o.strict, "strict", false, "reject run inputs that do not conform to AG-UI 1.1")
+	fs.StringVar(&o.dialect, "dialect", string(scenarios.DialectAGUI), "how interrupts reach the client in scenarios that name no dialect: agui (RUN_FINISHED with an interrupt outcome, answered by resume) or langgraph (an on_interrupt custom event, answered by forwardedProps.command.resume)")
 	fs.BoolVar(&o.sseIDs, "sse-ids", true, "write an id line (id: <TYPE>_<timestamp>) before each event")
 	fs.DurationVar(&o.keepAlive, "keepalive", 15*time.Second, "interval of keep-alive comments during long pauses (0 disables)")
 	fs.Int64Var(&o.maxBody, "max-body", 10<<20, "largest request body in bytes")
@@ -204,6 +206,7 @@ func serve(ctx context.Context, o options, stdout, stderr io.Writer) error {
 	}
 	cfg := server.DefaultConfig()
 	cfg.Seed, cfg.FixedTime, cfg.Speed, cfg.Strict, cfg.EventIDs = o.seed, fixedTime, o.speed, o.strict, o.sseIDs
+	cfg.Dialect = scenarios.Dialect(o.dialect) // checked by checkServeFlags
 	cfg.KeepAlive, cfg.MaxBodyBytes, cfg.Logger = o.keepAlive, o.maxBody, logger
 	cfg.AuthToken, cfg.AdminToken, cfg.AllowedHosts = string(o.authToken), string(o.adminToken), o.hosts
 	switch {
@@ -336,9 +339,11 @@ func adminGuard(o options) string {
 // as they are used.
 func checkServeFlags(o options) error {
 	_, _, addrErr := net.SplitHostPort(o.addr)
+	_, dialectErr := scenarios.ParseDialect(o.dialect)
 	return checkFlags(
 		flagCheck{"addr", o.addr, addrErr == nil, "host:port, e.g. 127.0.0.1:8000 or :8000"},
 		flagCheck{"speed", o.speed, scenarios.ValidSpeed(o.speed), "a finite number of 0 or more"},
+		flagCheck{"dialect", o.dialect, dialectErr == nil, "agui or langgraph"},
 		flagCheck{"keepalive", o.keepAlive, o.keepAlive >= 0, "0 (off) or more"},
 		flagCheck{"max-body", o.maxBody, o.maxBody > 0, "a positive number of bytes"},
 		flagCheck{"shutdown-timeout", o.shutdownIn, o.shutdownIn >= 0, "0 or more"},

@@ -426,6 +426,9 @@ func (r *Recorder) save(route string, in *protocol.RunAgentInput, events []captu
 	if err := place(doc, path, nodes); err != nil {
 		return "", 0, err
 	}
+	if raisesLangGraphInterrupts(events) {
+		setMember(doc, "dialect", scalar(string(scenarios.DialectLangGraph)))
+	}
 	if !continuing {
 		if old, _ := r.load(s.file); old != nil {
 			if next := member(old, "next"); next != nil {
@@ -445,13 +448,16 @@ func (r *Recorder) save(route string, in *protocol.RunAgentInput, events []captu
 	return s.file, rd.count, nil
 }
 
-// whenFor describes the answers a continuation run brought — its resume entries, or the
-// results of the frontend tool calls the previous run left — in the order the previous run
+// whenFor describes the answers a continuation run brought — its resume entries (or the
+// one its LangGraph command stands for), or the results of the frontend tool calls the previous run left — in the order the previous run
 // raised what they answer, which is the order a replay matches them in. Secrets in the
 // answers are redacted: a tool result's pattern matches any text where one was.
 func (s *session) whenFor(in *protocol.RunAgentInput, rd *redactor) map[string]any {
-	if len(in.Resume) > 0 {
-		entries := slices.Clone(in.Resume)
+	entries := slices.Clone(in.Resume)
+	if len(entries) == 0 && in.Command != nil {
+		entries = append(entries, in.Command.Answer(""))
+	}
+	if len(entries) > 0 {
 		slices.SortStableFunc(entries, func(a, b protocol.ResumeEntry) int { return s.rank(a.InterruptID) - s.rank(b.InterruptID) })
 		resume := make([]any, len(entries))
 		for i, e := range entries {

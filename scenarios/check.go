@@ -125,7 +125,7 @@ func (x *explorer) explore(sc *Scenario, req *Request, start Start, depth int) [
 			break
 		}
 		nextReq := continuationRequest(req, next, forced, fmt.Sprintf("%s-%d", req.Input.RunID, n))
-		diags = append(diags, x.explore(sc, nextReq, Start{Resume: next, forced: forced}, depth+1)...)
+		diags = append(diags, x.explore(sc, nextReq, Start{Resume: next, forced: forced, answers: nextReq.Input.Resume}, depth+1)...)
 	}
 	return diags
 }

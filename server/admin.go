@@ -96,6 +96,7 @@ type scenarioInfo struct {
 	Source      string              `json:"source"`
 	Priority    int                 `json:"priority"`
 	Broken      string              `json:"broken,omitempty"`
+	Dialect     scenarios.Dialect   `json:"dialect,omitempty"` // empty: the server's --dialect
 	Runtime     bool                `json:"runtime,omitempty"`
 	Examples    []scenarios.Example `json:"examples,omitempty"`
 }
@@ -106,7 +107,7 @@ func (s *Server) listScenarios(c echo.Context) error {
 	list := make([]scenarioInfo, 0, len(set.Scenarios()))
 	for _, sc := range set.Scenarios() {
 		list = append(list, scenarioInfo{ID: sc.ID, Description: sc.Description, Source: sc.Source.String(), Priority: sc.Priority,
-			Broken: sc.Broken, Runtime: runtime[sc.ID], Examples: sc.Examples})
+			Broken: sc.Broken, Dialect: sc.Dialect, Runtime: runtime[sc.ID], Examples: sc.Examples})
 	}
 	return c.JSON(http.StatusOK, map[string]any{"scenarios": list, "routes": set.Routes(), "errors": s.Status().Errors})
 }

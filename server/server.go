@@ -53,6 +53,9 @@ type Config struct {
 	// scenario when scenarios are loaded; a field left 0 takes its default (see
 	// scenarios.DefaultLimits).
 	TemplateLimits scenarios.Limits
+	// Dialect is how interrupts reach the client in the scenarios that name none; empty:
+	// agui.
+	Dialect scenarios.Dialect
 	// Recorder, when set, proxies to a real agent what no scenario answers (or, with
 	// RecordAll, every request) and records it; RecordAll without it does nothing.
 	Recorder  *recorder.Recorder
