@@ -65,7 +65,7 @@ func TestMultiLineDataIsRelayedFramed(t *testing.T) {
 	})
 	out := t.TempDir()
 	proxy := recordingProxy(t, recorder.Config{Upstream: upstream, OutDir: out})
-	events, _ := client{t: t, url: proxy.URL}.run(`{"threadId":"t","runId":"r","messages":[{"role":"user","content":"lines"}]}`)
+	events, _ := client{t, proxy.URL}.run(`{"threadId":"t","runId":"r","messages":[{"role":"user","content":"lines"}]}`)
 	if len(events) != 5 || events[2].Str("delta") != "two lines" {
 		t.Fatalf("the client got %v", events)
 	}
@@ -74,7 +74,7 @@ func TestMultiLineDataIsRelayedFramed(t *testing.T) {
 		t.Fatalf("recordings %v", files)
 	}
 	replay := serverFor(t, server.DefaultConfig(), scenarios.Source{FS: os.DirFS(out), Root: ".", Label: out})
-	replayed, _ := client{t: t, url: replay.URL}.run(`{"threadId":"t","runId":"r","messages":[{"role":"user","content":"lines"}]}`)
+	replayed, _ := client{t, replay.URL}.run(`{"threadId":"t","runId":"r","messages":[{"role":"user","content":"lines"}]}`)
 	var types []string
 	for _, ev := range replayed {
 		types = append(types, ev.Type)
@@ -174,7 +174,7 @@ func TestARunPastTheRecordingLimitIsRelayedNotRecorded(t *testing.T) {
 			log := make(lines, 64)
 			proxy := recordingProxy(t, recorder.Config{Upstream: upstream, OutDir: out, MaxEvents: tt.maxEvents, MaxBytes: tt.maxBytes,
 				Logger: slog.New(slog.NewTextHandler(log, nil)), Progress: log})
-			events, _ := client{t: t, url: proxy.URL}.run(`{"threadId":"t","runId":"r","messages":[{"role":"user","content":"endless"}]}`)
+			events, _ := client{t, proxy.URL}.run(`{"threadId":"t","runId":"r","messages":[{"role":"user","content":"endless"}]}`)
 			if len(events) != deltas+4 || events[len(events)-1].Type != "RUN_FINISHED" {
 				t.Errorf("the client got %d events, ending with %v", len(events), events[len(events)-1])
 			}
@@ -244,7 +244,7 @@ func TestCredentialsAreRedactedWhereverTheyAre(t *testing.T) {
 	progress := make(lines, 4)
 	proxy := recordingProxy(t, recorder.Config{Upstream: upstream, OutDir: out, Dedupe: true, Progress: progress})
 	first := `{"threadId":"t","runId":"r","protocolVersion":"1.1","messages":[{"id":"u","role":"user","content":"use AKIAIOSFODNN7EXAMPLE"}]}`
-	got, _ := client{t: t, url: proxy.URL}.run(first)
+	got, _ := client{t, proxy.URL}.run(first)
 	if len(got) != len(events) || got[4].Str("delta") != "Your key is ASIAY34FZKBOKMUTVV7A, the JWT eyJhbGciOiJIUzI1Ni" {
 		t.Fatalf("the client did not get the run as sent: %v", got)
 	}
@@ -253,7 +253,7 @@ func TestCredentialsAreRedactedWhereverTheyAre(t *testing.T) {
 	}
 	// the answer to the interrupt carries a secret too
 	resume := `{"threadId":"t","runId":"r2","protocolVersion":"1.1","messages":[],"resume":[{"interruptId":"i","status":"resolved","payload":{"note":"fine","token":"resume-secret-5"}}]}`
-	client{t: t, url: proxy.URL}.run(resume)
+	client{t, proxy.URL}.run(resume)
 	if line := <-progress; !strings.Contains(line, "1 secret redacted →") {
 		t.Errorf("the recorder says: %s", line)
 	}
@@ -278,7 +278,7 @@ func TestCredentialsAreRedactedWhereverTheyAre(t *testing.T) {
 		t.Logf("the fixture:\n%s", data)
 	}
 	replay := serverFor(t, server.DefaultConfig(), scenarios.Source{FS: os.DirFS(out), Root: ".", Label: out})
-	replayed, _ := client{t: t, url: replay.URL}.run(first) // the user's message with its secret still selects the recording
+	replayed, _ := client{t, replay.URL}.run(first) // the user's message with its secret still selects the recording
 	if len(replayed) != len(events)-2 {                     // the three deltas of the JWT are one
 		t.Errorf("the replay has %d events", len(replayed))
 	}
@@ -303,8 +303,8 @@ func TestTheRunsContinuingAnUnrecordedRunAreNotRecorded(t *testing.T) {
 	out := t.TempDir()
 	log := make(lines, 16)
 	proxy := recordingProxy(t, recorder.Config{Upstream: upstream, OutDir: out, MaxEvents: 20, Logger: slog.New(slog.NewTextHandler(log, nil)), Progress: log})
-	client{t: t, url: proxy.URL}.run(`{"threadId":"t","runId":"r","messages":[{"role":"user","content":"long"}]}`)
-	answered, _ := client{t: t, url: proxy.URL}.run(`{"threadId":"t","runId":"r2","messages":[],"resume":[{"interruptId":"i","status":"resolved"}]}`)
+	client{t, proxy.URL}.run(`{"threadId":"t","runId":"r","messages":[{"role":"user","content":"long"}]}`)
+	answered, _ := client{t, proxy.URL}.run(`{"threadId":"t","runId":"r2","messages":[],"resume":[{"interruptId":"i","status":"resolved"}]}`)
 	if len(answered) != 2 {
 		t.Errorf("the answer's run reached the client as %v", answered)
 	}
@@ -343,7 +343,7 @@ func TestPastTheRecordingLimitTheRunIsOnlyRelayed(t *testing.T) {
 				fmt.Fprintf(w, "data: %s\n\n", tt.end)
 			})
 			proxy := recordingProxy(t, recorder.Config{Upstream: upstream, OutDir: t.TempDir(), MaxEvents: 5})
-			events, _ := client{t: t, url: proxy.URL}.run(`{"threadId":"t","runId":"r","messages":[{"role":"user","content":"open"}]}`)
+			events, _ := client{t, proxy.URL}.run(`{"threadId":"t","runId":"r","messages":[{"role":"user","content":"open"}]}`)
 			if last := events[len(events)-1]; len(events) != tt.events || last.Type != tt.last || (last.Type == "RUN_ERROR" && last.Str("code") != "upstream_stream_broken") {
 				t.Errorf("the client got %d events, the last %v", len(events), last)
 			}

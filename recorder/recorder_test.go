@@ -74,21 +74,26 @@ func serverFor(t *testing.T, cfg server.Config, src scenarios.Source) *httptest.
 	return ts
 }
 
-// client runs AG-UI requests and decodes the streams in the transport they come in,
-// with a credential in every request and, when set, an Accept header.
+// client runs AG-UI requests and decodes the streams, with a credential in every request.
 type client struct {
-	t      *testing.T
-	url    string
-	accept string
+	t   *testing.T
+	url string
 }
 
 func (c client) run(body string) ([]protocol.Event, []time.Duration) {
 	c.t.Helper()
+	return c.runAccepting(body, "")
+}
+
+// runAccepting runs a request with an Accept header, when one is given, and decodes the
+// stream in the transport it comes in.
+func (c client) runAccepting(body, accept string) ([]protocol.Event, []time.Duration) {
+	c.t.Helper()
 	req, _ := http.NewRequest("POST", c.url+"/agui/chat", strings.NewReader(body))
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Authorization", "Bearer sk-live-0123456789abcdefSECRET")
-	if c.accept != "" {
-		req.Header.Set("Accept", c.accept)
+	if accept != "" {
+		req.Header.Set("Accept", accept)
 	}
 	start := time.Now()
 	resp, err := http.DefaultClient.Do(req)
@@ -100,7 +105,7 @@ func (c client) run(body string) ([]protocol.Event, []time.Duration) {
 		b, _ := io.ReadAll(resp.Body)
 		c.t.Fatalf("status %d: %s", resp.StatusCode, b)
 	}
-	if ct := resp.Header.Get("Content-Type"); c.accept == protocol.ProtoContentType && ct != protocol.ProtoContentType {
+	if ct := resp.Header.Get("Content-Type"); accept == protocol.ProtoContentType && ct != protocol.ProtoContentType {
 		c.t.Fatalf("asked for protobuf, got %q", ct)
 	}
 	r := protocol.NewEventReader(resp.Header.Get("Content-Type"), resp.Body, 1<<20)
@@ -156,6 +161,12 @@ func toolCallID(events []protocol.Event) string {
 
 // session plays the approval flow (answered by statuses) and the frontend-tool flow.
 func session(c client, thread string, statuses [2]string) [][]protocol.Event {
+	return sessionAccepting(c, "", thread, statuses)
+}
+
+// sessionAccepting plays session with an Accept header in every request.
+func sessionAccepting(cl client, accept, thread string, statuses [2]string) [][]protocol.Event {
+	c := acceptingClient{cl, accept}
 	first, _ := c.run(`{"threadId":"` + thread + `","runId":"r1","protocolVersion":"1.1","messages":[{"id":"u1","role":"user","content":"deploy"}]}`)
 	ids := interruptIDs(first)
 	second, _ := c.run(fmt.Sprintf(`{"threadId":"%s","runId":"r2","protocolVersion":"1.1","messages":[],"resume":[{"interruptId":"%s","status":"%s"},{"interruptId":"%s","status":"%s"}]}`,
@@ -163,6 +174,17 @@ func session(c client, thread string, statuses [2]string) [][]protocol.Event {
 	pick, _ := c.run(`{"threadId":"` + thread + `-pick","runId":"r1","protocolVersion":"1.1","messages":[{"id":"u1","role":"user","content":"pick"}]}`)
 	picked, _ := c.run(`{"threadId":"` + thread + `-pick","runId":"r2","protocolVersion":"1.1","messages":[{"id":"t1","role":"tool","toolCallId":"` + toolCallID(pick) + `","content":"b"}]}`)
 	return [][]protocol.Event{first, second, pick, picked}
+}
+
+// acceptingClient is a client whose requests carry an Accept header.
+type acceptingClient struct {
+	client
+	accept string
+}
+
+func (c acceptingClient) run(body string) ([]protocol.Event, []time.Duration) {
+	c.t.Helper()
+	return c.runAccepting(body, c.accept)
 }
 
 // recordingUpstreamScenarios serves a mock that records every run into a new directory,
@@ -183,7 +205,7 @@ func TestRecordedSessionsReplayLikeTheOriginal(t *testing.T) {
 	thread := map[[2]string]string{}
 	for i, statuses := range [][2]string{{"resolved", "resolved"}, {"cancelled", "resolved"}} {
 		thread[statuses] = fmt.Sprint("session-", i)
-		recorded[statuses] = session(client{t: t, url: proxy.URL}, thread[statuses], statuses)
+		recorded[statuses] = session(client{t, proxy.URL}, thread[statuses], statuses)
 	}
 
 	files, _ := filepath.Glob(filepath.Join(out, "*.yaml"))
@@ -193,7 +215,7 @@ func TestRecordedSessionsReplayLikeTheOriginal(t *testing.T) {
 
 	replay := serverFor(t, server.DefaultConfig(), scenarios.Source{FS: os.DirFS(out), Root: ".", Label: out})
 	for statuses, original := range recorded {
-		replayed := session(client{t: t, url: replay.URL}, thread[statuses], statuses)
+		replayed := session(client{t, replay.URL}, thread[statuses], statuses)
 		for run := range original {
 			want, got := normalized(original[run]), normalized(replayed[run])
 			if strings.Join(want, "\n") != strings.Join(got, "\n") {
@@ -209,14 +231,14 @@ func TestRecordedSessionsReplayLikeTheOriginal(t *testing.T) {
 func TestAProtobufUpstreamIsRelayedAndRecorded(t *testing.T) {
 	out, proxy := recordingUpstreamScenarios(t)
 	statuses := [2]string{"resolved", "cancelled"}
-	recorded := session(client{t, proxy.URL, protocol.ProtoContentType}, "proto-session", statuses)
+	recorded := sessionAccepting(client{t, proxy.URL}, protocol.ProtoContentType, "proto-session", statuses)
 	files, _ := filepath.Glob(filepath.Join(out, "*.yaml"))
 	if len(files) != 2 {
 		t.Fatalf("recorded files %v", files)
 	}
 	replay := serverFor(t, server.DefaultConfig(), scenarios.Source{FS: os.DirFS(out), Root: ".", Label: out})
 	for _, accept := range []string{"text/event-stream", protocol.ProtoContentType} {
-		replayed := session(client{t, replay.URL, accept}, "proto-session", statuses)
+		replayed := sessionAccepting(client{t, replay.URL}, accept, "proto-session", statuses)
 		for run := range recorded {
 			want, got := normalized(recorded[run]), normalized(replayed[run])
 			if strings.Join(want, "\n") != strings.Join(got, "\n") {
@@ -247,7 +269,7 @@ func TestSecretsNeverReachAFixture(t *testing.T) {
 	cfg := server.DefaultConfig()
 	cfg.Recorder, cfg.RecordAll = rec, true
 	proxy := serverFor(t, cfg, scenarios.Builtin())
-	events, _ := client{t: t, url: proxy.URL}.run(`{"threadId":"t","runId":"r","messages":[{"role":"user","content":"leak"}],"forwardedProps":{"apiKey":"sk-fedcba9876543210fedcba"}}`)
+	events, _ := client{t, proxy.URL}.run(`{"threadId":"t","runId":"r","messages":[{"role":"user","content":"leak"}],"forwardedProps":{"apiKey":"sk-fedcba9876543210fedcba"}}`)
 	if len(events) != 12 {
 		t.Fatalf("the client got %d events", len(events))
 	}
@@ -273,9 +295,9 @@ func TestSecretsNeverReachAFixture(t *testing.T) {
 func TestReplayKeepsTheRecordedTiming(t *testing.T) {
 	out, proxy := recordingUpstreamScenarios(t)
 	body := `{"threadId":"t","runId":"r1","messages":[{"id":"u1","role":"user","content":"deploy"}]}`
-	_, original := client{t: t, url: proxy.URL}.run(body)
+	_, original := client{t, proxy.URL}.run(body)
 	replay := serverFor(t, server.DefaultConfig(), scenarios.Source{FS: os.DirFS(out), Root: ".", Label: out})
-	_, replayed := client{t: t, url: replay.URL}.run(body)
+	_, replayed := client{t, replay.URL}.run(body)
 	if len(original) != len(replayed) {
 		t.Fatalf("%d events recorded, %d replayed", len(original), len(replayed))
 	}
@@ -690,7 +712,7 @@ func TestToolResultsFollowedByAMessageContinueTheSession(t *testing.T) {
 	out, proxy := recordingUpstreamScenarios(t)
 
 	play := func(base string) [][]protocol.Event {
-		c := client{t: t, url: base}
+		c := client{t, base}
 		pick, _ := c.run(`{"threadId":"t","runId":"r1","protocolVersion":"1.1","messages":[{"id":"u1","role":"user","content":"pick"}]}`)
 		picked, _ := c.run(`{"threadId":"t","runId":"r2","protocolVersion":"1.1","messages":[{"id":"t1","role":"tool","toolCallId":"` + toolCallID(pick) + `","content":"b"},{"id":"u2","role":"user","content":"go on"}]}`)
 		return [][]protocol.Event{pick, picked}
