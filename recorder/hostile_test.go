@@ -279,7 +279,7 @@ func TestCredentialsAreRedactedWhereverTheyAre(t *testing.T) {
 	}
 	replay := serverFor(t, server.DefaultConfig(), scenarios.Source{FS: os.DirFS(out), Root: ".", Label: out})
 	replayed, _ := client{t, replay.URL}.run(first) // the user's message with its secret still selects the recording
-	if len(replayed) != len(events)-2 {                     // the three deltas of the JWT are one
+	if len(replayed) != len(events)-2 {             // the three deltas of the JWT are one
 		t.Errorf("the replay has %d events", len(replayed))
 	}
 }
