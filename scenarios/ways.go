@@ -125,7 +125,7 @@ func sampleOf(schema any) any {
 	case "string":
 		return ""
 	case "boolean":
-		return true
+		return false
 	case "integer", "number":
 		return json.Number("0")
 	case "array":

@@ -17,6 +17,15 @@ func TestWaysTakeEveryBranch(t *testing.T) {
 			`[{"resume":[{"status":"resolved","payload":{"reason":""}},{"status":"resolved"}]},` +
 				`{"resume":[{"status":"cancelled"},{"status":"resolved"}]},` +
 				`{"resume":[{"status":"resolved","payload":{"reason":""}},{"status":"resolved","payload":{"channel":"ops"}}]}]`},
+		{"a catch-all after a case of a boolean: the sample, false, reaches it", `
+match: {message: approve}
+steps:
+  - interrupt:
+      responseSchema: {type: object, properties: {approved: {type: boolean}}, required: [approved]}
+      on:
+        - {payload: {approved: true}, steps: [{text: Approved.}]}
+        - {steps: [{text: Rejected.}]}
+`, "approve", `[{"resume":[{"status":"resolved","payload":{"approved":false}}]},{"resume":[{"status":"resolved","payload":{"approved":true}}]}]`},
 		{"a frontend tool's cases, by a text each pattern matches", `
 match: {message: pick}
 steps:

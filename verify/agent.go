@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math/rand/v2"
 	"net/http"
 	"net/textproto"
@@ -138,7 +139,11 @@ func (c *conversation) body(runID string, s *side, answers *scenarios.Answers) m
 	if answers == nil {
 		return body
 	}
-	if len(s.interrupts) > 0 {
+	if command := s.command(answers); command != nil {
+		props := maps.Clone(body["forwardedProps"].(map[string]any))
+		props["command"] = command
+		body["forwardedProps"] = props
+	} else if len(s.interrupts) > 0 {
 		resume := make([]any, len(s.interrupts))
 		for i, id := range s.interrupts {
 			a := scenarios.Answer{Status: protocol.ResumeResolved}
@@ -162,6 +167,25 @@ func (c *conversation) body(runID string, s *side, answers *scenarios.Answers) m
 			"id": protocol.NewID("verify-tool", rand.Uint64()), "role": "tool", "toolCallId": id, "content": result})
 	}
 	return body
+}
+
+// command is the LangGraph command that answers the side's pause, as CopilotKit sends
+// it: the first answer's payload as resume, the on_interrupt value it answers as
+// interruptEvent. It is nil when the pause was not raised in that dialect, or when the
+// answer is not resolved, which a command cannot say: a standard resume says it then,
+// which LangGraph's bridge and the mock accept alike.
+func (s *side) command(answers *scenarios.Answers) map[string]any {
+	if len(s.onInterrupt) == 0 {
+		return nil
+	}
+	a := scenarios.Answer{Status: protocol.ResumeResolved}
+	if len(answers.Resume) > 0 {
+		a = answers.Resume[0]
+	}
+	if a.Status != protocol.ResumeResolved {
+		return nil
+	}
+	return map[string]any{"resume": orEmpty(a.Payload), "interruptEvent": s.onInterrupt[0]}
 }
 
 // firstMessage is the user message that opens a conversation.

@@ -249,6 +249,10 @@ type side struct {
 	history    []any    // the messages of the thread so far, as a client resends them
 	state      any      // the thread's state as the client holds it
 	interrupts []string // the ids of the interrupts the last run raised
+	// onInterrupt holds, when the last run raised its interrupts in the LangGraph
+	// dialect, the value of each on_interrupt event: such a pause is answered as
+	// CopilotKit answers it, through forwardedProps.command.
+	onInterrupt []any
 	toolCalls  []string // the ids of the frontend tool calls it left without a result
 }
 
@@ -371,7 +375,10 @@ func (s *side) follow(events []protocol.Event) {
 		s.history = append(s.history, m)
 	}
 	interrupts, calls := protocol.Awaited(events, func(ev protocol.Event) protocol.Event { return ev })
-	s.interrupts, s.toolCalls = nil, nil
+	s.interrupts, s.toolCalls, s.onInterrupt = nil, nil, nil
+	if len(interrupts) > 0 {
+		s.onInterrupt = onInterruptValues(events)
+	}
 	for _, wire := range interrupts {
 		id, _ := wire["id"].(string)
 		s.interrupts = append(s.interrupts, id)
@@ -403,4 +410,20 @@ func describe(a scenarios.Answers, agent *side) string {
 		parts = append(parts, fmt.Sprintf("tool result %q", clip(result)))
 	}
 	return strings.Join(parts, " and ")
+}
+
+// onInterruptValues returns the values of a run's on_interrupt events when the run
+// raised its interrupts through them alone (its RUN_FINISHED lists none).
+func onInterruptValues(events []protocol.Event) []any {
+	var values []any
+	for _, ev := range events {
+		switch {
+		case ev.Type == protocol.Custom && ev.Str("name") == protocol.OnInterrupt:
+			value, _ := ev.Get("value")
+			values = append(values, value)
+		case ev.Type == protocol.RunFinished && ev.Outcome()["interrupts"] != nil:
+			return nil
+		}
+	}
+	return values
 }

@@ -460,3 +460,58 @@ func loadFS(t *testing.T, fsys fstest.MapFS) *scenarios.Set {
 	}
 	return set
 }
+
+const approvalFixture = `id: approval
+dialect: langgraph
+match: {message: ^approve$}
+examples: [{message: approve}]
+steps:
+  - text: Checking.
+  - interrupt:
+      message: Approve the plan?
+      responseSchema: {type: object, properties: {approved: {type: boolean}}, required: [approved]}
+      on:
+        - payload: {approved: true}
+          steps: [{text: Approved.}]
+        - steps: [{text: Rejected.}]
+`
+
+// A LangGraph agent raises its interrupt as an on_interrupt custom event and reads the
+// answer from forwardedProps.command alone; verify answers it so, as CopilotKit does,
+// once per branch of the scenario.
+func TestVerifyAnswersALangGraphAgentThroughItsCommand(t *testing.T) {
+	var commands []*protocol.Command
+	agent := &testAgent{replies: map[string]func(*protocol.RunAgentInput) []protocol.Event{"approve": func(in *protocol.RunAgentInput) []protocol.Event {
+		if in.Command == nil {
+			if len(in.Resume) > 0 {
+				return join(protocol.NewEvent(protocol.RunError, "message", "this agent reads forwardedProps.command only"))
+			}
+			value := `{"message":"Approve the plan?"}`
+			return join(text("m1", "Checking."), protocol.NewEvent(protocol.Custom, "name", protocol.OnInterrupt, "value", value), finished(in))
+		}
+		commands = append(commands, in.Command)
+		answer, _ := in.Command.Resume.(map[string]any)
+		if answer["approved"] == true {
+			return join(text("m2", "Approved."), finished(in))
+		}
+		return join(text("m2", "Rejected."), finished(in))
+	}}}
+	url := agent.start(t)
+	rep, _, _ := verifyFiles(t, url, map[string]string{"approval.yaml": approvalFixture}, func(c *Config) { c.Concurrency = 1 })
+	if res := rep.Results[0]; res.Status != Pass {
+		t.Fatalf("%s: %s", res.Status, res.Difference)
+	}
+	if len(commands) != 2 {
+		t.Fatalf("the agent got %d commands, want one per branch", len(commands))
+	}
+	var approved []any
+	for _, c := range commands {
+		approved = append(approved, c.Resume.(map[string]any)["approved"])
+		if event, _ := c.InterruptEvent.(map[string]any); event["message"] != "Approve the plan?" {
+			t.Errorf("interruptEvent = %#v, want the on_interrupt value answered", c.InterruptEvent)
+		}
+	}
+	if approved[0] != false || approved[1] != true {
+		t.Errorf("the branches were answered with approved = %v, want false (the sample, which only the catch-all takes) and true", approved)
+	}
+}
