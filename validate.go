@@ -124,8 +124,12 @@ func validatePaths(paths []string, limits scenarios.Limits) report {
 	rep.Scenarios = len(found)
 	if len(found) > 0 {
 		var le *scenarios.LoadError
-		if _, err := scenarios.NewSet(context.Background(), limits, found); errors.As(err, &le) {
+		set, err := scenarios.NewSet(context.Background(), limits, found)
+		switch {
+		case errors.As(err, &le):
 			rep.Problems = append(rep.Problems, le.Diagnostics...)
+		case err == nil:
+			rep.Problems = append(rep.Problems, set.Warnings()...)
 		}
 	}
 	rep.Valid = true

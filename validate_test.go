@@ -222,6 +222,18 @@ func TestValidateRefusesATemplateThatNeverFinishes(t *testing.T) {
 	}
 }
 
+// What the protobuf transport cannot carry is a warning: the file is valid.
+func TestValidateWarnsOfWhatProtobufCannotCarry(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "custom.yaml")
+	writeFile(t, file, "events:\n  - {type: RUN_STARTED, threadId: '{{ .threadId }}', runId: '{{ .runId }}'}\n  - {type: CUSTOM, name: n, value: 1, extra: x}\n  - {type: RUN_FINISHED, threadId: '{{ .threadId }}', runId: '{{ .runId }}'}\n")
+	want := file + ":3:5: warning: over the protobuf transport this event loses CUSTOM.extra (hint: the AG-UI .proto has no place for it: send it in a form the .proto carries, or expect protobuf clients not to see it)\n" +
+		"1 scenario(s), 0 stream(s): 0 problem(s), 1 warning(s)\n"
+	var out strings.Builder
+	if code := run(t.Context(), []string{"validate", file}, env(nil), &out, io.Discard); code != 0 || out.String() != want {
+		t.Errorf("validate: exit %d, output:\n%s\nwant exit 0 and\n%s", code, out.String(), want)
+	}
+}
+
 func TestValidateChecksBothDialects(t *testing.T) {
 	dir := t.TempDir()
 	mixed := filepath.Join(dir, "mixed.yaml")

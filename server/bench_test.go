@@ -82,6 +82,12 @@ func cpuTime() time.Duration {
 // than the 8 KiB a plain net/http handler's keeps. The heap figure includes the client's
 // end of each connection.
 func BenchmarkOpenStreams(b *testing.B) {
+	for _, transport := range []string{transportSSE, transportProto} {
+		b.Run(transport, func(b *testing.B) { benchmarkOpenStreams(b, transport) })
+	}
+}
+
+func benchmarkOpenStreams(b *testing.B, transport string) {
 	s := newServer(b, "", func(c *Config) {
 		c.Sources = []scenarios.Source{{FS: os.DirFS("../bench/scenarios"), Root: ".", Label: "bench"}}
 	})
@@ -97,7 +103,7 @@ func BenchmarkOpenStreams(b *testing.B) {
 		before := memAfterGC()
 		conns := make([]net.Conn, streams)
 		for i := range conns {
-			conns[i] = openGapStream(b, addr, fmt.Sprintf("s%d-%d", round, i))
+			conns[i] = openGapStream(b, addr, transport, fmt.Sprintf("s%d-%d", round, i))
 		}
 		held := memAfterGC()
 		stack = float64(held.StackInuse-before.StackInuse) / streams
@@ -123,25 +129,32 @@ func memAfterGC() runtime.MemStats {
 	return m
 }
 
-// openGapStream starts a run of bench/scenarios/gap.yaml, slowed so that it stays open,
-// and returns once its first event has arrived. It speaks HTTP on a bare connection, so
-// that the client adds no goroutines to what is measured.
-func openGapStream(b *testing.B, addr, threadID string) net.Conn {
+// openGapStream starts a run of bench/scenarios/gap.yaml in a transport, slowed so that
+// it stays open, and returns once its first event has arrived. It speaks HTTP on a bare
+// connection, so that the client adds no goroutines to what is measured.
+func openGapStream(b *testing.B, addr, transport, threadID string) net.Conn {
 	b.Helper()
 	conn, err := net.Dial("tcp", addr)
 	if err != nil {
 		b.Fatal(err)
 	}
 	body := `{"threadId":"` + threadID + `","runId":"r","messages":[{"id":"u","role":"user","content":"gap"}]}`
-	fmt.Fprintf(conn, "POST /agui/chat HTTP/1.1\r\nHost: mock\r\nContent-Type: application/json\r\n%s: 100\r\nContent-Length: %d\r\n\r\n%s", SpeedHeader, len(body), body)
+	fmt.Fprintf(conn, "POST /agui/chat HTTP/1.1\r\nHost: mock\r\nContent-Type: application/json\r\n%s: 100\r\n%s: %s\r\nContent-Length: %d\r\n\r\n%s",
+		SpeedHeader, TransportHeader, transport, len(body), body)
 	r := bufio.NewReader(conn)
+	inBody := false
 	for {
 		line, err := r.ReadString('\n')
 		if err != nil {
 			b.Fatalf("reading the stream: %v", err)
 		}
-		if strings.HasPrefix(line, "data: ") {
+		switch {
+		case transport == transportSSE && strings.HasPrefix(line, "data: "):
 			return conn
+		case inBody: // the size line of the first chunk of frames: the first event is here
+			return conn
+		case line == "\r\n": // the end of the headers
+			inBody = transport == transportProto
 		}
 	}
 }

@@ -28,6 +28,7 @@ type JournalEntry struct {
 	RunID      string           `json:"runId,omitempty"`
 	Scenario   string           `json:"scenario,omitempty"`
 	Selection  selection        `json:"selection,omitempty"` // how the scenario was chosen
+	Transport  string           `json:"transport,omitempty"` // of a run's events: sse or proto
 	Status     int              `json:"status"`
 	Error      string           `json:"error,omitempty"`   // an error answer's code, e.g. unauthorized
 	Reason     string           `json:"reason,omitempty"`  // why: an error answer's message, or the injected fault

@@ -9,6 +9,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/agui-mock/agui-mock/internal/sse"
+	"github.com/agui-mock/agui-mock/protocol"
 )
 
 // The kinds of journal change GET /_mock/journal/stream sends, each as the event name
@@ -119,7 +120,7 @@ func (s *Server) streamJournal(c echo.Context) error {
 	sub := s.feed.Subscribe(journalFeedBuffer)
 	defer s.feed.Unsubscribe(sub)
 	w := sse.NewWriter(c.Response(), s.cfg.WriteTimeout)
-	w.Begin()
+	w.Begin(protocol.SSEContentType)
 	var frame bytes.Buffer
 	enc := json.NewEncoder(&frame) // one buffer for every frame; Encode ends the data line
 	send := func(kind string, data any) error {

@@ -185,8 +185,8 @@ func (p *player) strike(ctx context.Context, s faultStrike) protocol.Outcome {
 	if s.event != nil {
 		_ = p.send(*s.event)
 	}
-	if s.raw != nil {
-		_ = p.w.write(s.raw)
+	if s.malformed {
+		_ = p.w.malformed()
 	}
 	p.disconnect = s.disconnect
 	if !s.stall {
@@ -203,7 +203,7 @@ func (p *player) strike(ctx context.Context, s faultStrike) protocol.Outcome {
 		if err := p.server.sleep(ctx, interval); err != nil {
 			return p.stop(err)
 		}
-		if err := p.w.comment(); err != nil {
+		if err := p.w.keepAlive(); err != nil {
 			return protocol.OutcomeCancelled
 		}
 	}
@@ -229,8 +229,8 @@ func await[T any](ctx context.Context, stopping <-chan struct{}, ready <-chan T)
 	}
 }
 
-// waitUntil sleeps until due, first sending what is written, and writing keep-alive
-// comments during long waits. It returns nil when due, or the cause that stops the run.
+// waitUntil sleeps until due, first sending what is written, and writing keep-alives
+// during long waits. It returns nil when due, or the cause that stops the run.
 func (p *player) waitUntil(ctx context.Context, due time.Time) error {
 	keepAliveEvery := p.server.cfg.KeepAlive
 	for {
@@ -260,7 +260,7 @@ func (p *player) waitUntil(ctx context.Context, due time.Time) error {
 		case <-p.timer.C:
 		}
 		if keepAlive {
-			if err := p.w.comment(); err != nil {
+			if err := p.w.keepAlive(); err != nil {
 				return err
 			}
 		}

@@ -80,6 +80,7 @@ func (s *Server) reloadLocked(ctx context.Context, runtime []*scenarios.Scenario
 	s.metrics.reloaded(true)
 	s.publish(journalChange{kind: changeReload, status: s.load.status})
 	s.cfg.Logger.Info("scenarios reloaded", "scenarios", len(set.Scenarios()))
+	s.logWarnings(set)
 	return nil
 }
 

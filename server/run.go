@@ -28,6 +28,16 @@ const SpeedHeader = "X-Agui-Mock-Speed"
 // ScenarioHeader forces the scenario of one request, whatever it matches.
 const ScenarioHeader = "X-Agui-Mock-Scenario"
 
+// TransportHeader chooses the transport of one run's events, whatever its Accept asks
+// for: proto or sse.
+const TransportHeader = "X-Agui-Mock-Transport"
+
+// Transports of a run's events, as the journal and the log name them.
+const (
+	transportSSE   = "sse"
+	transportProto = "proto"
+)
+
 // statusClientClosedRequest is the status a request gets in the journal and the log
 // when its client went away before it was answered, as nginx has it.
 const statusClientClosedRequest = 499
@@ -37,13 +47,15 @@ var errShutdown = errors.New("server shutting down")
 
 // runRequest is a run request read and checked, before anything is planned.
 type runRequest struct {
-	route  string
-	in     *protocol.RunAgentInput
-	body   []byte // as sent, for the recorder
-	speed  float64
-	fault  *scenarios.Fault // asked for by the request
-	testID string
-	header http.Header
+	route     string
+	in        *protocol.RunAgentInput
+	body      []byte // as sent, for the recorder
+	speed     float64
+	fault     *scenarios.Fault // asked for by the request
+	enc       protocol.Encoder // the transport of its events
+	transport string           // its name
+	testID    string
+	header    http.Header
 }
 
 // run answers one run request with a scenario's event stream. Reading, planning and
@@ -89,7 +101,7 @@ func (s *Server) run(c echo.Context, route string) error {
 	}()
 	started := time.Now()
 	s.metrics.runStarted()
-	w := newEventWriter(c.Response(), s.cfg.EventIDs, s.cfg.WriteTimeout, hook.write)
+	w := newEventWriter(c.Response(), rr.enc, s.cfg.WriteTimeout, hook.write)
 	// The player keeps the ids, not the request: an open stream does not hold on to what
 	// only planning needed.
 	p := &player{server: s, w: w, peer: protocol.PeerFor(rr.in.ProtocolVersion), run: run, threadID: rr.in.ThreadID, runID: rr.in.RunID, testID: rr.testID, fault: rr.fault,
@@ -101,7 +113,7 @@ func (s *Server) run(c echo.Context, route string) error {
 	}
 	run.Finish(outcome, next)
 	finished = true
-	s.reportRun(c, route, plan.Scenario.ID, p, outcome, time.Since(started))
+	s.reportRun(c, route, plan.Scenario.ID, rr.transport, p, outcome, time.Since(started))
 	if p.disconnect {
 		_ = w.flushPending()        // what came before the fault reaches the client
 		panic(http.ErrAbortHandler) // drop the connection without ending the response
@@ -119,6 +131,10 @@ func (s *Server) readRun(c echo.Context, route string) (*runRequest, error) {
 	if err != nil {
 		return nil, err
 	}
+	transport, enc, err := s.transportFor(req)
+	if err != nil {
+		return nil, err
+	}
 	body, err := s.readBody(c, s.cfg.MaxBodyBytes)
 	if err != nil {
 		return nil, err
@@ -132,8 +148,10 @@ func (s *Server) readRun(c echo.Context, route string) (*runRequest, error) {
 	if err != nil {
 		return nil, err
 	}
-	note(c, func(e *JournalEntry) { e.ThreadID, e.RunID, e.bodyIsJSON = in.ThreadID, in.RunID, true })
-	return &runRequest{route: route, in: in, body: body, speed: speed, fault: fault, testID: req.Header.Get(TestIDHeader), header: req.Header}, nil
+	note(c, func(e *JournalEntry) {
+		e.ThreadID, e.RunID, e.Transport, e.bodyIsJSON = in.ThreadID, in.RunID, transport, true
+	})
+	return &runRequest{route: route, in: in, body: body, speed: speed, fault: fault, enc: enc, transport: transport, testID: req.Header.Get(TestIDHeader), header: req.Header}, nil
 }
 
 // openStream counts a stream in, or refuses it when -max-streams are open.
@@ -194,11 +212,11 @@ func isNoScenario(err error) bool {
 }
 
 // reportRun counts, journals and logs a run that has ended.
-func (s *Server) reportRun(c echo.Context, route, scenario string, p *player, outcome protocol.Outcome, took time.Duration) {
+func (s *Server) reportRun(c echo.Context, route, scenario, transport string, p *player, outcome protocol.Outcome, took time.Duration) {
 	s.metrics.runEnded(scenario, outcome, p.sent)
 	note(c, func(e *JournalEntry) { e.Scenario, e.Outcome, e.Events = scenario, outcome, p.sent })
 	s.cfg.Logger.LogAttrs(c.Request().Context(), slog.LevelInfo, "run", slog.String("route", route), slog.String("scenario", scenario),
-		slog.String("thread", p.threadID), slog.String("run", p.runID), slog.String("client", p.peer.String()),
+		slog.String("thread", p.threadID), slog.String("run", p.runID), slog.String("client", p.peer.String()), slog.String("transport", transport),
 		slog.String("request_id", c.Response().Header().Get(echo.HeaderXRequestID)), slog.String("test", p.testID),
 		slog.Int("events", p.sent), slog.String("outcome", string(outcome)), slog.Duration("duration", took.Round(time.Millisecond)))
 }
@@ -339,6 +357,25 @@ func checkJSONContentType(req *http.Request) error {
 // jsonMediaType reports whether a media type is JSON's: application/json, or a type
 // with the +json suffix.
 func jsonMediaType(mt string) bool { return mt == "application/json" || strings.HasSuffix(mt, "+json") }
+
+// transportFor chooses the transport of a run's events: its TransportHeader's, else
+// protobuf when its Accept lists it, as AG-UI agents negotiate, else SSE.
+func (s *Server) transportFor(req *http.Request) (string, protocol.Encoder, error) {
+	name := req.Header.Get(TransportHeader)
+	if name == "" {
+		name = transportSSE
+		if protocol.AcceptsProto(req.Header.Get("Accept")) {
+			name = transportProto
+		}
+	}
+	switch name {
+	case transportSSE:
+		return name, protocol.SSEEncoder{WithIDs: s.cfg.EventIDs}, nil
+	case transportProto:
+		return name, protocol.ProtoEncoder{}, nil
+	}
+	return "", nil, apiError(http.StatusBadRequest, "invalid_header", TransportHeader+" must be proto or sse, got "+strconv.Quote(name))
+}
 
 // speedFor is a run's speed factor: its X-Agui-Mock-Speed header's, or the one set for
 // its test through the admin API, or the server's.

@@ -137,8 +137,16 @@ func New(cfg Config, set *scenarios.Set) *Server {
 	s.tests = testctl.New(testctl.NewJournal(cfg.JournalSize, func(e *JournalEntry, seq int64) { e.Seq = seq }), s.threads)
 	s.set.Store(set)
 	s.load.status = LoadStatus{Scenarios: len(set.Scenarios()), LoadedAt: time.Now(), Errors: []scenarios.Diagnostic{}}
+	s.logWarnings(set)
 	s.echo = s.routes()
 	return s
+}
+
+// logWarnings logs what the load-time check of a set warns of.
+func (s *Server) logWarnings(set *scenarios.Set) {
+	for _, d := range set.Warnings() {
+		s.cfg.Logger.Warn("scenario warning", "problem", d.Error())
+	}
 }
 
 // Scenarios returns the set being served.
