@@ -378,6 +378,16 @@ type Cursor struct {
 	lastTextID string
 }
 
+// Awaiting is the number of interrupts the conversation waits answers to, in either
+// dialect; 0 when there is no conversation to continue. A run that leaves some pauses,
+// whatever its outcome says: a LangGraph-dialect run finishes as success.
+func (c *Cursor) Awaiting() int {
+	if c == nil {
+		return 0
+	}
+	return len(c.Interrupts)
+}
+
 // frame is a list of steps being played and the answer its templates see.
 type frame struct {
 	steps  []step

@@ -34,6 +34,7 @@ type JournalEntry struct {
 	Reason     string           `json:"reason,omitempty"`  // why: an error answer's message, or the injected fault
 	Details    any              `json:"details,omitempty"` // an error answer's details, e.g. the near misses of no_scenario
 	Outcome    protocol.Outcome `json:"outcome,omitempty"`
+	Awaiting   int              `json:"awaiting,omitempty"` // interrupts the run left waiting for an answer (threads.RunRecord)
 	Events     int              `json:"events,omitempty"`
 	DurationMs int64            `json:"durationMs"`
 	Request    any              `json:"request,omitempty"` // the body as JSON, or as text when it is not

@@ -2,7 +2,9 @@ package server
 
 import (
 	"fmt"
+	"maps"
 	"net/http"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -20,6 +22,7 @@ const metricsPath = "/metrics"
 type metricSet struct {
 	mu      sync.Mutex
 	runs    map[[2]string]int64 // scenario, outcome
+	waiting map[string]int64    // scenario: runs that left interrupts waiting for an answer
 	active  int64
 	events  int64
 	reloads map[string]int64 // ok, rejected
@@ -31,14 +34,19 @@ func (m *metricSet) runStarted() {
 	m.mu.Unlock()
 }
 
-func (m *metricSet) runEnded(scenario string, outcome protocol.Outcome, events int) {
+// runEnded counts a run that has ended with outcome, leaving awaiting interrupts
+// waiting for an answer.
+func (m *metricSet) runEnded(scenario string, outcome protocol.Outcome, awaiting, events int) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.active--
 	if m.runs == nil {
-		m.runs = map[[2]string]int64{}
+		m.runs, m.waiting = map[[2]string]int64{}, map[string]int64{}
 	}
 	m.runs[[2]string{scenario, string(outcome)}]++
+	if awaiting > 0 {
+		m.waiting[scenario]++
+	}
 	m.events += int64(events)
 }
 
@@ -66,6 +74,10 @@ func (m *metricSet) serve(c echo.Context) error {
 	sort.Slice(keys, func(i, j int) bool { return keys[i][0]+keys[i][1] < keys[j][0]+keys[j][1] })
 	for _, k := range keys {
 		fmt.Fprintf(&b, "agui_mock_runs_total{scenario=%q,outcome=%q} %d\n", k[0], k[1], m.runs[k])
+	}
+	b.WriteString("# HELP agui_mock_runs_awaiting_total Runs that ended leaving interrupts waiting for an answer, whatever their outcome, by scenario.\n# TYPE agui_mock_runs_awaiting_total counter\n")
+	for _, scenario := range slices.Sorted(maps.Keys(m.waiting)) {
+		fmt.Fprintf(&b, "agui_mock_runs_awaiting_total{scenario=%q} %d\n", scenario, m.waiting[scenario])
 	}
 	fmt.Fprintf(&b, "# HELP agui_mock_active_streams Streams open now.\n# TYPE agui_mock_active_streams gauge\nagui_mock_active_streams %d\n", m.active)
 	fmt.Fprintf(&b, "# HELP agui_mock_events_total Events sent.\n# TYPE agui_mock_events_total counter\nagui_mock_events_total %d\n", m.events)

@@ -32,10 +32,10 @@ type player struct {
 }
 
 // play writes the plan's events on their timeline, measured from the start of the run
-// so that lateness never accumulates, and returns how the run ended: success,
-// interrupt, error (RUN_ERROR), cancelled (by the cancel endpoint or the client going
-// away), fault (a fault broke the stream, or a broken scenario ended it without a
-// terminal event) or error when the server shuts down.
+// so that lateness never accumulates, and returns how the run ended: as its last event
+// says (protocol.OutcomeOf) when it played to the end; cancelled (by the cancel endpoint
+// or the client going away), fault (a fault broke the stream) or error when the server
+// shuts down when it did not.
 func (p *player) play(ctx context.Context, plan *scenarios.Plan, speed float64) protocol.Outcome {
 	// The fault's hook is looked up where it is needed, not kept: the player lives on its
 	// goroutine's stack, which must stay within 8 KiB (BenchmarkOpenStreams).
@@ -78,16 +78,8 @@ func (p *player) play(ctx context.Context, plan *scenarios.Plan, speed float64) 
 			return protocol.OutcomeCancelled
 		}
 	}
-	last := plan.Events[len(plan.Events)-1].Event
-	switch {
-	case last.Type == protocol.RunError:
-		return protocol.OutcomeError
-	case last.Type != protocol.RunFinished:
-		return protocol.OutcomeFault // a broken scenario ended its stream without a terminal event, as truncate does
-	case plan.Next != nil && len(plan.Next.Interrupts) > 0:
-		return protocol.OutcomeInterrupt
-	}
-	return protocol.OutcomeSuccess
+	// A broken scenario may end its stream without a terminal event, as truncate does: fault.
+	return protocol.OutcomeOf(plan.Events[len(plan.Events)-1].Event)
 }
 
 // pause waits at a breakpoint until it is released, and returns how long it waited; or

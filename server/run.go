@@ -113,7 +113,7 @@ func (s *Server) run(c echo.Context, route string) error {
 	}
 	run.Finish(outcome, next)
 	finished = true
-	s.reportRun(c, route, plan.Scenario.ID, rr.transport, p, outcome, time.Since(started))
+	s.reportRun(c, route, plan.Scenario.ID, rr.transport, p, outcome, next.Awaiting(), time.Since(started))
 	if p.disconnect {
 		_ = w.flushPending()        // what came before the fault reaches the client
 		panic(http.ErrAbortHandler) // drop the connection without ending the response
@@ -211,14 +211,17 @@ func isNoScenario(err error) bool {
 	return errors.As(err, &he) && he.body.Error == "no_scenario"
 }
 
-// reportRun counts, journals and logs a run that has ended.
-func (s *Server) reportRun(c echo.Context, route, scenario, transport string, p *player, outcome protocol.Outcome, took time.Duration) {
-	s.metrics.runEnded(scenario, outcome, p.sent)
-	note(c, func(e *JournalEntry) { e.Scenario, e.Outcome, e.Events = scenario, outcome, p.sent })
+// reportRun counts, journals and logs a run that has ended: outcome as its stream said
+// it, awaiting the interrupts it left waiting for an answer.
+func (s *Server) reportRun(c echo.Context, route, scenario, transport string, p *player, outcome protocol.Outcome, awaiting int, took time.Duration) {
+	s.metrics.runEnded(scenario, outcome, awaiting, p.sent)
+	note(c, func(e *JournalEntry) {
+		e.Scenario, e.Outcome, e.Awaiting, e.Events = scenario, outcome, awaiting, p.sent
+	})
 	s.cfg.Logger.LogAttrs(c.Request().Context(), slog.LevelInfo, "run", slog.String("route", route), slog.String("scenario", scenario),
 		slog.String("thread", p.threadID), slog.String("run", p.runID), slog.String("client", p.peer.String()), slog.String("transport", transport),
 		slog.String("request_id", c.Response().Header().Get(echo.HeaderXRequestID)), slog.String("test", p.testID),
-		slog.Int("events", p.sent), slog.String("outcome", string(outcome)), slog.Duration("duration", took.Round(time.Millisecond)))
+		slog.Int("events", p.sent), slog.String("outcome", string(outcome)), slog.Int("awaiting", awaiting), slog.Duration("duration", took.Round(time.Millisecond)))
 }
 
 // forcedScenario is the scenario a request must play whatever it matches: its

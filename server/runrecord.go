@@ -131,12 +131,15 @@ type runDetail struct {
 	Entry JournalEntry `json:"entry"`
 	// Kept says whether the run's events were kept (-journal-events): older runs, and
 	// requests that played nothing, have their entry alone.
-	Kept   bool                       `json:"kept"`
-	Events []eventAt                  `json:"events"`
-	Pauses []pauseAt                  `json:"pauses"`
-	Fault  string                     `json:"fault,omitempty"`
-	Source string                     `json:"source,omitempty"` // where the scenario is written
-	Match  []scenarios.CriterionCheck `json:"match,omitempty"`  // the criteria of a matched scenario, checked again
+	Kept   bool      `json:"kept"`
+	Events []eventAt `json:"events"`
+	Pauses []pauseAt `json:"pauses"`
+	// Interrupts are those the run raised, in either dialect (protocol.Awaited): on
+	// its RUN_FINISHED outcome, or as on_interrupt custom events.
+	Interrupts []map[string]any           `json:"interrupts"`
+	Fault      string                     `json:"fault,omitempty"`
+	Source     string                     `json:"source,omitempty"` // where the scenario is written
+	Match      []scenarios.CriterionCheck `json:"match,omitempty"`  // the criteria of a matched scenario, checked again
 }
 
 type eventAt struct {
@@ -177,11 +180,14 @@ func (s *Server) getRun(c echo.Context) error {
 	if len(found) == 0 {
 		return apiError(http.StatusNotFound, "unknown_entry", "the journal has no entry "+strconv.FormatInt(seq, 10)+": it was reset, or more requests came since (-journal-size)")
 	}
-	d := runDetail{Entry: found[0], Events: []eventAt{}, Pauses: []pauseAt{}}
+	d := runDetail{Entry: found[0], Events: []eventAt{}, Pauses: []pauseAt{}, Interrupts: []map[string]any{}}
 	if rec := s.runs.get(seq); rec != nil {
 		d.Kept, d.Fault, d.Source = true, rec.fault, rec.scenario.Source.String()
 		for _, e := range rec.events {
 			d.Events = append(d.Events, eventAt{AtMs: ms(e.At), Event: e.Event})
+		}
+		if raised, _ := protocol.Awaited(rec.events, func(e recordedEvent) protocol.Event { return e.Event }); raised != nil {
+			d.Interrupts = raised
 		}
 		for _, p := range rec.pauses {
 			d.Pauses = append(d.Pauses, pauseAt{AtMs: ms(p.At), Ms: ms(p.For), Breakpoint: p.Breakpoint})

@@ -36,8 +36,11 @@ type RunRecord struct {
 	RunID    string           `json:"runId"`
 	Scenario string           `json:"scenario"`
 	Outcome  protocol.Outcome `json:"outcome"`
-	Started  time.Time        `json:"startedAt"`
-	Ended    time.Time        `json:"endedAt,omitzero"`
+	// Awaiting is the number of interrupts the run left waiting for an answer: with an
+	// interrupt outcome, or with success in the LangGraph dialect.
+	Awaiting int       `json:"awaiting,omitempty"`
+	Started  time.Time `json:"startedAt"`
+	Ended    time.Time `json:"endedAt,omitzero"`
 }
 
 // Thread is one conversation. Its conversation is guarded by convMu, everything else by
@@ -219,7 +222,7 @@ func (r *Run) Finish(outcome protocol.Outcome, next *scenarios.Cursor) {
 	t.active = nil
 	r.store.touch(t)
 	if i := r.recordIndex(); i >= 0 {
-		t.runs[i].Outcome = outcome
+		t.runs[i].Outcome, t.runs[i].Awaiting = outcome, next.Awaiting()
 		t.runs[i].Ended = r.store.now()
 	}
 	close(r.active.done)

@@ -54,6 +54,21 @@ steps:
             - text: Kept the file.
 `;
 
+// The same pause in the LangGraph dialect: its run finishes as success, waiting for an answer.
+const PUBLISH = `\
+id: publish
+dialect: langgraph
+match: {message: ^publish}
+examples:
+  - message: publish the post
+steps:
+  - interrupt:
+      id: int-publish
+      message: Publish the post?
+      on:
+        resolved: [{text: Published.}]
+`;
+
 describe('the inspector at /_mock/ui, in headless Chromium', () => {
   let dir;
   let mock;
@@ -64,7 +79,7 @@ describe('the inspector at /_mock/ui, in headless Chromium', () => {
 
   before(async () => {
     mkdirSync(ARTIFACTS, { recursive: true });
-    dir = writeTempFiles({ 'greet.yaml': GREET, 'approve.yaml': APPROVE });
+    dir = writeTempFiles({ 'greet.yaml': GREET, 'approve.yaml': APPROVE, 'publish.yaml': PUBLISH });
     mock = await startServer(['--no-builtin', '--scenarios', dir, '--admin-token', TOKEN, '--journal-size', '5000', '--journal-events', '100']);
     browser = await launchChromium();
     page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
@@ -144,13 +159,26 @@ describe('the inspector at /_mock/ui, in headless Chromium', () => {
     await first.ready;
     const { events } = await first.done;
     interrupt = await rowOf(first.headers.get('x-request-id'), finished);
-    assert.deepEqual([interrupt.scenario, interrupt.status, interrupt.outcome, interrupt.events], ['approve', '200', 'interrupt', events.length]);
+    assert.deepEqual([interrupt.scenario, interrupt.status, interrupt.outcome, interrupt.events], ['approve', '200', 'interrupt · awaiting 1', events.length]);
     const body = { threadId: 'thread-approve', runId: 'run-2', messages: [{ id: 'u2', role: 'user', content: '' }], resume: [{ interruptId: 'approve-delete', status: 'resolved' }] };
     const second = openRun(mock, body, { headers });
     await second.ready;
     const answer = await second.done;
     resumed = await rowOf(second.headers.get('x-request-id'), finished);
     assert.deepEqual([resumed.scenario, resumed.outcome, resumed.events], ['approve', 'success', answer.events.length]);
+  });
+
+  test('a LangGraph-dialect interrupt appears as the success its client saw, awaiting an answer', async () => {
+    const run = openRun(mock, runInput('publish the post', { threadId: 'thread-publish' }), { headers });
+    await run.ready;
+    const { events } = await run.done;
+    assert.equal(events.at(-1).outcome, undefined, 'a plain RUN_FINISHED');
+    const row = await rowOf(run.headers.get('x-request-id'), finished);
+    assert.deepEqual([row.scenario, row.outcome], ['publish', 'success · awaiting 1']);
+    await go(`#/threads/${encodeURIComponent(testId)}/thread-publish`);
+    await page.waitForSelector('#thread-body article.turn');
+    assert.match(await page.textContent('#thread-body article.turn'), /success · awaiting 1[\s\S]*Interrupts raised \(1\): int-publish/);
+    await go('#/runs');
   });
 
   let refused;
@@ -166,7 +194,7 @@ describe('the inspector at /_mock/ui, in headless Chromium', () => {
     nearMiss = await rowOf(miss.headers.get('x-request-id'), finished);
     assert.deepEqual([nearMiss.status, nearMiss.scenario, nearMiss.thread], ['404', 'no_scenario', 'thread-miss']);
     await page.fill('#run-filters input[name=testId]', testId);
-    await page.waitForFunction(() => document.querySelectorAll('#runs-rows .row').length === 5);
+    await page.waitForFunction(() => document.querySelectorAll('#runs-rows .row').length === 6);
     await page.selectOption('#run-filters select[name=status]', '4xx');
     await page.waitForFunction(() => document.querySelectorAll('#runs-rows .row').length === 2);
     await page.selectOption('#run-filters select[name=status]', '');
@@ -308,7 +336,7 @@ describe('the inspector at /_mock/ui, in headless Chromium', () => {
     await page.waitForFunction(() => document.body.dataset.view === 'run' && /^Run \d+: POST \/agui\/chat → 200$/.test(document.querySelector('#run-title').textContent), null, { timeout: 10_000 });
     assert.match(await page.textContent('#run-body'), /Test idinspector(?!-)[\s\S]*approve \(forced\)[\s\S]*delete the file/);
     const played = (await journalEntries(mock, {}, 'inspector')).at(-1);
-    assert.deepEqual([played.scenario, played.outcome], ['approve', 'interrupt']);
+    assert.deepEqual([played.scenario, played.outcome, played.awaiting], ['approve', 'interrupt', 1]);
     assert.ok((await page.locator('svg.timeline .mark').count()) > 0);
   });
 

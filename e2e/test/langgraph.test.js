@@ -63,6 +63,10 @@ for (const client of CLIENTS) {
 
         const history = await threadHistory(server, conv.agent.threadId);
         assert.deepEqual(history.interrupts.map((i) => i.id), ['int-publish'], 'history shows the waiting interrupt');
+        // every account of the run says what the client saw, and that it waits for an answer
+        const log = await server.waitForLog((r) => r.msg === 'run' && r.run === first.runId);
+        assert.deepEqual([log.outcome, log.awaiting], ['success', 1], 'the log line');
+        assert.deepEqual(history.runs.map((r) => [r.outcome, r.awaiting]), [['success', 1]], 'the history');
 
         const second = await conv.continue({ forwardedProps: { command: { resume: answer, interruptEvent: value } } });
         assertCleanRun(second);
@@ -82,6 +86,8 @@ for (const client of CLIENTS) {
         assert.equal(first.finished.outcome, 'interrupt');
         assert.deepEqual(first.finished.interrupts.map((i) => i.id), ['int-archive']);
       }
+      const log = await langgraphByDefault.waitForLog((r) => r.msg === 'run' && r.run === first.runId);
+      assert.deepEqual([log.outcome, log.awaiting], ['interrupt', 1], 'the log line');
       const second = await conv.continue({ resume: [{ interruptId: 'int-archive', status: 'cancelled' }] });
       assertCleanRun(second);
       assert.deepEqual(streamedTexts(second.events), ['Kept.']);

@@ -205,6 +205,12 @@ function statusClass(r) {
   return r.status >= 400 || (r.outcome && !['success', 'interrupt'].includes(r.outcome)) ? 'st-bad' : 'st-ok';
 }
 
+/** A run's outcome, and the interrupts it left waiting for an answer, which a LangGraph-dialect run leaves on success. */
+function outcomeText(r) {
+  if (!r.outcome) return '';
+  return r.awaiting ? `${r.outcome} · awaiting ${r.awaiting}` : r.outcome;
+}
+
 function matches(r) {
   if (filters.testId && r.testId !== filters.testId) return false;
   if (filters.scenario && r.scenario !== filters.scenario) return false;
@@ -212,7 +218,7 @@ function matches(r) {
   if (s === 'live' && !r.live) return false;
   if (/^\dxx$/.test(s) && (r.live || String(r.status)[0] !== s[0])) return false;
   if (filters.text) {
-    const hay = `${r.path} ${r.threadId ?? ''} ${r.runId ?? ''} ${r.scenario ?? ''} ${r.error ?? ''} ${r.reason ?? ''} ${r.outcome ?? ''} ${r.testId ?? ''}`.toLowerCase();
+    const hay = `${r.path} ${r.threadId ?? ''} ${r.runId ?? ''} ${r.scenario ?? ''} ${r.error ?? ''} ${r.reason ?? ''} ${outcomeText(r)} ${r.testId ?? ''}`.toLowerCase();
     if (!hay.includes(filters.text.toLowerCase())) return false;
   }
   return true;
@@ -253,7 +259,7 @@ function runRow(r, i) {
   h('span', { role: 'gridcell', class: 'c-thread', title: r.threadId }, r.threadId || '—'),
   h('span', { role: 'gridcell', class: 'c-scenario' }, r.scenario || (r.error ? r.error : '—')),
   h('span', { role: 'gridcell', class: `c-status ${statusClass(r)}` }, statusText),
-  h('span', { role: 'gridcell', class: 'c-outcome' }, r.outcome || ''),
+  h('span', { role: 'gridcell', class: 'c-outcome' }, outcomeText(r)),
   h('span', { role: 'gridcell', class: 'c-events' }, r.events ?? 0),
   h('span', { role: 'gridcell', class: 'c-duration' }, r.live ? '…' : `${r.durationMs} ms`));
   row.style.top = `${i * ROW_HEIGHT}px`; // through the CSSOM: the page's policy refuses style attributes
@@ -324,7 +330,7 @@ async function showRun(seq) {
   const facts = h('dl', { class: 'facts' },
     ...[['Time', new Date(e.time).toISOString()], ['Test id', e.testId || '—'], ['Thread', e.threadId], ['Run', e.runId],
       ['Scenario', e.scenario ? `${e.scenario} (${e.selection || 'chosen'})${d.source ? ' at ' + d.source : ''}` : '—'],
-      ['Status', e.status], ['Outcome', e.outcome], ['Events', e.events ?? 0], ['Duration', `${e.durationMs} ms`],
+      ['Status', e.status], ['Outcome', e.outcome], ['Awaiting answers', e.awaiting], ['Events', e.events ?? 0], ['Duration', `${e.durationMs} ms`],
       ['Error', e.error ? `${e.error}: ${e.reason}` : e.reason], ['Fault that struck', d.fault], ['Request id', e.requestId]]
       .filter(([, v]) => v !== undefined && v !== '' && v !== null)
       .flatMap(([k, v]) => [h('dt', {}, k), h('dd', { 'data-fact': k }, v)]));
@@ -422,11 +428,10 @@ function turn(d) {
   const lastUser = [...(req.messages ?? [])].reverse().find((m) => m.role === 'user');
   const toolResults = (req.messages ?? []).filter((m) => m.role === 'tool');
   const said = d.events.filter((x) => x.event.type === 'TEXT_MESSAGE_CONTENT').map((x) => x.event.delta).join('');
-  const end = d.events.at(-1)?.event;
-  const interrupts = end?.outcome?.type === 'interrupt' ? end.outcome.interrupts ?? [] : [];
+  const interrupts = d.interrupts ?? [];
   const tools = d.events.filter((x) => x.event.type === 'TOOL_CALL_START').map((x) => x.event.toolCallName);
   return h('article', { class: `turn${interrupts.length ? ' interrupt' : ''}`, 'data-seq': e.seq },
-    h('h3', {}, h('a', { href: `#/run/${e.seq}` }, `Run ${e.seq}`), ` · ${e.scenario || e.error || e.status} · ${e.selection || ''} · ${e.outcome || e.status}`),
+    h('h3', {}, h('a', { href: `#/run/${e.seq}` }, `Run ${e.seq}`), ` · ${e.scenario || e.error || e.status} · ${e.selection || ''} · ${outcomeText(e) || e.status}`),
     req.resume ? h('div', { class: 'bubble answer' }, h('strong', {}, 'Answered: '), json(req.resume)) : null,
     toolResults.length && e.selection === 'continued' ? h('div', { class: 'bubble answer' }, h('strong', {}, 'Tool results: '), toolResults.map((m) => m.content).join(' · ')) : null,
     !req.resume && lastUser ? h('div', { class: 'bubble user' }, h('strong', {}, 'User: '), typeof lastUser.content === 'string' ? lastUser.content : json(lastUser.content)) : null,
