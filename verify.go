@@ -22,6 +22,7 @@ import (
 // verifyOptions are the verify command's settings.
 type verifyOptions struct {
 	upstream, format, junit, timing string
+	transport                       string
 	timeout                         time.Duration
 	concurrency                     int
 	exactText, update               bool
@@ -46,6 +47,7 @@ func runVerify(ctx context.Context, args []string, lookupEnv func(string) (strin
 		flagCheck{"format", o.format, o.format == "text" || o.format == "json", "text or json"},
 		flagCheck{"timeout", o.timeout, o.timeout > 0, "positive"},
 		flagCheck{"concurrency", o.concurrency, o.concurrency >= 1, "1 or more"},
+		flagCheck{"transport", o.transport, o.transport == "sse" || o.transport == "proto", "sse or proto"},
 	); err != nil {
 		return fail(err)
 	}
@@ -53,7 +55,7 @@ func runVerify(ctx context.Context, args []string, lookupEnv func(string) (strin
 		fs.Usage()
 		return 2
 	}
-	cfg := verify.Config{Timeout: o.timeout, Concurrency: o.concurrency, Compare: verify.Options{ExactText: o.exactText}}
+	cfg := verify.Config{Timeout: o.timeout, Concurrency: o.concurrency, Compare: verify.Options{ExactText: o.exactText}, Proto: o.transport == "proto"}
 	cfg.Upstream, _ = url.Parse(o.upstream)
 	var err error
 	if cfg.Header, err = parseHeaders(o.headers); err != nil {
@@ -119,6 +121,7 @@ func verifyFlags(o *verifyOptions, stderr io.Writer) *flag.FlagSet {
 	fs.Var(&o.headers, "header", "a header sent with every request to the agent, Name: value (repeatable); never written to reports or files")
 	fs.DurationVar(&o.timeout, "timeout", time.Minute, "the longest one run of the agent may take")
 	fs.IntVar(&o.concurrency, "concurrency", 4, "how many scenarios are verified at once")
+	fs.StringVar(&o.transport, "transport", "sse", "the transport to ask the agent for: sse, or proto (AG-UI protobuf frames); either is read")
 	fs.StringVar(&o.format, "format", "text", "report format on standard output: text or json")
 	fs.StringVar(&o.junit, "junit", "", "also write a JUnit XML report to this file: a test case per run of each conversation")
 	fs.BoolVar(&o.exactText, "exact-text", false, "compare the text of every message too, not only the structure")

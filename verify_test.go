@@ -9,7 +9,10 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
+
+	"github.com/agui-mock/agui-mock/protocol"
 )
 
 // verifyFixtures copies built-in scenarios into a directory of fixtures, the way a
@@ -143,5 +146,44 @@ func TestVerifyCommandErrors(t *testing.T) {
 	code, _, stderr := verifyCmd(t, []string{"--upstream", closed, dir}, nil)
 	if code != 2 || !strings.Contains(stderr, bad+":1:10: unknown key \"txt\"") || !strings.Contains(stderr, "nothing was verified") {
 		t.Errorf("a scenario that does not load: exit %d\n%s", code, stderr)
+	}
+}
+
+// With --transport proto the agent is asked for AG-UI protobuf frames, and its answer in
+// them is read and compared as an SSE one is; a bad transport is refused by name.
+func TestVerifyCommandOverProtobuf(t *testing.T) {
+	agent := builtinAgent(t, 0)
+	var accepts, answered []string
+	var mu sync.Mutex
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		accepts = append(accepts, r.Header.Get("Accept"))
+		mu.Unlock()
+		agent.ServeHTTP(w, r)
+		mu.Lock()
+		answered = append(answered, w.Header().Get("Content-Type"))
+		mu.Unlock()
+	}))
+	t.Cleanup(srv.Close)
+	dir := verifyFixtures(t)
+
+	code, out, stderr := verifyCmd(t, []string{"--upstream", srv.URL + "/agui/chat", "--transport", "proto", dir}, nil)
+	if code != 0 || !strings.HasSuffix(out, "2 scenario(s) verified: 2 pass, 0 drift, 0 error\n") {
+		t.Fatalf("over protobuf: exit %d\n%s%s", code, out, stderr)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(answered) == 0 {
+		t.Fatal("the agent was not asked")
+	}
+	for i := range answered {
+		if accepts[i] != protocol.ProtoContentType || answered[i] != protocol.ProtoContentType {
+			t.Errorf("run %d: asked with Accept %q, answered in %q; want protobuf both ways", i+1, accepts[i], answered[i])
+		}
+	}
+
+	code, _, stderr = verifyCmd(t, []string{"--upstream", srv.URL, "--transport", "grpc", dir}, nil)
+	if code != 2 || !strings.Contains(stderr, "transport") || !strings.Contains(stderr, "sse or proto") {
+		t.Errorf("a bad transport: exit %d\n%s", code, stderr)
 	}
 }

@@ -14,7 +14,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -64,12 +63,8 @@ func quiet() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)
 
 func serverFor(t *testing.T, cfg server.Config, src scenarios.Source) *httptest.Server {
 	t.Helper()
-	set, err := scenarios.Load(src)
-	if err != nil {
-		t.Fatal(err)
-	}
 	cfg.Logger = quiet()
-	ts := httptest.NewServer(server.New(cfg, set).Handler())
+	ts := httptest.NewServer(server.New(cfg, load(t, src)).Handler())
 	t.Cleanup(ts.Close)
 	return ts
 }
@@ -292,41 +287,97 @@ func TestSecretsNeverReachAFixture(t *testing.T) {
 	}
 }
 
+// TestReplayKeepsTheRecordedTiming records a run through the recording proxy on the
+// fake clock, with every part in process and streaming, so the figures are exact: the
+// proxy relays each event when the upstream sends it, the fixture keeps the upstream's
+// schedule, and the replay sends each event when the original arrived.
 func TestReplayKeepsTheRecordedTiming(t *testing.T) {
-	out, proxy := recordingUpstreamScenarios(t)
-	body := `{"threadId":"t","runId":"r1","messages":[{"id":"u1","role":"user","content":"deploy"}]}`
-	_, original := client{t, proxy.URL}.run(body)
-	replay := serverFor(t, server.DefaultConfig(), scenarios.Source{FS: os.DirFS(out), Root: ".", Label: out})
-	_, replayed := client{t, replay.URL}.run(body)
-	if len(original) != len(replayed) {
-		t.Fatalf("%d events recorded, %d replayed", len(original), len(replayed))
-	}
-	// The documented tolerance: each event within 25 ms of its recorded offset. Offsets
-	// count from the first event: the time to it includes connecting to a server started
-	// a moment before, which a busy machine stretches, and the fixture's firstEvent is
-	// checked on its own below.
-	for i := range original {
-		if d := (replayed[i] - replayed[0]) - (original[i] - original[0]); d > 25*time.Millisecond || d < -25*time.Millisecond {
-			t.Errorf("event %d at %v after the first, recorded at %v", i, replayed[i]-replayed[0], original[i]-original[0])
+	synctest.Test(t, func(t *testing.T) {
+		quietCfg := server.DefaultConfig()
+		quietCfg.Logger = quiet()
+		upstream := server.New(quietCfg, load(t, scenarios.Source{FS: fstest.MapFS{"s/u.yaml": {Data: []byte(upstreamScenarios)}}, Root: "s", Label: "upstream"}))
+		out := t.TempDir()
+		u, _ := url.Parse("http://agent.localhost") // a name the upstream's Host check allows
+		rec, err := recorder.New(recorder.Config{Upstream: u, OutDir: out, Dedupe: true, Logger: quiet(), Client: &http.Client{Transport: streaming{upstream.Handler()}}})
+		if err != nil {
+			t.Fatal(err)
 		}
-	}
-	// The first event waits as long as it did: the upstream sends it after its firstEvent
-	// of 20 ms, and the fixture's first delay keeps at least that.
-	files, err := filepath.Glob(filepath.Join(out, "*.yaml"))
-	if err != nil || len(files) != 1 {
-		t.Fatalf("fixtures %v (%v), want one", files, err)
-	}
-	data, err := os.ReadFile(files[0])
+		cfg := quietCfg
+		cfg.Recorder, cfg.RecordAll = rec, true
+		proxy := server.New(cfg, load(t, scenarios.Builtin()))
+		body := `{"threadId":"t","runId":"r1","messages":[{"id":"u1","role":"user","content":"deploy"}]}`
+
+		// played straight on a thread of its own, as the run ends waiting for answers
+		_, schedule := timedRun(t, upstream.Handler(), strings.Replace(body, `"t"`, `"direct"`, 1))
+		// The upstream's timing: RUN_STARTED after firstEvent, the first step firstToken
+		// after it.
+		if len(schedule) < 2 || schedule[0] != 20*time.Millisecond || schedule[1] != 80*time.Millisecond {
+			t.Fatalf("the upstream sent its first events at %v, want 20ms and 80ms", schedule[:min(2, len(schedule))])
+		}
+		events, original := timedRun(t, proxy.Handler(), body)
+		if !slices.Equal(original, schedule) {
+			t.Errorf("the proxy relayed the events at\n%v\nthe upstream sent them at\n%v", original, schedule)
+		}
+
+		files, err := filepath.Glob(filepath.Join(out, "*.yaml"))
+		if err != nil || len(files) != 1 {
+			t.Fatalf("fixtures %v (%v), want one", files, err)
+		}
+		if recorded := fixtureOffsets(t, files[0]); !withinAMillisecond(recorded, schedule) {
+			t.Errorf("the fixture has the events at\n%v\nthe upstream sent them at\n%v", recorded, schedule)
+		}
+
+		time.Sleep(time.Hour) // a replay plays its own schedule, whenever it runs
+		replay := server.New(quietCfg, load(t, scenarios.Source{FS: os.DirFS(out), Root: ".", Label: out}))
+		replayedEvents, replayed := timedRun(t, replay.Handler(), body)
+		if want, got := normalized(events), normalized(replayedEvents); !slices.Equal(want, got) {
+			t.Errorf("the replay sends other events:\n got %s\nwant %s", strings.Join(got, "\n    "), strings.Join(want, "\n    "))
+		}
+		if !withinAMillisecond(replayed, original) {
+			t.Errorf("the replay sent the events at\n%v\nthe original at\n%v", replayed, original)
+		}
+	})
+}
+
+// load loads a scenario set.
+func load(t *testing.T, src scenarios.Source) *scenarios.Set {
+	t.Helper()
+	set, err := scenarios.Load(src)
 	if err != nil {
 		t.Fatal(err)
 	}
-	first := regexp.MustCompile(`\{delay: (\d+), type: RUN_STARTED`).FindSubmatch(data)
-	if first == nil {
-		t.Fatalf("the fixture's RUN_STARTED has no delay:\n%s", data)
+	return set
+}
+
+// fixtureOffsets reads the offset from the start of the run at which a one-run
+// fixture sends each event: the sum of the delays up to it.
+func fixtureOffsets(t *testing.T, file string) []time.Duration {
+	t.Helper()
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
 	}
-	if ms, _ := strconv.Atoi(string(first[1])); ms < 20 {
-		t.Errorf("the first event's delay is %d ms, want at least the upstream's 20 ms", ms)
+	var fixture struct {
+		Events []struct {
+			Delay int64 `yaml:"delay"`
+		} `yaml:"events"`
 	}
+	if err := yaml.Unmarshal(data, &fixture); err != nil {
+		t.Fatal(err)
+	}
+	var at time.Duration
+	var offsets []time.Duration
+	for _, ev := range fixture.Events {
+		at += time.Duration(ev.Delay) * time.Millisecond
+		offsets = append(offsets, at)
+	}
+	return offsets
+}
+
+// withinAMillisecond reports whether two runs have as many events, each within the
+// millisecond to which a fixture rounds its delays.
+func withinAMillisecond(got, want []time.Duration) bool {
+	return slices.EqualFunc(got, want, func(g, w time.Duration) bool { return (g - w).Abs() <= time.Millisecond })
 }
 
 func TestUpstreamFailuresReachTheClient(t *testing.T) {
@@ -530,16 +581,6 @@ func TestTheMocksControlHeadersStayWithTheMock(t *testing.T) {
 	}
 }
 
-// inProcess serves a client's requests with a handler, without a network, so that a
-// test can run on a fake clock.
-type inProcess struct{ h http.Handler }
-
-func (t inProcess) RoundTrip(r *http.Request) (*http.Response, error) {
-	w := httptest.NewRecorder()
-	t.h.ServeHTTP(w, r)
-	return w.Result(), nil
-}
-
 // serve runs one request through a handler and returns the status and body.
 func serve(t *testing.T, h http.Handler, body string) (int, string) {
 	t.Helper()
@@ -553,15 +594,7 @@ func serve(t *testing.T, h http.Handler, body string) (int, string) {
 // lastInterrupt reads the interrupt a stream's RUN_FINISHED hands the client.
 func lastInterrupt(t *testing.T, stream string) map[string]any {
 	t.Helper()
-	var events []protocol.Event
-	frames := protocol.NewFrameReader(strings.NewReader(stream), 1<<20)
-	for f, err := frames.Next(); err == nil; f, err = frames.Next() {
-		ev, err := protocol.DecodeEvent([]byte(f.Data))
-		if err != nil {
-			t.Fatal(err)
-		}
-		events = append(events, ev)
-	}
+	events := decodeStream(t, stream)
 	if len(events) == 0 || events[len(events)-1].Type != protocol.RunFinished {
 		t.Fatalf("the run did not end with an interrupt: %s", stream)
 	}
@@ -571,42 +604,31 @@ func lastInterrupt(t *testing.T, stream string) map[string]any {
 
 func TestARecordedInterruptExpiresAsLongAfterItsReplay(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		upstreamSet, err := scenarios.Load(scenarios.Source{FS: fstest.MapFS{"s/u.yaml": {Data: []byte(`
+		upstreamSet := load(t, scenarios.Source{FS: fstest.MapFS{"s/u.yaml": {Data: []byte(`
 match: {message: ^approve$}
 timing: {firstEvent: 20ms, stepGap: 30ms, jitter: 0}
 steps:
   - interrupt: {message: Go ahead, expiresIn: 10m, on: {resolved: [{text: Went ahead.}]}}
 `)}}, Root: "s", Label: "upstream"})
-		if err != nil {
-			t.Fatal(err)
-		}
 		quietCfg := server.DefaultConfig()
 		quietCfg.Logger = quiet()
 		upstream := server.New(quietCfg, upstreamSet)
 		out := t.TempDir()
 		u, _ := url.Parse("http://agent.localhost") // a name the upstream's Host check allows
-		rec, err := recorder.New(recorder.Config{Upstream: u, OutDir: out, Dedupe: true, Logger: quiet(), Client: &http.Client{Transport: inProcess{upstream.Handler()}}})
+		rec, err := recorder.New(recorder.Config{Upstream: u, OutDir: out, Dedupe: true, Logger: quiet(), Client: &http.Client{Transport: streaming{upstream.Handler()}}})
 		if err != nil {
 			t.Fatal(err)
 		}
 		cfg := server.DefaultConfig()
 		cfg.Recorder, cfg.RecordAll, cfg.Logger = rec, true, quiet()
-		builtin, err := scenarios.Load(scenarios.Builtin())
-		if err != nil {
-			t.Fatal(err)
-		}
-		proxy := server.New(cfg, builtin)
+		proxy := server.New(cfg, load(t, scenarios.Builtin()))
 		first := `{"threadId":"t","runId":"r1","protocolVersion":"1.1","messages":[{"id":"u1","role":"user","content":"approve"}]}`
 		resume := `{"threadId":"t","runId":"r2","protocolVersion":"1.1","messages":[],"resume":[{"interruptId":"%s","status":"resolved"}]}`
 		_, stream := serve(t, proxy.Handler(), first)
 		_, _ = serve(t, proxy.Handler(), fmt.Sprintf(resume, lastInterrupt(t, stream)["id"]))
 
 		time.Sleep(time.Hour) // long past the recorded interrupt's expiry
-		set, err := scenarios.Load(scenarios.Source{FS: os.DirFS(out), Root: ".", Label: out})
-		if err != nil {
-			t.Fatal(err)
-		}
-		replay := server.New(quietCfg, set)
+		replay := server.New(quietCfg, load(t, scenarios.Source{FS: os.DirFS(out), Root: ".", Label: out}))
 		sent := time.Now()
 		_, stream = serve(t, replay.Handler(), first)
 		interrupt := lastInterrupt(t, stream)

@@ -53,23 +53,20 @@ func (a directAgent) run(ctx context.Context, route string, header map[string]st
 		detail, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
 		return nil, nil, fmt.Errorf("the agent refused the run: %s %s", resp.Status, strings.TrimSpace(string(detail)))
 	}
-	if ct := resp.Header.Get("Content-Type"); !strings.HasPrefix(ct, "text/event-stream") {
-		return nil, nil, fmt.Errorf("the agent answered with %q instead of an SSE event stream", ct)
+	ct := resp.Header.Get("Content-Type")
+	if !strings.HasPrefix(ct, "text/event-stream") && !protocol.IsProtoContentType(ct) {
+		return nil, nil, fmt.Errorf("the agent answered with %q instead of an event stream (SSE, or the AG-UI protobuf transport)", ct)
 	}
 	var events []protocol.Event
 	var at []time.Duration
-	frames := protocol.NewFrameReader(resp.Body, a.cfg.MaxFrame)
+	stream := protocol.NewEventReader(ct, resp.Body, a.cfg.MaxFrame)
 	for {
-		f, err := frames.Next()
+		ev, err := stream.Next()
 		if errors.Is(err, io.EOF) {
 			return events, at, nil
 		}
 		if err != nil {
 			return nil, nil, a.cfg.failure(ctx, fmt.Sprintf("the agent's stream broke off after %d events", len(events)), err)
-		}
-		ev, err := protocol.DecodeEvent([]byte(f.Data))
-		if err != nil {
-			return nil, nil, fmt.Errorf("the agent sent an event that does not decode (event %d): %w", len(events), err)
 		}
 		if len(events) == scenarios.MaxRunEvents {
 			return nil, nil, fmt.Errorf("the agent's run goes past %d events, the most a scenario's run may have", scenarios.MaxRunEvents)
@@ -104,6 +101,9 @@ func (cfg Config) newRequest(ctx context.Context, target string, example map[str
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "text/event-stream")
+	if cfg.Proto {
+		req.Header.Set("Accept", protocol.ProtoContentType)
+	}
 	return req, nil
 }
 

@@ -35,6 +35,9 @@ type Config struct {
 	Client      *http.Client
 	Compare     Options
 	MaxFrame    int // the largest event accepted from the agent, in bytes; 0: 16 MiB
+	// Proto asks the agent for the AG-UI protobuf transport instead of SSE. Either way,
+	// the stream is read in the transport the agent's Content-Type names.
+	Proto bool
 }
 
 // Limits of one example's exploration, as the load-time check of a scenario has.
