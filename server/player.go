@@ -16,12 +16,16 @@ type player struct {
 	w          *eventWriter
 	peer       protocol.Peer
 	run        *threads.Run
+	plan       *scenarios.Plan
+	speed      float64
 	threadID   string
 	runID      string
 	testID     string
 	fault      *scenarios.Fault  // asked for by the request
 	open       protocol.Verifier // tracks what is open, to close it if the run is cut short
 	sent       int
+	next       int           // the index in the plan of the next event to play
+	start      time.Time     // when the run's timeline began
 	at         time.Duration // the offset in the plan of the event being played
 	disconnect bool          // the run ends by dropping the connection
 	timer      *time.Timer   // reused for every wait of the run
@@ -31,56 +35,77 @@ type player struct {
 // so that lateness never accumulates, and returns how the run ended: success,
 // interrupt, error (RUN_ERROR), cancelled (by the cancel endpoint or the client going
 // away), fault (a fault broke the stream, or a broken scenario ended it without a
-// terminal event) or error when the server shuts down.
-func (p *player) play(ctx context.Context, plan *scenarios.Plan, speed float64) protocol.Outcome {
+// terminal event) or error when the server shuts down. It waits on the calling
+// goroutine; given park, it offers the stream to it at every wait, and returns parked
+// once park has taken it: the stream then goes on without this goroutine (stream.go).
+func (p *player) play(ctx context.Context, park func(due time.Time) bool) (outcome protocol.Outcome, parked bool) {
 	// The fault's hook is looked up where it is needed, not kept: the player lives on its
 	// goroutine's stack, which must stay within 8 KiB (BenchmarkOpenStreams).
 	if wait := hookOf(p.fault).wait; wait != nil {
 		if err := p.server.sleep(ctx, wait(*p.fault)); err != nil {
-			return p.stop(err)
+			return p.stop(err), false
 		}
 	}
 	p.w.begin()
-	start := time.Now()
-	for i, t := range plan.Events {
-		due := start.Add(scenarios.Scale(t.At, speed))
+	p.start = time.Now()
+	for {
+		outcome, due, done := p.advance(ctx)
+		if done {
+			return outcome, false
+		}
+		if park != nil && park(due) {
+			return "", true
+		}
 		if err := p.waitUntil(ctx, due); err != nil {
-			return p.stop(err)
+			return p.stop(err), false
+		}
+	}
+}
+
+// advance plays every event that is due, from the next one on, and returns when the
+// run has ended (done, with its outcome) or when the next event is not due yet (due:
+// when it is).
+func (p *player) advance(ctx context.Context) (outcome protocol.Outcome, due time.Time, done bool) {
+	plan := p.plan
+	for ; p.next < len(plan.Events); p.next++ {
+		i, t := p.next, plan.Events[p.next]
+		if due := p.start.Add(scenarios.Scale(t.At, p.speed)); time.Until(due) > 0 {
+			return "", due, false
 		}
 		p.at = t.At
 		if bp := p.server.tests.Breakpoints.Hit(p.testID, plan.Scenario.ID, t.Step, i, p.threadID, p.runID); bp != nil {
 			paused := time.Now()
 			if err := p.w.flushPending(); err != nil {
-				return protocol.OutcomeCancelled
+				return protocol.OutcomeCancelled, time.Time{}, true
 			}
 			if err := await(ctx, p.server.stopping, bp.Resumed()); err != nil {
-				return p.stop(err)
+				return p.stop(err), time.Time{}, true
 			}
-			start = start.Add(time.Since(paused)) // the rest keeps its rhythm
+			p.start = p.start.Add(time.Since(paused)) // the rest keeps its rhythm
 		}
 		// After the breakpoint, so that a test can pause a run at the event a fault breaks.
 		if f := p.fault; f != nil && f.After == i {
 			if strike := hookOf(f).strike; strike != nil {
-				return p.strike(ctx, strike(*f))
+				return p.strike(ctx, strike(*f)), time.Time{}, true
 			}
 		}
 		if t.Fault != nil { // a scenario's fault step: its kind strikes
-			return p.strike(ctx, faultHookFor(t.Fault.Kind).strike(*t.Fault))
+			return p.strike(ctx, faultHookFor(t.Fault.Kind).strike(*t.Fault)), time.Time{}, true
 		}
 		if err := p.send(t.Event); err != nil {
-			return protocol.OutcomeCancelled
+			return protocol.OutcomeCancelled, time.Time{}, true
 		}
 	}
 	last := plan.Events[len(plan.Events)-1].Event
 	switch {
 	case last.Type == protocol.RunError:
-		return protocol.OutcomeError
+		return protocol.OutcomeError, time.Time{}, true
 	case last.Type != protocol.RunFinished:
-		return protocol.OutcomeFault // a broken scenario ended its stream without a terminal event, as truncate does
+		return protocol.OutcomeFault, time.Time{}, true // a broken scenario ended its stream without a terminal event, as truncate does
 	case plan.Next != nil && len(plan.Next.Interrupts) > 0:
-		return protocol.OutcomeInterrupt
+		return protocol.OutcomeInterrupt, time.Time{}, true
 	}
-	return protocol.OutcomeSuccess
+	return protocol.OutcomeSuccess, time.Time{}, true
 }
 
 // send records an event in the thread and writes it as the peer understands it.

@@ -65,10 +65,24 @@ func (s *Server) run(c echo.Context, route string) error {
 	if err := s.openStream(c.Response()); err != nil {
 		return err
 	}
-	defer s.streams.Add(-1)
+	parked := false // the stream goes on after the handler returns, and ends itself
+	defer func() {
+		if !parked {
+			s.streams.Add(-1)
+		}
+	}()
 
-	ctx, cancel := context.WithCancelCause(c.Request().Context())
-	defer cancel(nil)
+	// A run's context is the server's, not the request's: a stream taken over from
+	// net/http outlives its request. Until then the client leaving cancels it.
+	reqCtx := c.Request().Context()
+	ctx, cancel := context.WithCancelCause(s.runs)
+	unlink := context.AfterFunc(reqCtx, func() { cancel(context.Cause(reqCtx)) })
+	defer func() {
+		if !parked {
+			unlink()
+			cancel(nil)
+		}
+	}()
 	run, plan, err := s.startRun(ctx, rr, cancel)
 	if isNoScenario(err) && s.upstream.recordsMisses() {
 		return s.upstream.record(c, rr) // nothing matches: ask the real agent, and keep its answer
@@ -82,20 +96,26 @@ func (s *Server) run(c echo.Context, route string) error {
 			run.Release() // the run panicked
 		}
 	}()
-	started := time.Now()
 	s.metrics.runStarted()
 	w := newEventWriter(c.Response(), s.cfg.EventIDs, s.cfg.WriteTimeout, hook.write)
 	// The player keeps the ids, not the request: an open stream does not hold on to what
 	// only planning needed.
-	p := &player{server: s, w: w, peer: protocol.PeerFor(rr.in.ProtocolVersion), run: run, threadID: rr.in.ThreadID, runID: rr.in.RunID, testID: rr.testID, fault: rr.fault}
-	outcome := p.play(ctx, plan, rr.speed)
-	next := plan.Next
-	if outcome != protocol.OutcomeInterrupt && outcome != protocol.OutcomeSuccess {
-		next = nil // a run cut short abandons the rest of the conversation
+	p := &player{server: s, w: w, peer: protocol.PeerFor(rr.in.ProtocolVersion), run: run, plan: plan, speed: rr.speed,
+		threadID: rr.in.ThreadID, runID: rr.in.RunID, testID: rr.testID, fault: rr.fault}
+	st := &stream{server: s, p: p, ctx: ctx, cancel: cancel, route: route, started: time.Now(),
+		requestID: c.Response().Header().Get(echo.HeaderXRequestID), entry: entryOf(c)}
+	var park func(time.Time) bool
+	if canPark(c, plan, rr.speed) {
+		c.Response().Header().Set("Connection", "close") // the stream will end by closing it
+		park = func(due time.Time) bool { return st.park(c, unlink, due) }
 	}
-	run.Finish(outcome, next)
+	var outcome protocol.Outcome
+	outcome, parked = p.play(ctx, park)
 	finished = true
-	s.reportRun(c, route, plan.Scenario.ID, p, outcome, time.Since(started))
+	if parked {
+		return nil
+	}
+	st.finish(outcome)
 	if p.disconnect {
 		_ = w.flushPending()        // what came before the fault reaches the client
 		panic(http.ErrAbortHandler) // drop the connection without ending the response
@@ -180,13 +200,16 @@ func isNoScenario(err error) bool {
 }
 
 // reportRun counts, journals and logs a run that has ended.
-func (s *Server) reportRun(c echo.Context, route, scenario string, p *player, outcome protocol.Outcome, took time.Duration) {
+func (s *Server) reportRun(st *stream, outcome protocol.Outcome) {
+	p, scenario := st.p, st.p.plan.Scenario.ID
 	s.metrics.runEnded(scenario, outcome, p.sent)
-	note(c, func(e *JournalEntry) { e.Scenario, e.Outcome, e.Events = scenario, outcome, p.sent })
-	s.cfg.Logger.LogAttrs(c.Request().Context(), slog.LevelInfo, "run", slog.String("route", route), slog.String("scenario", scenario),
+	if e := st.entry; e != nil {
+		e.Scenario, e.Outcome, e.Events = scenario, outcome, p.sent
+	}
+	s.cfg.Logger.LogAttrs(st.ctx, slog.LevelInfo, "run", slog.String("route", st.route), slog.String("scenario", scenario),
 		slog.String("thread", p.threadID), slog.String("run", p.runID), slog.String("client", p.peer.String()),
-		slog.String("request_id", c.Response().Header().Get(echo.HeaderXRequestID)), slog.String("test", p.testID),
-		slog.Int("events", p.sent), slog.String("outcome", string(outcome)), slog.Duration("duration", took.Round(time.Millisecond)))
+		slog.String("request_id", st.requestID), slog.String("test", p.testID),
+		slog.Int("events", p.sent), slog.String("outcome", string(outcome)), slog.Duration("duration", time.Since(st.started).Round(time.Millisecond)))
 }
 
 // forcedScenario is the scenario a request must play whatever it matches: its
