@@ -26,6 +26,7 @@ type player struct {
 	sent       int
 	next       int           // the index in the plan of the next event to play
 	start      time.Time     // when the run's timeline began
+	playedAt   time.Time     // when the last event was played
 	at         time.Duration // the offset in the plan of the event being played
 	disconnect bool          // the run ends by dropping the connection
 	timer      *time.Timer   // reused for every wait of the run
@@ -69,10 +70,11 @@ func (p *player) advance(ctx context.Context) (outcome protocol.Outcome, due tim
 	plan := p.plan
 	for ; p.next < len(plan.Events); p.next++ {
 		i, t := p.next, plan.Events[p.next]
-		if due := p.start.Add(scenarios.Scale(t.At, p.speed)); time.Until(due) > 0 {
+		now := time.Now()
+		if due := p.due(i); now.Before(due) {
 			return "", due, false
 		}
-		p.at = t.At
+		p.playedAt, p.at = now, t.At
 		if bp := p.server.tests.Breakpoints.Hit(p.testID, plan.Scenario.ID, t.Step, i, p.threadID, p.runID); bp != nil {
 			paused := time.Now()
 			if err := p.w.flushPending(); err != nil {
@@ -106,6 +108,25 @@ func (p *player) advance(ctx context.Context) (outcome protocol.Outcome, due tim
 		return protocol.OutcomeInterrupt, time.Time{}, true
 	}
 	return protocol.OutcomeSuccess, time.Time{}, true
+}
+
+// due is when event i falls due: at its offset on the run's timeline, measured from the
+// run's start so that lateness does not accumulate; but after an event that went out
+// late, no sooner than half its planned gap after that one. A stream that fell behind
+// (a busy machine, a start among a thousand) catches up over its next events, each gap
+// at least half of what the scenario says, instead of sending them in a bunch; events
+// planned together still go together.
+func (p *player) due(i int) time.Time {
+	events := p.plan.Events
+	due := p.start.Add(scenarios.Scale(events[i].At, p.speed))
+	if i == 0 {
+		return due
+	}
+	gap := scenarios.Scale(events[i].At-events[i-1].At, p.speed)
+	if soonest := p.playedAt.Add(gap / 2); gap > 0 && soonest.After(due) {
+		return soonest
+	}
+	return due
 }
 
 // send records an event in the thread and writes it as the peer understands it.
@@ -218,12 +239,12 @@ func await[T any](ctx context.Context, stopping <-chan struct{}, ready <-chan T)
 func (p *player) waitUntil(ctx context.Context, due time.Time) error {
 	keepAliveEvery := p.server.cfg.KeepAlive
 	for {
-		d := time.Until(due)
-		if d <= 0 {
-			return nil
-		}
 		if err := p.w.flushPending(); err != nil {
 			return err
+		}
+		d := time.Until(due) // after the flush, which may have taken a while
+		if d <= 0 {
+			return nil
 		}
 		keepAlive := keepAliveEvery > 0 && d > keepAliveEvery
 		if keepAlive {
