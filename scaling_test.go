@@ -144,14 +144,18 @@ func replicaOf(t *testing.T, proxy, testID string) int {
 	return ready.Scenarios - 3
 }
 
-// call sends a request with a test's id and returns the answer's status and body.
-func call(t *testing.T, method, url, testID, body string) (int, string) {
+// call sends a request with a test's id, and any header given as name, value, and
+// returns the answer's status and body.
+func call(t *testing.T, method, url, testID, body string, header ...string) (int, string) {
 	t.Helper()
 	req, err := http.NewRequest(method, url, strings.NewReader(body))
 	if err != nil {
 		t.Fatal(err)
 	}
 	req.Header.Set(server.TestIDHeader, testID)
+	for i := 0; i+1 < len(header); i += 2 {
+		req.Header.Set(header[i], header[i+1])
+	}
 	if body != "" {
 		req.Header.Set("Content-Type", "application/json")
 	}
@@ -254,8 +258,10 @@ func TestTwoReplicasBehindNginxKeepEachTestOnOneReplica(t *testing.T) {
 				if !strings.Contains(stream, `"delta":"`+forced) || !strings.Contains(stream, "broken for "+testID) {
 					t.Errorf("first run: want %s broken by the fault, got\n%s", forced, stream)
 				}
-				// the next plays what it matches, whole: force and fault were used up
-				if _, stream := call(t, http.MethodPost, proxy+"/agui/chat", testID, hello); !strings.Contains(stream, `"delta":"plain`) || !strings.Contains(stream, "RUN_FINISHED") {
+				// the next plays what it matches, whole: force and fault were used up. It plays
+				// with its delays, so that its stream, taken over from net/http at its first
+				// wait, reaches the client in chunks through nginx.
+				if _, stream := call(t, http.MethodPost, proxy+"/agui/chat", testID, hello, server.SpeedHeader, "0.05"); !strings.Contains(stream, `"delta":"plain`) || !strings.Contains(stream, "RUN_FINISHED") {
 					t.Errorf("second run: want plain, finished, got\n%s", stream)
 				}
 				want := fmt.Sprint([]string{forced + "/error", "plain/success"})
