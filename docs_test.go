@@ -218,8 +218,8 @@ func TestEveryTemplateFunctionIsDocumented(t *testing.T) {
 }
 
 // TestEveryFaultKindIsDocumented checks that every fault kind has its row in the fault
-// catalogue, that the scenario reference names the kinds a fault step takes, and that
-// the Testcontainers client's Fault type accepts every kind.
+// catalogue and that the scenario reference names the kinds a fault step takes (the
+// schema and the Testcontainers client follow the table through go generate).
 func TestEveryFaultKindIsDocumented(t *testing.T) {
 	read := func(file string) string {
 		data, err := os.ReadFile(file)
@@ -228,16 +228,13 @@ func TestEveryFaultKindIsDocumented(t *testing.T) {
 		}
 		return string(data)
 	}
-	catalogue, reference, client := read("docs/e2e-testing.md"), read("docs/scenarios.md"), read("clients/testcontainers/src/index.ts")
+	catalogue, reference := read("docs/e2e-testing.md"), read("docs/scenarios.md")
 	for _, k := range scenarios.FaultKindTable() {
 		if !strings.Contains(catalogue, "\n| `"+k.Name+"` |") {
 			t.Errorf("docs/e2e-testing.md has no row for the fault kind %s", k.Name)
 		}
 		if !k.RequestOnly() && !strings.Contains(reference, "`"+k.Name+"`") {
 			t.Errorf("docs/scenarios.md does not name the fault step kind %s", k.Name)
-		}
-		if !strings.Contains(client, `"`+k.Name+`"`) {
-			t.Errorf("clients/testcontainers/src/index.ts: the Fault type lacks the kind %s", k.Name)
 		}
 	}
 }

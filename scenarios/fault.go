@@ -11,6 +11,8 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
+//go:generate go run ../internal/cmd/genfaults -root ..
+
 // Fault kinds: deliberate misbehaviour, as a scenario step or per request. What each
 // does, and where it may be asked for, is in the table of kinds (see FaultKindTable).
 const (
@@ -42,7 +44,7 @@ type FaultKind struct {
 	Name   string
 	Params []string // the parameters it takes per request, in the header's spelling and the order of its documentation
 	Scope  FaultScope
-	Does   string // what it does, in a few words
+	Does   string // what it does, in a sentence: the schema and the client type say it too
 }
 
 // RequestOnly reports whether the kind applies to whole requests only, so that a
@@ -50,16 +52,18 @@ type FaultKind struct {
 func (k FaultKind) RequestOnly() bool { return k.Scope != FaultScopeStep }
 
 // faultKinds is the table of fault kinds, in the order of their documentation. It is an
-// unexported array of values, read only: FaultKindTable hands out copies.
+// unexported array of values, read only: FaultKindTable hands out copies. `go generate
+// ./scenarios` writes the schema's faultKind and the Testcontainers client's kind type
+// from it (internal/cmd/genfaults).
 var faultKinds = [...]FaultKind{
-	{FaultStatus, []string{"status", "body", "retryAfter"}, FaultScopeRequest, "answer an HTTP error instead of a stream"},
-	{FaultSlowStart, []string{"delay"}, FaultScopeRequest, "wait before the first byte"},
-	{FaultSplit, nil, FaultScopeStream, "write every frame in tiny chunks, splitting characters and escapes"},
-	{FaultRunError, []string{"after", "message", "code"}, FaultScopeStep, "end with RUN_ERROR"},
-	{FaultDisconnect, []string{"after"}, FaultScopeStep, "drop the connection"},
-	{FaultStall, []string{"after", "keepAlive"}, FaultScopeStep, "stop sending, with or without keep-alives, until the client gives up"},
-	{FaultMalformed, []string{"after"}, FaultScopeStep, "send a data: frame that is not JSON, then end"},
-	{FaultTruncate, []string{"after"}, FaultScopeStep, "end the stream without a terminal event"},
+	{FaultStatus, []string{"status", "body", "retryAfter"}, FaultScopeRequest, "Answer an HTTP error instead of a stream."},
+	{FaultSlowStart, []string{"delay"}, FaultScopeRequest, "Send nothing, not even headers, for the delay; then the run."},
+	{FaultSplit, nil, FaultScopeStream, "Write every frame in tiny pieces, splitting characters, escapes and the data: prefix."},
+	{FaultRunError, []string{"after", "message", "code"}, FaultScopeStep, "End the run with RUN_ERROR (message and code optional)."},
+	{FaultDisconnect, []string{"after"}, FaultScopeStep, "Drop the connection without ending the response: no terminal event, no final chunk."},
+	{FaultStall, []string{"after", "keepAlive"}, FaultScopeStep, "Stop sending until the client gives up (or the run is cancelled); keepAlive: true keeps sending keep-alive comments meanwhile."},
+	{FaultMalformed, []string{"after"}, FaultScopeStep, "Send a data: frame that is not JSON, then end the stream."},
+	{FaultTruncate, []string{"after"}, FaultScopeStep, "End the stream cleanly but without a terminal event (no RUN_FINISHED, no RUN_ERROR)."},
 }
 
 // FaultKindTable returns the table of fault kinds, in the order of their documentation.

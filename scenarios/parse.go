@@ -131,27 +131,63 @@ func (l *fileLoader) scenario(n *yaml.Node, doc int) *Scenario {
 	return sc
 }
 
-// matchKeys are the criteria of a match; an example gives the same parts of a request,
-// and its context, so examples and match read forwardedProps, state and tools alike.
-var matchKeys = []string{"route", "message", "forwardedProps", "state", "tools", "headers"}
+// requestKeys are the parts of a request that a match tests and an example gives; one
+// reader, requestParts, reads them for both, so the two spell every part alike.
+var requestKeys = []string{"route", "message", "forwardedProps", "state", "tools", "headers"}
 
-func (l *fileLoader) match(n *yaml.Node) Match {
-	var m Match
-	f := l.fields(n, "match", matchKeys)
+// requestParts is what a match or an example says of a request, read but not yet
+// interpreted: a match compiles the message and header patterns, an example sends them.
+type requestParts struct {
+	routes         []string
+	routeNode      *yaml.Node
+	message        *yaml.Node
+	forwardedProps map[string]any
+	state          any
+	tools          []string
+	headers        map[string]*yaml.Node // by name as written
+}
+
+// requestParts reads the request parts of the mapping f; label names a part in the
+// problems reported ("match." or "an example's ").
+func (l *fileLoader) requestParts(f map[string]*yaml.Node, label string) requestParts {
+	var p requestParts
 	if v := f["route"]; v != nil {
-		m.Routes = l.strings(v)
-		for i, r := range m.Routes {
+		p.routeNode = v
+		p.routes = l.strings(v)
+		for i, r := range p.routes {
 			if !strings.HasPrefix(r, "/") {
 				l.diag.add(l.pos(v), "", "route %q must start with /", r)
 			}
-			m.Routes[i] = strings.TrimSuffix(r, "/")
-			if m.Routes[i] == "" {
-				m.Routes[i] = "/"
+			p.routes[i] = strings.TrimSuffix(r, "/")
+			if p.routes[i] == "" {
+				p.routes[i] = "/"
 			}
 		}
 	}
-	if v := f["message"]; v != nil {
-		m.Message = l.regex(v)
+	p.message = f["message"]
+	if v := f["forwardedProps"]; v != nil {
+		p.forwardedProps = l.literalMapping(v, label+"forwardedProps")
+	}
+	if v := f["state"]; v != nil {
+		p.state = l.literal(v)
+	}
+	if v := f["tools"]; v != nil {
+		p.tools = l.strings(v)
+	}
+	if v := f["headers"]; v != nil {
+		p.headers = l.fields(v, label+"headers", nil)
+		if p.headers == nil {
+			p.headers = map[string]*yaml.Node{}
+		}
+	}
+	return p
+}
+
+func (l *fileLoader) match(n *yaml.Node) Match {
+	p := l.requestParts(l.fields(n, "match", requestKeys), "match.")
+	m := Match{Routes: p.routes, ForwardedProps: p.forwardedProps, State: p.state, Tools: p.tools}
+	if p.message != nil {
+		m.Message = l.regex(p.message)
 		if m.Message != nil {
 			m.prefix = prefixOf(m.Message)
 			for _, name := range m.Message.SubexpNames() {
@@ -161,19 +197,9 @@ func (l *fileLoader) match(n *yaml.Node) Match {
 			}
 		}
 	}
-	if v := f["forwardedProps"]; v != nil {
-		m.ForwardedProps = l.literalMapping(v, "match.forwardedProps")
-	}
-	if v := f["state"]; v != nil {
-		m.State = l.literal(v)
-	}
-	if v := f["tools"]; v != nil {
-		m.Tools = l.strings(v)
-	}
-	if v := f["headers"]; v != nil {
-		hf := l.fields(v, "match.headers", nil)
+	if p.headers != nil {
 		m.Headers = map[string]*regexp.Regexp{}
-		for name, hv := range hf {
+		for name, hv := range p.headers {
 			if re := l.regex(hv); re != nil {
 				m.Headers[strings.ToLower(name)] = re
 			}
@@ -208,7 +234,7 @@ func (l *fileLoader) timing(n *yaml.Node) TimingOverride {
 }
 
 var (
-	exampleKeys     = append(slices.Clip(matchKeys), "context")
+	exampleKeys     = append(slices.Clip(requestKeys), "context")
 	contextItemKeys = []string{"description", "value"}
 )
 
@@ -220,26 +246,22 @@ func (l *fileLoader) examples(n *yaml.Node) []Example {
 	var list []Example
 	for _, item := range n.Content {
 		f := l.fields(item, "an example", exampleKeys)
-		ex := Example{pos: l.pos(item)}
-		if v := f["route"]; v != nil {
-			ex.Route = l.str(v)
+		p := l.requestParts(f, "an example's ")
+		ex := Example{pos: l.pos(item), ForwardedProps: p.forwardedProps, State: p.state, Tools: p.tools}
+		switch len(p.routes) {
+		case 0:
+		case 1:
+			ex.Route = p.routes[0]
+		default:
+			l.diag.add(l.pos(p.routeNode), "write one example for each route", "an example is one request: it has one route")
 		}
-		if v := f["message"]; v != nil {
-			ex.Message = l.str(v)
+		if p.message != nil {
+			ex.Message = l.str(p.message)
 		}
-		if v := f["forwardedProps"]; v != nil {
-			ex.ForwardedProps = l.literalMapping(v, "an example's forwardedProps")
-		}
-		if v := f["state"]; v != nil {
-			ex.State = l.literal(v)
-		}
-		if v := f["tools"]; v != nil {
-			ex.Tools = l.strings(v)
-		}
-		if v := f["headers"]; v != nil {
+		if p.headers != nil {
 			ex.Headers = map[string]string{}
-			for k, hv := range l.fields(v, "example headers", nil) {
-				ex.Headers[k] = l.str(hv)
+			for name, hv := range p.headers {
+				ex.Headers[name] = l.str(hv)
 			}
 		}
 		if v := f["context"]; v != nil {

@@ -56,6 +56,10 @@ func TestLoadReportsProblemsWithPositions(t *testing.T) {
 		{"a patch path without a slash", "steps:\n  - stateDelta: [{op: remove, path: a}]\n", `dir/test.yaml:2:37: JSON Patch path "a" is not a JSON Pointer (hint: a JSON Pointer starts with "/", e.g. "/a"; "" is the whole document)`},
 		{"an activity patch from without a slash", "steps:\n  - activity: {type: T, content: {}}\n    id: act\n  - activityDelta: {target: act, patch: [{op: move, from: b, path: /c}]}\n", `dir/test.yaml:4:59: JSON Patch from "b" is not a JSON Pointer`},
 		{"a patch path that is a mapping", "steps:\n  - stateDelta: [{op: remove, path: {a: 1}}]\n", `dir/test.yaml:2:37: expected a string`},
+		{"an example with two routes", "match: {route: [/a, /b]}\nexamples: [{route: [/a, /b]}]\nsteps: [{text: x}]\n", `dir/test.yaml:2:20: an example is one request: it has one route (hint: write one example for each route)`},
+		{"an example route without a slash", "examples: [{route: chat}]\nsteps: [{text: x}]\n", `dir/test.yaml:1:20: route "chat" must start with /`},
+		{"example headers that are a list", "examples: [{headers: [a]}]\nsteps: [{text: x}]\n", `dir/test.yaml:1:22: an example's headers must be a mapping`},
+		{"match headers that are a list", "match: {headers: [a]}\nsteps: [{text: x}]\n", `dir/test.yaml:1:18: match.headers must be a mapping`},
 		{"a key twice in an anchored value", "steps:\n  - state: &s {a: 1, a: 2}\n  - state: *s\n", `dir/test.yaml:2:22: duplicate key "a" (first at line 2)`},
 	}
 	for _, tt := range tests {

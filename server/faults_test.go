@@ -1,12 +1,16 @@
 package server
 
 import (
+	"context"
 	"encoding/json"
 	"io"
 	"net/http"
 	"strings"
 	"testing"
+	"testing/synctest"
+	"time"
 
+	"github.com/agui-mock/agui-mock/protocol"
 	"github.com/agui-mock/agui-mock/scenarios"
 )
 
@@ -128,6 +132,179 @@ func TestAHeaderStatusFaultSendsItsBodyWithItsContentType(t *testing.T) {
 			got, _ := io.ReadAll(resp.Body)
 			if resp.StatusCode != 503 || !strings.Contains(string(got), tt.want) || !strings.HasPrefix(resp.Header.Get("Content-Type"), tt.contentType) {
 				t.Errorf("got %d %q %q, want 503 %q %q", resp.StatusCode, got, resp.Header.Get("Content-Type"), tt.want, tt.contentType)
+			}
+		})
+	}
+}
+
+func TestRequestFaults(t *testing.T) {
+	s := newServer(t, "", func(c *Config) { c.Speed = 0; c.KeepAlive = 50 * time.Millisecond })
+	ts := startHTTP(t, s)
+	run := func(fault string) (*http.Response, string, error) {
+		req, _ := http.NewRequest("POST", ts.URL+"/agui/chat", strings.NewReader(`{"messages":[{"role":"user","content":"showcase"}]}`))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set(FaultHeader, fault)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			return nil, "", err
+		}
+		defer resp.Body.Close()
+		body, err := io.ReadAll(resp.Body)
+		return resp, string(body), err
+	}
+	tests := []struct {
+		fault, want string
+		status      int
+		check       func(t *testing.T, resp *http.Response, body string, err error)
+	}{
+		{"status; status=429; retryAfter=3", `"error":"injected_fault"`, 429, func(t *testing.T, resp *http.Response, _ string, _ error) {
+			if resp.Header.Get("Retry-After") != "3" {
+				t.Errorf("Retry-After %q", resp.Header.Get("Retry-After"))
+			}
+		}},
+		{`status; status=500; body={"detail":"boom"}`, `{"detail":"boom"}`, 500, nil},
+		{"runError; after=3; code=overloaded", `"code":"overloaded"`, 200, func(t *testing.T, _ *http.Response, body string, _ error) {
+			events, _ := protocol.ReadEvents(strings.NewReader(body), 1<<20)
+			if len(events) != 4 || events[3].Type != protocol.RunError {
+				t.Errorf("events %v", types(events))
+			}
+		}},
+		{"truncate; after=2", "", 200, func(t *testing.T, _ *http.Response, body string, _ error) {
+			if events, _ := protocol.ReadEvents(strings.NewReader(body), 1<<20); len(events) != 2 {
+				t.Errorf("%d events", len(events))
+			}
+		}},
+		{"malformed; after=1", `"delta":` + "\n\n", 200, nil},
+		{"disconnect; after=2", "", 200, func(t *testing.T, _ *http.Response, body string, err error) {
+			if err == nil {
+				t.Error("the body ended cleanly; a disconnect must break it")
+			}
+			if events, _ := protocol.ReadEvents(strings.NewReader(body), 1<<20); len(events) != 2 {
+				t.Errorf("%d events reached the client before the disconnect, want 2", len(events))
+			}
+		}},
+		{"split", `"type":"RUN_FINISHED"`, 200, func(t *testing.T, _ *http.Response, body string, _ error) {
+			events, err := protocol.ReadEvents(strings.NewReader(body), 1<<20)
+			if err != nil || len(events) < 30 {
+				t.Errorf("split frames do not reassemble: %v, %d events", err, len(events))
+			}
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.fault, func(t *testing.T) {
+			resp, body, err := run(tt.fault)
+			if resp == nil {
+				t.Fatal(err)
+			}
+			if resp.StatusCode != tt.status || !strings.Contains(body, tt.want) {
+				t.Errorf("got %d %q", resp.StatusCode, body)
+			}
+			if tt.check != nil {
+				tt.check(t, resp, body, err)
+			}
+		})
+	}
+	if status, body := call(t, s, "POST", "/agui/chat", `{"messages":[]}`, map[string]string{FaultHeader: "explode"}); status != 400 || !strings.Contains(body, `unknown fault \"explode\"`) {
+		t.Errorf("an unknown fault: %d %s", status, body)
+	}
+	status, body := call(t, s, "GET", AdminPrefix+"/journal", "", nil)
+	if status != 200 || !strings.Contains(body, `"outcome":"fault"`) {
+		t.Errorf("the journal lacks the faulted runs: %s", body)
+	}
+}
+
+func TestARejectedRequestLeavesTheQueuedFault(t *testing.T) {
+	s := newServer(t, "steps: [{text: hi}]\n", func(c *Config) { c.Speed = 0 })
+	tagged := map[string]string{TestIDHeader: "t1"}
+	status, body := call(t, s, "POST", AdminPrefix+"/faults", `{"kind":"status","status":503}`, tagged)
+	if status != 201 {
+		t.Fatal(status, body)
+	}
+	if status, body = call(t, s, "POST", "/agui/chat", `{"messages":[{"id":"m","role":"wizard","content":"x"}]}`, tagged); status != 400 {
+		t.Fatalf("a bad role: %d %s", status, body)
+	}
+	if status, body = call(t, s, "POST", "/agui/chat", `{"messages":[]}`, tagged); status != 503 {
+		t.Errorf("the valid run after a rejected one: %d %s, want the queued 503", status, body)
+	}
+}
+
+func TestStallsAndSlowStarts(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := newServer(t, timedScenario, func(c *Config) { c.KeepAlive = 5 * time.Second })
+		// queued through the admin API for the next request of test t1
+		if status, body := call(t, s, "POST", AdminPrefix+"/faults", `{"kind":"slowStart","delay":"3s"}`, map[string]string{TestIDHeader: "t1"}); status != 201 {
+			t.Fatal(status, body)
+		}
+		rec := post(t.Context(), s, "/", `{"messages":[]}`, map[string]string{TestIDHeader: "t1"})
+		if rec.writes[0].at != 3100*time.Millisecond { // the delay, then the scenario's own 100 ms
+			t.Errorf("first event at %v, want 3.1s", rec.writes[0].at)
+		}
+		ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
+		defer cancel()
+		rec = post(ctx, s, "/", `{"messages":[]}`, map[string]string{FaultHeader: "stall; after=2; keepAlive"})
+		comments := 0
+		for _, w := range rec.writes {
+			if strings.HasPrefix(w.data, ": keep-alive") {
+				comments++
+			}
+		}
+		if events := rec.events(t); len(events) != 2 || comments != 3 {
+			t.Errorf("a stall with keep-alives: %d events, %d keep-alives in 20 s", len(events), comments)
+		}
+	})
+}
+
+func TestScenarioFaultSteps(t *testing.T) {
+	s := newServer(t, "broken: tests the frontend's handling of a stalled stream\nsteps:\n  - text: partial\n  - fault: truncate\n", func(c *Config) { c.Speed = 0 })
+	rec := post(t.Context(), s, "/", `{"messages":[]}`, nil)
+	events := rec.events(t)
+	if last := events[len(events)-1]; last.Type != protocol.TextMessageEnd {
+		t.Errorf("the stream should end right after the text, without a terminal event: %v", types(events))
+	}
+	if _, err := newServerErr("steps:\n  - fault: disconnect\n"); err == nil || !strings.Contains(err.Error(), "faults are deliberate: add broken") {
+		t.Errorf("a fault without broken: %v", err)
+	}
+}
+
+func TestAStreamWithoutATerminalEventIsNotASuccess(t *testing.T) {
+	yaml := "id: unfinished\nbroken: ends without a terminal event\nevents:\n  - {type: RUN_STARTED, threadId: t, runId: r}\n  - {type: TEXT_MESSAGE_START, messageId: m, role: assistant}\n"
+	s := newServer(t, yaml, func(c *Config) { c.Speed = 0; c.Metrics = true })
+	if rec := post(t.Context(), s, "/", `{"messages":[]}`, nil); len(rec.events(t)) != 2 {
+		t.Fatalf("stream %s", rec.body())
+	}
+	if _, body := call(t, s, "GET", AdminPrefix+"/journal", "", nil); !strings.Contains(body, `"outcome":"fault"`) {
+		t.Errorf("journal: %s", body)
+	}
+	if _, body := call(t, s, "GET", "/metrics", "", nil); !strings.Contains(body, `agui_mock_runs_total{scenario="unfinished",outcome="fault"} 1`) {
+		t.Errorf("metrics:\n%s", body)
+	}
+}
+
+func TestAStatusFaultSendsItsBodyAsGiven(t *testing.T) {
+	s := newServer(t, "steps: [{text: hi}]\n", func(c *Config) { c.Speed = 0 })
+	ts := startHTTP(t, s)
+	for _, tt := range []struct{ body, want, contentType string }{
+		{`{"error":"rate","retry":[1, 2]}`, `{"error":"rate","retry":[1,2]}`, "application/json"},
+		{`[1,2]`, `[1,2]`, "application/json"},
+		{`"slow down"`, `slow down`, "text/plain; charset=utf-8"},
+		{`"{\"detail\":\"boom\"}"`, `{"detail":"boom"}`, "application/json"},
+	} {
+		t.Run(tt.body, func(t *testing.T) {
+			tagged := map[string]string{TestIDHeader: "t-" + tt.body}
+			if status, body := call(t, s, "POST", AdminPrefix+"/faults", `{"kind":"status","status":429,"body":`+tt.body+`}`, tagged); status != 201 {
+				t.Fatal(status, body)
+			}
+			req, _ := http.NewRequest("POST", ts.URL+"/agui/chat", strings.NewReader(`{"messages":[]}`))
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set(TestIDHeader, tagged[TestIDHeader])
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer resp.Body.Close()
+			got, _ := io.ReadAll(resp.Body)
+			if resp.StatusCode != 429 || string(got) != tt.want || resp.Header.Get("Content-Type") != tt.contentType {
+				t.Errorf("got %d %q %q, want 429 %q %q", resp.StatusCode, got, resp.Header.Get("Content-Type"), tt.want, tt.contentType)
 			}
 		})
 	}

@@ -69,6 +69,17 @@ export class StartedAguiMockContainer extends AbstractStartedContainer {
 
 /** A fault for the next runs of a test: a kind and its parameters (see docs/e2e-testing.md#faults). */
 export interface Fault {
+  /**
+   * The kind, generated from the table of fault kinds in scenarios/fault.go:
+   * - `status`: Answer an HTTP error instead of a stream.
+   * - `slowStart`: Send nothing, not even headers, for the delay; then the run.
+   * - `split`: Write every frame in tiny pieces, splitting characters, escapes and the data: prefix.
+   * - `runError`: End the run with RUN_ERROR (message and code optional).
+   * - `disconnect`: Drop the connection without ending the response: no terminal event, no final chunk.
+   * - `stall`: Stop sending until the client gives up (or the run is cancelled); keepAlive: true keeps sending keep-alive comments meanwhile.
+   * - `malformed`: Send a data: frame that is not JSON, then end the stream.
+   * - `truncate`: End the stream cleanly but without a terminal event (no RUN_FINISHED, no RUN_ERROR).
+   */
   kind: "status" | "slowStart" | "split" | "runError" | "disconnect" | "stall" | "malformed" | "truncate";
   /** How many runs it applies to: default 1, 0 for every run until clearFaults(). */
   times?: number;
