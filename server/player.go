@@ -112,10 +112,11 @@ func (p *player) advance(ctx context.Context) (outcome protocol.Outcome, due tim
 
 // due is when event i falls due: at its offset on the run's timeline, measured from the
 // run's start so that lateness does not accumulate; but after an event that went out
-// late, no sooner than half its planned gap after that one. A stream that fell behind
-// (a busy machine, a start among a thousand) catches up over its next events, each gap
-// at least half of what the scenario says, instead of sending them in a bunch; events
-// planned together still go together.
+// late, no sooner than half its planned gap after that one, unless that would leave it
+// more than a whole gap behind its own time. A stream that fell behind (a busy machine,
+// a start among a thousand) catches up over its next events, each gap at least half of
+// what the scenario says and none more than a gap late, instead of sending them in a
+// bunch; events planned together still go together.
 func (p *player) due(i int) time.Time {
 	events := p.plan.Events
 	due := p.start.Add(scenarios.Scale(events[i].At, p.speed))
@@ -123,7 +124,11 @@ func (p *player) due(i int) time.Time {
 		return due
 	}
 	gap := scenarios.Scale(events[i].At-events[i-1].At, p.speed)
-	if soonest := p.playedAt.Add(gap / 2); gap > 0 && soonest.After(due) {
+	soonest := p.playedAt.Add(gap / 2)
+	if latest := due.Add(gap); soonest.After(latest) {
+		soonest = latest
+	}
+	if gap > 0 && soonest.After(due) {
 		return soonest
 	}
 	return due

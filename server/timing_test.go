@@ -211,9 +211,10 @@ events:
 		rec := &slowFirstFlush{streamRecorder: newRecorder(), delay: 130 * time.Millisecond}
 		s.Handler().ServeHTTP(rec, req)
 		rec.streamRecorder.Flush()
-		// RUN_STARTED takes 130 ms to go out: the event due at 50 ms goes at once, the one
-		// due at 100 ms half a gap (25 ms) later, and so on until the timeline is met again.
-		want := []string{"130ms RUN_STARTED", "130ms TEXT_MESSAGE_START", "155ms TEXT_MESSAGE_CONTENT", "180ms TEXT_MESSAGE_CONTENT", "205ms TEXT_MESSAGE_END", "250ms RUN_FINISHED"}
+		// RUN_STARTED takes 130 ms to go out: the event due at 50 ms goes at once; the one
+		// due at 100 ms would go half a gap (25 ms) later, but that is more than a gap
+		// late: at 150 ms; the next ones half a gap apart until the timeline is met again.
+		want := []string{"130ms RUN_STARTED", "130ms TEXT_MESSAGE_START", "150ms TEXT_MESSAGE_CONTENT", "175ms TEXT_MESSAGE_CONTENT", "200ms TEXT_MESSAGE_END", "250ms RUN_FINISHED"}
 		if got := eventTimes(rec.streamRecorder); !reflect.DeepEqual(got, want) {
 			t.Errorf("events arrived\n%v\nwant\n%v", got, want)
 		}
