@@ -62,8 +62,12 @@ func (st *stream) park(c echo.Context, unlink func() bool, due time.Time) bool {
 	if err := p.w.flushPending(); err != nil {
 		return false // the wait meets the error and ends the run
 	}
+	// Counted before net/http lets go of the connection, so that a Shutdown that sees it
+	// gone waits for the stream.
+	st.server.parked.Add(1)
 	conn, _, err := http.NewResponseController(c.Response()).Hijack()
 	if err != nil {
+		st.server.parked.Done()
 		return false
 	}
 	// Anything the client sent after its request is dropped: the connection closes
@@ -73,7 +77,6 @@ func (st *stream) park(c echo.Context, unlink func() bool, due time.Time) bool {
 	unlink()          // if the client has already gone, the run's context says so
 	st.publish = st.server.detachEntry(c)
 	st.stopWatch = st.server.hangups.Watch(conn, func() { st.cancel(context.Canceled) })
-	st.server.parked.Add(1)
 	st.timer = time.AfterFunc(st.until(due), st.wake)
 	st.stopWake = context.AfterFunc(st.ctx, st.wake)
 	if st.wakes.Add(-1) != 0 {
