@@ -50,6 +50,7 @@ FUZZTIME ?= 5s
 fuzz:
 	go test -run XXX -fuzz '^FuzzDecodeRunAgentInput$$' -fuzztime $(FUZZTIME) ./protocol
 	go test -run XXX -fuzz '^FuzzFrameReader$$' -fuzztime $(FUZZTIME) ./protocol
+	go test -run XXX -fuzz '^FuzzProtoFrameReader$$' -fuzztime $(FUZZTIME) ./protocol
 	go test -run XXX -fuzz '^FuzzLoad$$' -fuzztime $(FUZZTIME) ./scenarios
 	go test -run XXX -fuzz '^FuzzTemplates$$' -fuzztime $(FUZZTIME) ./scenarios
 

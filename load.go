@@ -8,7 +8,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"strings"
 	"time"
 
 	"github.com/agui-mock/agui-mock/loadtest"
@@ -17,6 +16,7 @@ import (
 // loadOptions are the load command's settings.
 type loadOptions struct {
 	url, message, body, format string
+	transport                  string
 	concurrency, runs, pid     int
 	ramp, gap, timeout         time.Duration
 	hold                       bool
@@ -39,11 +39,12 @@ func runLoad(ctx context.Context, args []string, lookupEnv func(string) (string,
 		flagCheck{"pid", o.pid, o.pid >= 0, "a process id, or 0 for none"},
 		flagCheck{"run-timeout", o.timeout, o.timeout > 0, "positive"},
 		flagCheck{"format", o.format, o.format == "text" || o.format == "json", "text or json"},
+		flagCheck{"transport", o.transport, o.transport == "sse" || o.transport == "proto", "sse or proto"},
 	); err != nil {
 		fmt.Fprintln(stderr, "agui-mock load:", err)
 		return 2
 	}
-	cfg := loadtest.Config{URL: o.url, Concurrency: o.concurrency, Runs: o.runs, Ramp: o.ramp, Hold: o.hold, ExpectGap: o.gap, PID: o.pid, Timeout: o.timeout, Header: http.Header{}}
+	cfg := loadtest.Config{URL: o.url, Concurrency: o.concurrency, Runs: o.runs, Ramp: o.ramp, Hold: o.hold, ExpectGap: o.gap, PID: o.pid, Timeout: o.timeout, Proto: o.transport == "proto"}
 	cfg.Body = []byte(o.body)
 	if o.body == "" {
 		// Every run is a new conversation, also across loads against the same server.
@@ -51,13 +52,10 @@ func runLoad(ctx context.Context, args []string, lookupEnv func(string) (string,
 		thread := fmt.Sprintf("load-%x-{{n}}", time.Now().UnixNano())
 		cfg.Body = []byte(`{"threadId":"` + thread + `","runId":"run-{{n}}","messages":[{"id":"u-{{n}}","role":"user","content":` + string(msg) + `}]}`)
 	}
-	for _, h := range o.headers {
-		name, value, ok := strings.Cut(h, ":")
-		if !ok {
-			fmt.Fprintf(stderr, "agui-mock load: -header %q is not Name: value\n", h)
-			return 2
-		}
-		cfg.Header.Add(strings.TrimSpace(name), strings.TrimSpace(value))
+	var err error
+	if cfg.Header, err = parseHeaders(o.headers); err != nil {
+		fmt.Fprintln(stderr, "agui-mock load:", err)
+		return 2
 	}
 	res, err := loadtest.Run(ctx, cfg)
 	if err != nil {
@@ -108,6 +106,7 @@ func loadFlags(o *loadOptions, stderr io.Writer) *flag.FlagSet {
 	fs.IntVar(&o.pid, "pid", 0, "the server's process id, to measure its memory")
 	fs.DurationVar(&o.timeout, "run-timeout", 2*time.Minute, "longest a run may take")
 	fs.StringVar(&o.format, "format", "text", "output: text or json")
+	fs.StringVar(&o.transport, "transport", "sse", "the transport to ask for: sse, or proto (AG-UI protobuf frames)")
 	fs.Var(&o.headers, "header", "a request header, Name: value (repeatable)")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "Usage: agui-mock load [flags]\n\nDrives concurrent AG-UI runs against -url and reports runs/s, events/s, time to\nfirst event, timing error against -expect-gap, failed runs and server memory.\n\nFlags:\n")

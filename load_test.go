@@ -22,22 +22,28 @@ func TestLoadCommandMeasuresAgainstAnyEndpoint(t *testing.T) {
 	floor := start(t, []string{"load-floor", "--addr", "127.0.0.1:0", "--events", "6"}, nil)
 	mock := start(t, []string{"--addr", "127.0.0.1:0", "--no-builtin", "--scenarios", "bench/scenarios", "--watch", "off"}, nil)
 	for _, tt := range []struct {
-		url, message string
-		events       int
+		url, message, transport string
+		events                  int
 	}{
-		{floor + "/", "anything", 6},
-		{mock + "/agui/chat", "short", 5},
+		{floor + "/", "anything", "sse", 6},
+		{mock + "/agui/chat", "short", "sse", 5},
+		{mock + "/agui/chat", "short", "proto", 5},
 	} {
-		code, out, errs := load(t, "--url", tt.url, "--message", tt.message, "--runs", "8", "--concurrency", "3", "--format", "json", "--header", "X-Test-Id: load")
+		code, out, errs := load(t, "--url", tt.url, "--message", tt.message, "--transport", tt.transport, "--runs", "8", "--concurrency", "3", "--format", "json", "--header", "X-Test-Id: load")
 		var res loadtest.Result
 		if err := json.Unmarshal([]byte(out), &res); err != nil || code != 0 {
 			t.Fatalf("%s: exit %d, %v\n%s%s", tt.url, code, err, out, errs)
 		}
 		if res.Runs != 8 || res.Failed != 0 || res.Events != 8*tt.events || res.FirstEvent.Count != 8 {
-			t.Errorf("%s: %+v", tt.url, res)
+			t.Errorf("%s over %s: %+v", tt.url, tt.transport, res)
 		}
 	}
-	code, out, _ := load(t, "--url", mock+"/agui/chat", "--message", "gap", "--runs", "2", "--expect-gap", "50ms")
+	// the floor speaks SSE only: a load that asks it for protobuf fails every run
+	code, out, _ := load(t, "--url", floor+"/", "--transport", "proto", "--runs", "2")
+	if code != 1 || !strings.Contains(out, "2 runs (2 failed)") || !strings.Contains(out, `failure: the answer's Content-Type is "text/event-stream": not the transport asked for`) {
+		t.Errorf("protobuf from an SSE server, exit %d:\n%s", code, out)
+	}
+	code, out, _ = load(t, "--url", mock+"/agui/chat", "--message", "gap", "--runs", "2", "--expect-gap", "50ms")
 	if code != 0 || !strings.Contains(out, "2 runs (0 failed)") || !strings.Contains(out, "gap error") || !strings.Contains(out, "run drift") ||
 		!strings.Contains(out, "gap error p99 by gap: 1:") || !strings.Contains(out, " 19:") || strings.Contains(out, " 20:") {
 		t.Errorf("text report, exit %d:\n%s", code, out)
@@ -54,8 +60,9 @@ func TestLoadCommandRejectsBadFlags(t *testing.T) {
 		code int
 		want string
 	}{
-		{[]string{"load", "--header", "no colon"}, 2, `-header "no colon" is not Name: value`},
+		{[]string{"load", "--header", "no colon"}, 2, `-header number 1 must be Name: value`},
 		{[]string{"load", "--format", "xml"}, 2, `-format must be text or json, got "xml"`},
+		{[]string{"load", "--transport", "grpc"}, 2, `-transport must be sse or proto, got "grpc"`},
 		{[]string{"load", "--ramp", "-1s"}, 2, "-ramp must be 0 or more, got -1s"},
 		{[]string{"load", "--concurrency", "0"}, 2, "-concurrency must be 1 or more, got 0"},
 		{[]string{"load", "--runs", "many"}, 2, `invalid value "many"`},

@@ -30,6 +30,7 @@ func main() {
 const commands = `  agui-mock [serve] [flags]            serve AG-UI run endpoints from YAML scenarios
   agui-mock record -upstream URL       proxy to a real agent and record its sessions as scenarios
   agui-mock validate [flags] PATH...   check scenario files and AG-UI event streams
+  agui-mock verify -upstream URL PATH... check that scenario files still match the real agent
   agui-mock healthcheck [-addr A]      exit 0 if the server at A is alive (for containers)
   agui-mock load [flags]               drive concurrent runs against an AG-UI endpoint and measure
   agui-mock load-floor [flags]         the minimal SSE server that load is compared against
@@ -51,6 +52,7 @@ func run(ctx context.Context, args []string, env environ, stdout, stderr io.Writ
 		"serve":       func() int { return runServe(ctx, args, env.lookup, stdout, stderr, false) },
 		"record":      func() int { return runServe(ctx, args, env.lookup, stdout, stderr, true) },
 		"validate":    func() int { return runValidate(args, env.lookup, stdout, stderr) },
+		"verify":      func() int { return runVerify(ctx, args, env.lookup, stdout, stderr) },
 		"healthcheck": func() int { return runHealthcheck(ctx, args, env.lookup, stdout, stderr) },
 		"load":        func() int { return runLoad(ctx, args, env.lookup, stdout, stderr) },
 		"load-floor":  func() int { return runFloor(ctx, args, env.lookup, stdout, stderr) },
@@ -113,7 +115,7 @@ func flagVariables() []string {
 	validate, _, _ := validateFlags(io.Discard)
 	healthcheck := healthcheckFlags(&healthcheckOptions{}, io.Discard)
 	floor, _, _, _ := floorFlags(io.Discard)
-	sets := []*flag.FlagSet{serveFlags(&options{}, io.Discard), loadFlags(&loadOptions{}, io.Discard), validate, healthcheck, floor}
+	sets := []*flag.FlagSet{serveFlags(&options{}, io.Discard), loadFlags(&loadOptions{}, io.Discard), validate, healthcheck, floor, verifyFlags(&verifyOptions{}, io.Discard)}
 	var names []string
 	for _, fs := range sets {
 		fs.VisitAll(func(f *flag.Flag) {

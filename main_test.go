@@ -181,6 +181,7 @@ func TestStartupFailuresExplainThemselves(t *testing.T) {
 		{"negative speed", []string{"--speed", "-1"}, nil, 1, "-speed must be a finite number of 0 or more, got -1"},
 		{"infinite speed", []string{"--speed", "Inf"}, nil, 1, "-speed must be a finite number of 0 or more, got +Inf"},
 		{"speed not a number", nil, map[string]string{"AGUI_MOCK_SPEED": "NaN"}, 1, "-speed must be a finite number of 0 or more, got NaN"},
+		{"unknown dialect", nil, map[string]string{"AGUI_MOCK_DIALECT": "langchain"}, 1, `-dialect must be agui or langgraph, got "langchain"`},
 		{"missing directory", []string{"--scenarios", filepath.Join(bad, "nope")}, nil, 1, "no such file or directory"},
 		{"invalid scenario", []string{"--scenarios", bad}, nil, 1, filepath.Join(bad, "broken.yaml") + `:2:5: unknown key "txt" in a step (hint: did you mean "text"?)`},
 		{"stray argument", []string{"serve", "extra"}, nil, 2, `unexpected argument "extra"`},
@@ -234,6 +235,7 @@ func badFlagValues(t *testing.T) []struct {
 		{"negative keepalive", []string{"--keepalive", "-1s"}, nil, 1, "-keepalive must be 0 (off) or more, got -1s"},
 		{"negative shutdown-timeout", []string{"--shutdown-timeout", "-1s"}, nil, 1, "-shutdown-timeout must be 0 or more, got -1s"},
 		{"negative journal-size", []string{"--journal-size", "-1"}, nil, 1, "-journal-size must be 1 or more, got -1"},
+		{"negative journal-events", []string{"--journal-events", "-1"}, nil, 1, "-journal-events must be 0 or more, got -1"},
 		{"zero max-threads", []string{"--max-threads", "0"}, nil, 1, "-max-threads must be 1 or more, got 0"},
 		{"zero thread-ttl", []string{"--thread-ttl", "0s"}, nil, 1, "-thread-ttl must be positive, got 0s"},
 		{"zero poll-interval", []string{"--poll-interval", "0s"}, nil, 1, "-poll-interval must be positive, got 0s"},
@@ -273,6 +275,12 @@ func badFlagValues(t *testing.T) []struct {
 		{"zero template-time", nil, map[string]string{"AGUI_MOCK_TEMPLATE_TIME": "0s"}, 1, "-template-time must be positive, got 0s"},
 		{"record: negative template-time", []string{"record", "--upstream", upstream, "--template-time", "-1s"}, nil, 1, "-template-time must be positive, got -1s"},
 		{"validate: zero template-iterations", []string{"validate", "--template-iterations", "0", "x.yaml"}, nil, 2, "agui-mock validate: -template-iterations must be 1 or more, got 0"},
+		{"verify: no upstream", []string{"verify", file}, nil, 2, `agui-mock verify: -upstream must be the http:// or https:// URL of the agent's run endpoint, got ""`},
+		{"verify: zero concurrency", []string{"verify", "--upstream", upstream, "--concurrency", "0", file}, nil, 2, "agui-mock verify: -concurrency must be 1 or more, got 0"},
+		{"verify: timing neither a duration nor a share", []string{"verify", "--upstream", upstream, "--timing", "soon", file}, nil, 2,
+			`agui-mock verify: -timing must be a duration such as 250ms or a percentage such as 50%, got "soon"`},
+		{"verify: a header without a colon, not shown", []string{"verify", "--upstream", upstream, "--header", "Bearer s3cret", file}, nil, 2,
+			"agui-mock verify: -header number 1 must be Name: value (its value is not shown, as it may be a secret)"},
 	}
 }
 

@@ -52,13 +52,7 @@ func TestServeRecordsWhatNoScenarioAnswers(t *testing.T) {
 // requests it has had.
 func countingAgent(t *testing.T) (*httptest.Server, *atomic.Int64) {
 	t.Helper()
-	set, err := scenarios.Load(scenarios.Builtin())
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg := server.DefaultConfig()
-	cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
-	agent := server.New(cfg, set).Handler()
+	agent := builtinAgent(t, 1)
 	hits := new(atomic.Int64)
 	upstream := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		hits.Add(1)
@@ -66,6 +60,20 @@ func countingAgent(t *testing.T) (*httptest.Server, *atomic.Int64) {
 	}))
 	t.Cleanup(upstream.Close)
 	return upstream, hits
+}
+
+// builtinAgent is a real AG-UI agent: agui-mock serving its built-in scenarios at the
+// speed.
+func builtinAgent(t *testing.T, speed float64) http.Handler {
+	t.Helper()
+	set, err := scenarios.Load(scenarios.Builtin())
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := server.DefaultConfig()
+	cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	cfg.Speed = speed
+	return server.New(cfg, set).Handler()
 }
 
 // listedIDs returns the ids GET /_mock/scenarios lists.

@@ -34,6 +34,7 @@ type options struct {
 	fixedTime  string
 	speed      float64
 	strict     bool
+	dialect    string
 	sseIDs     bool
 	keepAlive  time.Duration
 	maxBody    int64
@@ -56,6 +57,7 @@ type options struct {
 	recMaxSize int64
 	metrics    bool
 	journal    int
+	journalEvs int
 	maxMsgs    int
 	maxStreams int
 	templates  scenarios.Limits
@@ -102,6 +104,7 @@ func serveFlags(o *options, stderr io.Writer) *flag.FlagSet {
 	fs.StringVar(&o.fixedTime, "fixed-time", "", "stamp events with this RFC 3339 time plus their offset in the run's script, instead of the time they are sent (with -seed and fixed request ids: byte-identical streams)")
 	fs.Float64Var(&o.speed, "speed", 1, "multiplies every delay: 0.5 plays twice as fast, 0 without delays")
 	fs.BoolVar(&o.strict, "strict", false, "reject run inputs that do not conform to AG-UI 1.1")
+	fs.StringVar(&o.dialect, "dialect", string(scenarios.DialectAGUI), "how interrupts reach the client in scenarios that name no dialect: agui (RUN_FINISHED with an interrupt outcome, answered by resume) or langgraph (an on_interrupt custom event, answered by forwardedProps.command.resume)")
 	fs.BoolVar(&o.sseIDs, "sse-ids", true, "write an id line (id: <TYPE>_<timestamp>) before each event")
 	fs.DurationVar(&o.keepAlive, "keepalive", 15*time.Second, "interval of keep-alive comments during long pauses (0 disables)")
 	fs.Int64Var(&o.maxBody, "max-body", 10<<20, "largest request body in bytes")
@@ -121,6 +124,7 @@ func serveFlags(o *options, stderr io.Writer) *flag.FlagSet {
 	fs.Var(&o.redact, "redact", "a regular expression scrubbed from recordings (repeatable; members named like secrets and common credentials always are)")
 	fs.BoolVar(&o.metrics, "metrics", false, "serve Prometheus metrics at /metrics")
 	fs.IntVar(&o.journal, "journal-size", 1000, "requests the admin journal keeps")
+	fs.IntVar(&o.journalEvs, "journal-events", 200, "of how many of the latest runs the journal keeps every event, for the inspector at /_mock/ui (0: none)")
 	fs.IntVar(&o.maxMsgs, "max-messages", 10000, "most messages a run input may carry (0: no limit)")
 	fs.IntVar(&o.maxStreams, "max-streams", 20000, "most streams open at once; more get 503 with Retry-After (0: no limit)")
 	fs.BoolVar(&o.dedupe, "dedupe", true, "a repeated first request updates its recording instead of adding a file")
@@ -204,6 +208,7 @@ func serve(ctx context.Context, o options, stdout, stderr io.Writer) error {
 	}
 	cfg := server.DefaultConfig()
 	cfg.Seed, cfg.FixedTime, cfg.Speed, cfg.Strict, cfg.EventIDs = o.seed, fixedTime, o.speed, o.strict, o.sseIDs
+	cfg.Dialect = scenarios.Dialect(o.dialect) // checked by checkServeFlags
 	cfg.KeepAlive, cfg.MaxBodyBytes, cfg.Logger = o.keepAlive, o.maxBody, logger
 	cfg.AuthToken, cfg.AdminToken, cfg.AllowedHosts = string(o.authToken), string(o.adminToken), o.hosts
 	switch {
@@ -214,7 +219,7 @@ func serve(ctx context.Context, o options, stdout, stderr io.Writer) error {
 	}
 	cfg.Threads.MaxThreads, cfg.Threads.IdleTTL = o.maxThreads, o.threadTTL
 	cfg.Recorder, cfg.RecordAll = rec, o.recordAll
-	cfg.Metrics, cfg.JournalSize = o.metrics, o.journal
+	cfg.Metrics, cfg.JournalSize, cfg.JournalEvents = o.metrics, o.journal, o.journalEvs
 	cfg.MaxMessages, cfg.MaxStreams = o.maxMsgs, o.maxStreams
 	cfg.Sources, cfg.TemplateLimits = sources, o.templates
 	srv := server.New(cfg, set)
@@ -336,9 +341,11 @@ func adminGuard(o options) string {
 // as they are used.
 func checkServeFlags(o options) error {
 	_, _, addrErr := net.SplitHostPort(o.addr)
+	_, dialectErr := scenarios.ParseDialect(o.dialect)
 	return checkFlags(
 		flagCheck{"addr", o.addr, addrErr == nil, "host:port, e.g. 127.0.0.1:8000 or :8000"},
 		flagCheck{"speed", o.speed, scenarios.ValidSpeed(o.speed), "a finite number of 0 or more"},
+		flagCheck{"dialect", o.dialect, dialectErr == nil, "agui or langgraph"},
 		flagCheck{"keepalive", o.keepAlive, o.keepAlive >= 0, "0 (off) or more"},
 		flagCheck{"max-body", o.maxBody, o.maxBody > 0, "a positive number of bytes"},
 		flagCheck{"shutdown-timeout", o.shutdownIn, o.shutdownIn >= 0, "0 or more"},
@@ -349,6 +356,7 @@ func checkServeFlags(o options) error {
 		flagCheck{"watch", o.watch, slices.Contains([]string{watcher.ModeAuto, watcher.ModePoll, watcher.ModeOff}, o.watch), "auto, poll or off"},
 		flagCheck{"poll-interval", o.pollEvery, o.pollEvery > 0, "positive"},
 		flagCheck{"journal-size", o.journal, o.journal >= 1, "1 or more"},
+		flagCheck{"journal-events", o.journalEvs, o.journalEvs >= 0, "0 or more"},
 		flagCheck{"max-messages", o.maxMsgs, o.maxMsgs >= 0, "0 (no limit) or more"},
 		flagCheck{"max-streams", o.maxStreams, o.maxStreams >= 0, "0 (no limit) or more"},
 		flagCheck{"record-max-bytes", o.recMaxSize, o.recMaxSize > 0, "a positive number of bytes"},

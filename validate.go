@@ -110,12 +110,8 @@ func validatePaths(paths []string, limits scenarios.Limits) report {
 		switch {
 		case err != nil:
 			rep.Problems = append(rep.Problems, scenarios.Diagnostic{File: p, Message: err.Error()})
-		case info.IsDir():
-			list, diags := scenarios.ReadFiles(scenarios.Source{FS: os.DirFS(p), Root: ".", Label: p})
-			found = append(found, list...)
-			rep.Problems = append(rep.Problems, diags...)
-		case scenarios.IsScenarioFile(p):
-			list, diags := parseFile(p)
+		case info.IsDir() || scenarios.IsScenarioFile(p):
+			list, diags := readScenarios(p, info.IsDir())
 			found = append(found, list...)
 			rep.Problems = append(rep.Problems, diags...)
 		case isStreamFile(p):
@@ -128,8 +124,12 @@ func validatePaths(paths []string, limits scenarios.Limits) report {
 	rep.Scenarios = len(found)
 	if len(found) > 0 {
 		var le *scenarios.LoadError
-		if _, err := scenarios.NewSet(context.Background(), limits, found); errors.As(err, &le) {
+		set, err := scenarios.NewSet(context.Background(), limits, found)
+		switch {
+		case errors.As(err, &le):
 			rep.Problems = append(rep.Problems, le.Diagnostics...)
+		case err == nil:
+			rep.Problems = append(rep.Problems, set.Warnings()...)
 		}
 	}
 	rep.Valid = true
@@ -139,6 +139,15 @@ func validatePaths(paths []string, limits scenarios.Limits) report {
 		}
 	}
 	return rep
+}
+
+// readScenarios reads the scenarios of a path named on the command line: the files of a
+// directory, searched, or one scenario file.
+func readScenarios(p string, isDir bool) ([]*scenarios.Scenario, []scenarios.Diagnostic) {
+	if isDir {
+		return scenarios.ReadFiles(scenarios.Source{FS: os.DirFS(p), Root: ".", Label: p})
+	}
+	return parseFile(p)
 }
 
 func parseFile(p string) ([]*scenarios.Scenario, []scenarios.Diagnostic) {

@@ -221,3 +221,45 @@ func TestValidateRefusesATemplateThatNeverFinishes(t *testing.T) {
 		t.Errorf("validate: exit %d, output:\n%s\nwant exit 1 and\n%s", code, out.String(), want)
 	}
 }
+
+// What the protobuf transport cannot carry is a warning: the file is valid.
+func TestValidateWarnsOfWhatProtobufCannotCarry(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "custom.yaml")
+	writeFile(t, file, "events:\n  - {type: RUN_STARTED, threadId: '{{ .threadId }}', runId: '{{ .runId }}'}\n  - {type: CUSTOM, name: n, value: 1, extra: x}\n  - {type: RUN_FINISHED, threadId: '{{ .threadId }}', runId: '{{ .runId }}'}\n")
+	want := file + ":3:5: warning: over the protobuf transport this event loses CUSTOM.extra (hint: the AG-UI .proto has no place for it: send it in a form the .proto carries, or expect protobuf clients not to see it)\n" +
+		"1 scenario(s), 0 stream(s): 0 problem(s), 1 warning(s)\n"
+	var out strings.Builder
+	if code := run(t.Context(), []string{"validate", file}, env(nil), &out, io.Discard); code != 0 || out.String() != want {
+		t.Errorf("validate: exit %d, output:\n%s\nwant exit 0 and\n%s", code, out.String(), want)
+	}
+}
+
+func TestValidateChecksBothDialects(t *testing.T) {
+	dir := t.TempDir()
+	mixed := filepath.Join(dir, "mixed.yaml")
+	writeFile(t, mixed, "id: lg\ndialect: langgraph\nsteps:\n  - interrupt: {message: Proceed, on: {resolved: [{text: Went.}]}}\n---\n"+
+		"id: std\ndialect: agui\nsteps:\n  - interrupt: {message: Stop}\n")
+	bad := filepath.Join(dir, "bad.yaml")
+	writeFile(t, bad, "dialect: langchain\nsteps:\n  - interrupt: [{message: a}, {message: b}]\n---\ndialect: langgraph\nsteps:\n  - interrupt: [{message: a}, {message: b}]\n")
+	for _, tt := range []struct {
+		path  string
+		code  int
+		lines []string
+	}{
+		{mixed, 0, []string{"2 scenario(s), 0 stream(s): valid"}},
+		{bad, 1, []string{
+			bad + `:1:10: unknown dialect "langchain" (one of agui, langgraph)`,
+			bad + `:7:16: in the langgraph dialect a run answers one interrupt (forwardedProps.command.resume), so an interrupt step raises one`,
+		}},
+	} {
+		var out, errOut strings.Builder
+		if code := run(t.Context(), []string{"validate", tt.path}, env(nil), &out, &errOut); code != tt.code {
+			t.Errorf("%s: exit %d, want %d\n%s%s", tt.path, code, tt.code, out.String(), errOut.String())
+		}
+		for _, line := range tt.lines {
+			if !strings.Contains(out.String(), line) {
+				t.Errorf("output lacks %q:\n%s", line, out.String())
+			}
+		}
+	}
+}

@@ -144,3 +144,47 @@ for held in 9000 10000; do
   row "$n streams held open: failed (most in a round)" "" "hold$held" .failed max
   row "$n streams held open: memory per stream (fresh servers)" KiB "hold$held" .bytesPerOpenStream
 done
+
+# The two transports of agui-mock side by side: the same loads over SSE and over
+# protobuf frames, taking turns, on a server started afresh.
+# transport_rounds NAME MESSAGE FLAGS...: keeps $work/NAME.TRANSPORT.ROUND.json
+transport_rounds() {
+  local name=$1 message=$2; shift 2
+  local r t
+  for r in $(seq "${ROUNDS:-3}"); do
+    for t in sse proto; do
+      "$bin" load --format json --url "$URL_mock/agui/chat" --message "$message" --transport "$t" "$@" > "$work/$name.$t.$r.json" || true
+    done
+  done
+}
+# transport_row LABEL WORKLOAD FIELD: the median of each transport and their ratio
+transport_row() {
+  python3 - "$work" "$@" <<'PY'
+import glob, json, statistics, sys
+work, label, name, path = sys.argv[1:5]
+def num(t):
+    values = []
+    for file in sorted(glob.glob(f"{work}/{name}.{t}.*.json")):
+        try:
+            with open(file) as f:
+                v = json.load(f)
+            for k in path.strip(".").split("."):
+                v = v[k]
+            values.append(float(v))
+        except (OSError, ValueError, KeyError, TypeError):
+            return None
+    return statistics.median(values) if values else None
+s, p = num("sse"), num("proto")
+fmt = lambda x: "—" if x is None else f"{x:,.0f}"
+print(f"| {label} | {fmt(s)} | {fmt(p)} | {p/s:.2f}× |" if s and p else f"| {label} | {fmt(s)} | {fmt(p)} | — |")
+PY
+}
+
+start_all
+echo
+echo "| agui-mock, by transport | SSE | protobuf | protobuf ÷ SSE |"
+echo "| --- | --- | --- | --- |"
+transport_rounds tburst burst --concurrency 50 --runs "$(scale 500)"
+transport_row "burst: events/s (500-event runs, 50 at once)" tburst .eventsPerSec
+transport_rounds tshort short --concurrency 50 --runs "$(scale 20000)"
+transport_row "short runs/s (5-event runs, 50 at once)" tshort .runsPerSec

@@ -28,6 +28,7 @@ type Config struct {
 	Hold        bool          // open Concurrency streams, wait until all are open, then end them
 	ExpectGap   time.Duration // the script's gap between events, to measure timing error
 	Header      http.Header
+	Proto       bool          // ask for the protobuf transport instead of SSE
 	PID         int           // the server's process, to read its memory
 	Timeout     time.Duration // longest a run may take
 }
@@ -198,6 +199,9 @@ func runOnce(ctx, hold context.Context, client *http.Client, cfg Config, n int, 
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "text/event-stream")
+	if cfg.Proto {
+		req.Header.Set("Accept", protocol.ProtoContentType)
+	}
 	start := time.Now()
 	resp, err := client.Do(req)
 	if err != nil {
@@ -210,20 +214,19 @@ func runOnce(ctx, hold context.Context, client *http.Client, cfg Config, n int, 
 		r.err = fmt.Errorf("HTTP %d: %s", resp.StatusCode, strings.TrimSpace(string(detail)))
 		return r
 	}
-	frames := protocol.NewFrameReader(resp.Body, 16<<20)
+	next, err := eventTypes(resp, cfg.Proto)
+	if err != nil {
+		r.err = err
+		return r
+	}
 	var first, last time.Time
 	terminal := false
 	for {
-		f, err := frames.Next()
+		typ, err := next()
 		if errors.Is(err, io.EOF) {
 			break
 		}
-		if err != nil {
-			r.err = err
-			return r
-		}
 		now := time.Now()
-		typ, err := eventType(f.Data)
 		if err != nil {
 			r.err = err
 			return r
@@ -252,8 +255,36 @@ func runOnce(ctx, hold context.Context, client *http.Client, cfg Config, n int, 
 	return r
 }
 
-// eventType checks that a frame carries a JSON event and returns its type. It decodes
-// no more than that, so that the client leaves the cores to the server it measures.
+// eventTypes reads the events of a response in the transport asked for, and returns
+// each one's type; io.EOF at the end. It decodes no more than the type, so that the
+// client leaves the cores to the server it measures.
+func eventTypes(resp *http.Response, proto bool) (func() (string, error), error) {
+	const maxFrame = 16 << 20
+	ct := resp.Header.Get("Content-Type")
+	if proto != protocol.IsProtoContentType(ct) {
+		return nil, fmt.Errorf("the answer's Content-Type is %q: not the transport asked for", ct)
+	}
+	if proto {
+		frames := protocol.NewProtoFrameReader(resp.Body, maxFrame)
+		return func() (string, error) {
+			b, err := frames.Next()
+			if err != nil {
+				return "", err
+			}
+			return protocol.ProtoEventType(b)
+		}, nil
+	}
+	frames := protocol.NewFrameReader(resp.Body, maxFrame)
+	return func() (string, error) {
+		f, err := frames.Next()
+		if err != nil {
+			return "", err
+		}
+		return eventType(f.Data)
+	}, nil
+}
+
+// eventType checks that a frame carries a JSON event and returns its type.
 func eventType(data string) (string, error) {
 	var ev struct {
 		Type string `json:"type"`

@@ -19,6 +19,19 @@ func BenchmarkAppendFrame(b *testing.B) {
 	}
 }
 
+// BenchmarkProtoAppendFrame encodes the same text delta as a protobuf frame.
+func BenchmarkProtoAppendFrame(b *testing.B) {
+	ev := NewEvent(TextMessageContent, "messageId", "msg-3f9a1c2e4b5d", "delta", "Hello, world! ")
+	buf := make([]byte, 0, 256)
+	b.ReportAllocs()
+	for b.Loop() {
+		var err error
+		if buf, err = (ProtoEncoder{}).AppendFrame(buf[:0], ev, 1784102011155); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
 // BenchmarkDecodeRunAgentInput decodes a typical request.
 func BenchmarkDecodeRunAgentInput(b *testing.B) {
 	body := []byte(`{"threadId":"thread-001","runId":"run-001","messages":[{"id":"u1","role":"user","content":"Search for ocean wave videos"},{"id":"a1","role":"assistant","content":"Sure."}],"tools":[{"name":"clarify","description":"ask","parameters":{"type":"object"}}],"context":[],"forwardedProps":{"scenario_name":"video-mixcut"},"state":{}}`)

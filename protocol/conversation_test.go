@@ -76,3 +76,27 @@ func TestIsContinuation(t *testing.T) {
 		}
 	}
 }
+
+func TestAwaitedReadsOnInterruptEventsWhenTheOutcomeHasNone(t *testing.T) {
+	events := []Event{
+		NewEvent(RunStarted, "threadId", "t", "runId", "r"),
+		NewEvent(Custom, "name", OnInterrupt, "value", `{"id":"i1","message":"Go?"}`),
+		NewEvent(Custom, "name", OnInterrupt, "value", "Name?"),
+		NewEvent(Custom, "name", OnInterrupt, "value", map[string]any{"question": "Why?", "message": "Why?"}),
+		NewEvent(RunFinished, "threadId", "t", "runId", "r"),
+	}
+	got, _ := Awaited(events, func(e Event) Event { return e })
+	want := []map[string]any{
+		{"id": "i1", "message": "Go?"},
+		{"id": "on_interrupt-2", "reason": "langgraph:interrupt", "message": "Name?", "value": "Name?"},
+		{"id": "on_interrupt-3", "reason": "langgraph:interrupt", "message": "Why?", "value": map[string]any{"question": "Why?", "message": "Why?"}},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("got %v, want %v", got, want)
+	}
+	// an interrupt outcome is what the run waits for, whatever else it sent
+	events[4] = events[4].With("outcome", map[string]any{"type": "interrupt", "interrupts": []any{map[string]any{"id": "std"}}})
+	if got, _ := Awaited(events, func(e Event) Event { return e }); len(got) != 1 || got[0]["id"] != "std" {
+		t.Errorf("with an interrupt outcome: got %v", got)
+	}
+}

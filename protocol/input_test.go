@@ -2,6 +2,7 @@ package protocol
 
 import (
 	"errors"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -130,5 +131,33 @@ func TestStrictAcceptsConformantInput(t *testing.T) {
 	body := `{"threadId":"t","runId":"r","messages":[{"id":"1","role":"user","content":"hi"}],"tools":[],"context":[],"forwardedProps":{},"state":{}}`
 	if _, err := DecodeRunAgentInput([]byte(body), DecodeOptions{Strict: true}); err != nil {
 		t.Fatal(err)
+	}
+}
+
+func TestDecodeLangGraphCommand(t *testing.T) {
+	for _, tt := range []struct {
+		name, props string
+		want        *Command
+	}{
+		{"none", `{}`, nil},
+		{"a command without resume", `{"command":{"goto":"x"}}`, nil},
+		{"an object", `{"command":{"resume":{"ok":true}}}`, &Command{Resume: map[string]any{"ok": true}}},
+		{"JSON in a string", `{"command":{"resume":"{\"ok\":true}","interruptEvent":"{\"id\":\"i1\"}"}}`,
+			&Command{Resume: map[string]any{"ok": true}, InterruptEvent: map[string]any{"id": "i1"}}},
+		{"a plain string", `{"command":{"resume":"yes"}}`, &Command{Resume: "yes"}},
+		{"null is an answer", `{"command":{"resume":null}}`, &Command{}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			in, err := DecodeRunAgentInput([]byte(`{"threadId":"t","runId":"r","messages":[],"forwardedProps":`+tt.props+`}`), DecodeOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(in.Command, tt.want) {
+				t.Errorf("got %#v, want %#v", in.Command, tt.want)
+			}
+			if IsContinuation(in, nil) != (tt.want != nil) {
+				t.Errorf("IsContinuation = %v with command %v", !(tt.want != nil), in.Command)
+			}
+		})
 	}
 }

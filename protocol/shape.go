@@ -241,3 +241,7 @@ func kindName(k kind) string {
 	}
 	return "a value"
 }
+
+// JSONKind names the JSON type of a decoded value as messages say it: null, a boolean,
+// a string, a number, an array or an object.
+func JSONKind(v any) string { return jsonKind(v) }

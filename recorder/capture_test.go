@@ -101,7 +101,7 @@ func TestMemoryStaysFlatPastTheRecordingLimit(t *testing.T) {
 	}
 	upstream := &stream{n: 4000, size: 4 << 10}
 	kept := &capture{maxEvents: r.cfg.MaxEvents, maxBytes: r.cfg.MaxBytes}
-	if problem := r.relay(t.Context(), discard{http.Header{}}, upstream, time.Now(), &protocol.RunAgentInput{ThreadID: "t", RunID: "r"}, kept); problem != "" {
+	if problem := r.relay(t.Context(), discard{http.Header{}}, newUpstreamFrames("text/event-stream", upstream, r.cfg.MaxFrame), time.Now(), &protocol.RunAgentInput{ThreadID: "t", RunID: "r"}, kept); problem != "" {
 		t.Fatal(problem)
 	}
 	if kept.passed == "" || kept.events != nil || kept.count != upstream.n+4 {

@@ -63,6 +63,23 @@ func (s *session) noteAwaiting(events []capturedEvent) {
 	}
 }
 
+// raisesLangGraphInterrupts reports whether a run waits for interrupts it raised in the
+// LangGraph dialect: what it waits for (protocol.Awaited) is interrupts, and its
+// RUN_FINISHED has no interrupt outcome, so they are its on_interrupt events. Its
+// fixture is then of that dialect.
+func raisesLangGraphInterrupts(events []capturedEvent) bool {
+	interrupts, _ := protocol.Awaited(events, func(ce capturedEvent) protocol.Event { return ce.event })
+	if len(interrupts) == 0 {
+		return false
+	}
+	for _, ce := range events {
+		if _, ok := ce.event.Outcome()["interrupts"]; ok && ce.event.Type == protocol.RunFinished {
+			return false
+		}
+	}
+	return true
+}
+
 // continuedBy reports whether a run continues the session's latest run, by the rule a
 // replay follows (protocol.IsContinuation). What a run that was not recorded waits for
 // is unknown; the tool results at the end of the run's messages are taken to answer it.

@@ -207,9 +207,10 @@ func (r *Recorder) Record(w http.ResponseWriter, req *http.Request, route string
 		return &ErrorAnswer{Status: resp.StatusCode, Code: "upstream_error",
 			Message: fmt.Sprintf("the upstream agent answered %s: %s", resp.Status, strings.TrimSpace(string(detail)))}
 	}
-	if ct := resp.Header.Get("Content-Type"); !strings.HasPrefix(ct, "text/event-stream") {
+	ct := resp.Header.Get("Content-Type")
+	if !strings.HasPrefix(ct, "text/event-stream") && !protocol.IsProtoContentType(ct) {
 		return &ErrorAnswer{Status: http.StatusBadGateway, Code: "upstream_protocol_error",
-			Message: fmt.Sprintf("the upstream agent answered with %q instead of an SSE event stream", ct)}
+			Message: fmt.Sprintf("the upstream agent answered with %q instead of an SSE event stream or AG-UI protobuf frames", ct)}
 	}
 	kept := &capture{maxEvents: r.cfg.MaxEvents, maxBytes: r.cfg.MaxBytes}
 	if r.continuesUnrecorded(in) {
@@ -217,7 +218,7 @@ func (r *Recorder) Record(w http.ResponseWriter, req *http.Request, route string
 		r.cfg.Logger.Warn("not recording a run that continues a run that was not recorded; it is still relayed to the client",
 			"thread", in.ThreadID, "run", in.RunID)
 	}
-	problem := r.relay(req.Context(), w, resp.Body, started, in, kept)
+	problem := r.relay(req.Context(), w, newUpstreamFrames(ct, resp.Body, r.cfg.MaxFrame), started, in, kept)
 	if kept.passed != "" {
 		r.unrecorded(in)
 		return nil
@@ -264,30 +265,30 @@ func cancelled(events []capturedEvent) bool {
 	return len(events) > 0 && events[len(events)-1].event.Cancelled()
 }
 
-// relay copies upstream events to the client, flushing each, and checks them against
+// relay copies upstream events to the client in the upstream's transport, flushing
+// each, and checks them against
 // the protocol. It keeps the events with their timing in kept, within its bounds, and
 // returns what went wrong, if anything. Once kept keeps nothing, the events are only
 // relayed, and the stream checked for a terminal event at its end: what the checker
 // remembers of a run would grow with whatever the agent sends. The upstream request
 // ends with ctx, so once the client has gone a read error is its leaving, not the
 // upstream's failure.
-func (r *Recorder) relay(ctx context.Context, w http.ResponseWriter, upstream io.Reader, started time.Time, in *protocol.RunAgentInput, kept *capture) string {
+func (r *Recorder) relay(ctx context.Context, w http.ResponseWriter, frames upstreamFrames, started time.Time, in *protocol.RunAgentInput, kept *capture) string {
 	out := sse.NewWriter(w, 0)
-	out.Begin()
+	out.Begin(frames.encoder().ContentType())
 	_ = out.Flush()
 	fail := func(code, msg string) {
-		frame, _ := protocol.AppendFrame(nil, protocol.NewEvent(protocol.RunError, "message", msg, "code", code), time.Now().UnixMilli(), false)
+		frame, _ := frames.encoder().AppendFrame(nil, protocol.NewEvent(protocol.RunError, "message", msg, "code", code), time.Now().UnixMilli())
 		_, _ = out.Write(frame)
 		_ = out.Flush()
 	}
 	// Agents that mint their own thread and run ids (instead of echoing the request's)
 	// are still recorded: the fixture echoes whatever request replays it.
 	var verify protocol.Verifier
-	frames := protocol.NewFrameReader(upstream, r.cfg.MaxFrame)
 	last := started
 	ended := false // by a terminal event
 	for {
-		f, err := frames.Next()
+		f, err := frames.next()
 		if errors.Is(err, io.EOF) {
 			break
 		}
@@ -298,7 +299,7 @@ func (r *Recorder) relay(ctx context.Context, w http.ResponseWriter, upstream io
 			fail("upstream_stream_broken", "the upstream stream broke off: "+err.Error())
 			return "the upstream stream broke off: " + err.Error()
 		}
-		ev, err := protocol.DecodeEvent([]byte(f.Data))
+		ev, err := f.event, f.err
 		if err == nil && kept.passed == "" {
 			err = verify.Check(ev)
 		}
@@ -309,15 +310,12 @@ func (r *Recorder) relay(ctx context.Context, w http.ResponseWriter, upstream io
 			return "the upstream agent broke the AG-UI protocol: " + err.Error()
 		}
 		now := time.Now()
-		if kept.add(capturedEvent{gap: now.Sub(last), at: now, event: ev}, len(f.Data)) {
+		if kept.add(capturedEvent{gap: now.Sub(last), at: now, event: ev}, f.size) {
 			r.cfg.Logger.Warn("not recording a run past the recording limit: what was kept of it is dropped, and no file is written; the run is still relayed to the client",
 				"thread", in.ThreadID, "run", in.RunID, "limit", kept.passed, "events", kept.count, "bytes", kept.bytes)
 		}
 		last = now
-		if f.ID != "" {
-			_, _ = io.WriteString(&out, "id: "+f.ID+"\n")
-		}
-		if _, err := out.Write(appendData(nil, f.Data)); err != nil {
+		if _, err := out.Write(f.wire); err != nil {
 			return clientGone
 		}
 		_ = out.Flush()
@@ -384,18 +382,6 @@ func (r *Recorder) unrecorded(in *protocol.RunAgentInput) {
 	r.sessions[in.ThreadID] = &session{unrecorded: true}
 }
 
-// appendData appends an SSE frame's data field, a data: line for each of its lines, and
-// the blank line that ends the frame, so that data of several lines reaches the client
-// as it was sent.
-func appendData(dst []byte, data string) []byte {
-	for line := range strings.SplitSeq(data, "\n") {
-		dst = append(dst, "data: "...)
-		dst = append(dst, line...)
-		dst = append(dst, '\n')
-	}
-	return append(dst, '\n')
-}
-
 // save writes a run into its session's fixture, or apart as an incomplete recording, and
 // returns the file and how many secrets were redacted from what it wrote.
 func (r *Recorder) save(route string, in *protocol.RunAgentInput, events []capturedEvent, problem string) (string, int, error) {
@@ -440,6 +426,9 @@ func (r *Recorder) save(route string, in *protocol.RunAgentInput, events []captu
 	if err := place(doc, path, nodes); err != nil {
 		return "", 0, err
 	}
+	if raisesLangGraphInterrupts(events) {
+		setMember(doc, "dialect", scalar(string(scenarios.DialectLangGraph)))
+	}
 	if !continuing {
 		if old, _ := r.load(s.file); old != nil {
 			if next := member(old, "next"); next != nil {
@@ -459,13 +448,16 @@ func (r *Recorder) save(route string, in *protocol.RunAgentInput, events []captu
 	return s.file, rd.count, nil
 }
 
-// whenFor describes the answers a continuation run brought — its resume entries, or the
-// results of the frontend tool calls the previous run left — in the order the previous run
+// whenFor describes the answers a continuation run brought — its resume entries (or the
+// one its LangGraph command stands for), or the results of the frontend tool calls the previous run left — in the order the previous run
 // raised what they answer, which is the order a replay matches them in. Secrets in the
 // answers are redacted: a tool result's pattern matches any text where one was.
 func (s *session) whenFor(in *protocol.RunAgentInput, rd *redactor) map[string]any {
-	if len(in.Resume) > 0 {
-		entries := slices.Clone(in.Resume)
+	entries := slices.Clone(in.Resume)
+	if len(entries) == 0 && in.Command != nil {
+		entries = append(entries, in.Command.Answer(""))
+	}
+	if len(entries) > 0 {
 		slices.SortStableFunc(entries, func(a, b protocol.ResumeEntry) int { return s.rank(a.InterruptID) - s.rank(b.InterruptID) })
 		resume := make([]any, len(entries))
 		for i, e := range entries {
@@ -604,13 +596,19 @@ func (r *Recorder) load(file string) (*yaml.Node, error) {
 	return doc.Content[0], nil
 }
 
-// write encodes a fixture, checks that it loads as a scenario, and writes it atomically.
-func (r *Recorder) write(file string, doc *yaml.Node) error {
+// write encodes a fixture's documents, checks that they load as scenarios, and writes
+// them atomically.
+func (r *Recorder) write(file string, docs ...*yaml.Node) error {
 	var buf bytes.Buffer
 	enc := yaml.NewEncoder(&buf)
 	enc.SetIndent(2)
-	if err := enc.Encode(&yaml.Node{Kind: yaml.DocumentNode, Content: []*yaml.Node{doc}}); err != nil {
-		return err
+	for _, doc := range docs {
+		if doc.Kind != yaml.DocumentNode {
+			doc = &yaml.Node{Kind: yaml.DocumentNode, Content: []*yaml.Node{doc}}
+		}
+		if err := enc.Encode(doc); err != nil {
+			return err
+		}
 	}
 	if _, diags := scenarios.Parse(file, buf.Bytes()); len(diags) > 0 {
 		return fmt.Errorf("the recording does not load as a scenario: %v", diags[0])

@@ -3,6 +3,7 @@ package recorder_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -81,9 +82,19 @@ type client struct {
 
 func (c client) run(body string) ([]protocol.Event, []time.Duration) {
 	c.t.Helper()
+	return c.runAccepting(body, "")
+}
+
+// runAccepting runs a request with an Accept header, when one is given, and decodes the
+// stream in the transport it comes in.
+func (c client) runAccepting(body, accept string) ([]protocol.Event, []time.Duration) {
+	c.t.Helper()
 	req, _ := http.NewRequest("POST", c.url+"/agui/chat", strings.NewReader(body))
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Authorization", "Bearer sk-live-0123456789abcdefSECRET")
+	if accept != "" {
+		req.Header.Set("Accept", accept)
+	}
 	start := time.Now()
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
@@ -94,21 +105,22 @@ func (c client) run(body string) ([]protocol.Event, []time.Duration) {
 		b, _ := io.ReadAll(resp.Body)
 		c.t.Fatalf("status %d: %s", resp.StatusCode, b)
 	}
-	frames := protocol.NewFrameReader(resp.Body, 1<<20)
+	if ct := resp.Header.Get("Content-Type"); accept == protocol.ProtoContentType && ct != protocol.ProtoContentType {
+		c.t.Fatalf("asked for protobuf, got %q", ct)
+	}
+	r := protocol.NewEventReader(resp.Header.Get("Content-Type"), resp.Body, 1<<20)
 	var events []protocol.Event
 	var at []time.Duration
 	for {
-		f, err := frames.Next()
-		if err != nil {
-			break
+		ev, err := r.Next()
+		if errors.Is(err, io.EOF) {
+			return events, at
 		}
-		ev, err := protocol.DecodeEvent([]byte(f.Data))
 		if err != nil {
 			c.t.Fatal(err)
 		}
 		events, at = append(events, ev), append(at, time.Since(start))
 	}
-	return events, at
 }
 
 // normalized renders events without timestamps and with generated ids numbered in order
@@ -149,6 +161,12 @@ func toolCallID(events []protocol.Event) string {
 
 // session plays the approval flow (answered by statuses) and the frontend-tool flow.
 func session(c client, thread string, statuses [2]string) [][]protocol.Event {
+	return sessionAccepting(c, "", thread, statuses)
+}
+
+// sessionAccepting plays session with an Accept header in every request.
+func sessionAccepting(cl client, accept, thread string, statuses [2]string) [][]protocol.Event {
+	c := acceptingClient{cl, accept}
 	first, _ := c.run(`{"threadId":"` + thread + `","runId":"r1","protocolVersion":"1.1","messages":[{"id":"u1","role":"user","content":"deploy"}]}`)
 	ids := interruptIDs(first)
 	second, _ := c.run(fmt.Sprintf(`{"threadId":"%s","runId":"r2","protocolVersion":"1.1","messages":[],"resume":[{"interruptId":"%s","status":"%s"},{"interruptId":"%s","status":"%s"}]}`,
@@ -156,6 +174,17 @@ func session(c client, thread string, statuses [2]string) [][]protocol.Event {
 	pick, _ := c.run(`{"threadId":"` + thread + `-pick","runId":"r1","protocolVersion":"1.1","messages":[{"id":"u1","role":"user","content":"pick"}]}`)
 	picked, _ := c.run(`{"threadId":"` + thread + `-pick","runId":"r2","protocolVersion":"1.1","messages":[{"id":"t1","role":"tool","toolCallId":"` + toolCallID(pick) + `","content":"b"}]}`)
 	return [][]protocol.Event{first, second, pick, picked}
+}
+
+// acceptingClient is a client whose requests carry an Accept header.
+type acceptingClient struct {
+	client
+	accept string
+}
+
+func (c acceptingClient) run(body string) ([]protocol.Event, []time.Duration) {
+	c.t.Helper()
+	return c.runAccepting(body, c.accept)
 }
 
 // recordingUpstreamScenarios serves a mock that records every run into a new directory,
@@ -191,6 +220,29 @@ func TestRecordedSessionsReplayLikeTheOriginal(t *testing.T) {
 			want, got := normalized(original[run]), normalized(replayed[run])
 			if strings.Join(want, "\n") != strings.Join(got, "\n") {
 				t.Errorf("%v run %d replays differently:\n got %s\nwant %s", statuses, run, strings.Join(got, "\n    "), strings.Join(want, "\n    "))
+			}
+		}
+	}
+}
+
+// A client that asks for protobuf gets the upstream's protobuf frames relayed, and the
+// recorder decodes them into the same fixture an SSE session makes: it replays, over
+// either transport, like the original.
+func TestAProtobufUpstreamIsRelayedAndRecorded(t *testing.T) {
+	out, proxy := recordingUpstreamScenarios(t)
+	statuses := [2]string{"resolved", "cancelled"}
+	recorded := sessionAccepting(client{t, proxy.URL}, protocol.ProtoContentType, "proto-session", statuses)
+	files, _ := filepath.Glob(filepath.Join(out, "*.yaml"))
+	if len(files) != 2 {
+		t.Fatalf("recorded files %v", files)
+	}
+	replay := serverFor(t, server.DefaultConfig(), scenarios.Source{FS: os.DirFS(out), Root: ".", Label: out})
+	for _, accept := range []string{"text/event-stream", protocol.ProtoContentType} {
+		replayed := sessionAccepting(client{t, replay.URL}, accept, "proto-session", statuses)
+		for run := range recorded {
+			want, got := normalized(recorded[run]), normalized(replayed[run])
+			if strings.Join(want, "\n") != strings.Join(got, "\n") {
+				t.Errorf("run %d replays differently over %s:\n got %s\nwant %s", run, accept, strings.Join(got, "\n    "), strings.Join(want, "\n    "))
 			}
 		}
 	}
@@ -291,6 +343,17 @@ func TestUpstreamFailuresReachTheClient(t *testing.T) {
 		case "/garbage":
 			w.Header().Set("Content-Type", "text/event-stream")
 			fmt.Fprint(w, "data: {\"type\":\"RUN_STARTED\",\"threadId\":\"t\",\"runId\":\"r\"}\n\ndata: {not json\n\n")
+		case "/proto-cut", "/proto-garbage":
+			w.Header().Set("Content-Type", protocol.ProtoContentType)
+			var enc protocol.ProtoEncoder
+			frames, _ := enc.AppendFrame(nil, protocol.NewEvent(protocol.RunStarted, "threadId", "t", "runId", "r"), 1)
+			if r.URL.Path == "/proto-cut" {
+				frames, _ = enc.AppendFrame(frames, protocol.NewEvent(protocol.TextMessageStart, "messageId", "m", "role", "assistant"), 2)
+				frames = frames[:len(frames)-3]
+			} else {
+				frames = append(frames, enc.MalformedFrame()...)
+			}
+			_, _ = w.Write(frames)
 		}
 	}))
 	defer broken.Close()
@@ -307,6 +370,8 @@ func TestUpstreamFailuresReachTheClient(t *testing.T) {
 		{"not a stream", broken.URL, "/json", 502, "upstream_protocol_error"},
 		{"stream cut short", broken.URL, "/cut", 200, "upstream_stream_broken"},
 		{"invalid event", broken.URL, "/garbage", 200, "upstream_protocol_error"},
+		{"protobuf frame cut short", broken.URL, "/proto-cut", 200, "upstream_stream_broken"},
+		{"invalid protobuf frame", broken.URL, "/proto-garbage", 200, "upstream_protocol_error"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -315,7 +380,7 @@ func TestUpstreamFailuresReachTheClient(t *testing.T) {
 			rec, _ := recorder.New(recorder.Config{Upstream: u, OutDir: out, Logger: quiet()})
 			cfg := server.DefaultConfig()
 			cfg.Recorder, cfg.RecordAll = rec, true
-			routes := fstest.MapFS{"s/r.yaml": {Data: []byte("match: {route: [/refuse, /json, /cut, /garbage]}\nsteps: [{text: x}]\n")}}
+			routes := fstest.MapFS{"s/r.yaml": {Data: []byte("match: {route: [/refuse, /json, /cut, /garbage, /proto-cut, /proto-garbage]}\nsteps: [{text: x}]\n")}}
 			proxy := serverFor(t, cfg, scenarios.Source{FS: routes, Root: "s", Label: "s"})
 			resp, err := http.Post(proxy.URL+tt.path, "application/json", strings.NewReader(`{"threadId":"t","runId":"r","messages":[{"role":"user","content":"hi"}]}`))
 			if err != nil {
@@ -325,6 +390,9 @@ func TestUpstreamFailuresReachTheClient(t *testing.T) {
 			resp.Body.Close()
 			if resp.StatusCode != tt.status || !strings.Contains(string(body), tt.code) {
 				t.Errorf("got %d %s", resp.StatusCode, body)
+			}
+			if ct := resp.Header.Get("Content-Type"); strings.HasPrefix(tt.path, "/proto") && ct != protocol.ProtoContentType {
+				t.Errorf("a protobuf upstream relayed as %q", ct)
 			}
 			if files, _ := filepath.Glob(filepath.Join(out, "*.yaml")); len(files) != 0 {
 				t.Errorf("a failed recording was saved as a scenario: %v", files)

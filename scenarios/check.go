@@ -87,7 +87,7 @@ func (x *explorer) explore(sc *Scenario, req *Request, start Start, depth int) [
 	if depth == 1 {
 		sc.eventsHint = len(plan.Events)
 	}
-	diags := sc.verify(plan, origins, req.Input.ThreadID)
+	diags := append(sc.verify(plan, origins, req.Input.ThreadID), sc.protoWarnings(plan, origins)...)
 	next := plan.Next
 	if next != nil && next.node != nil && len(next.Interrupts) == 0 && len(next.ToolCalls) == 0 {
 		at := next.node.next[0].at
@@ -125,7 +125,7 @@ func (x *explorer) explore(sc *Scenario, req *Request, start Start, depth int) [
 			break
 		}
 		nextReq := continuationRequest(req, next, forced, fmt.Sprintf("%s-%d", req.Input.RunID, n))
-		diags = append(diags, x.explore(sc, nextReq, Start{Resume: next, forced: forced}, depth+1)...)
+		diags = append(diags, x.explore(sc, nextReq, Start{Resume: next, forced: forced, answers: nextReq.Input.Resume}, depth+1)...)
 	}
 	return diags
 }
@@ -189,6 +189,27 @@ func (sc *Scenario) verify(plan *Plan, origins []pos, threadID string) []Diagnos
 	}
 	for _, w := range v.Warnings {
 		diags = append(diags, at(w.Index, w.Error(), "add broken: <reason> to send it anyway"))
+	}
+	return diags
+}
+
+// protoWarnings warns of what a planned run's events lose over the protobuf transport,
+// at the steps that wrote them: the run plays whole over SSE, but a client that asks for
+// protobuf does not see what the .proto has no place for.
+func (sc *Scenario) protoWarnings(plan *Plan, origins []pos) []Diagnostic {
+	var diags []Diagnostic
+	for i, t := range plan.Events {
+		if t.Fault != nil {
+			continue
+		}
+		for _, lost := range protocol.ProtoLosses(t.Event) {
+			d := sc.diagnostic("over the protobuf transport this event loses "+lost, "the AG-UI .proto has no place for it: send it in a form the .proto carries, or expect protobuf clients not to see it")
+			if i < len(origins) {
+				d.File, d.Line, d.Column = origins[i].File, origins[i].Line, origins[i].Column
+			}
+			d.Severity = Warning
+			diags = append(diags, d)
+		}
 	}
 	return diags
 }

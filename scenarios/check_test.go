@@ -27,3 +27,35 @@ func TestAnExampleSuppliesTheContextTemplatesRead(t *testing.T) {
 		t.Errorf("the example's request carries context %+v", got)
 	}
 }
+
+// What the protobuf transport cannot carry is a warning at the step that sends it, and
+// the set still loads; the built-in set carries everything.
+func TestTheCheckWarnsOfWhatProtobufCannotCarry(t *testing.T) {
+	yaml := "broken: the custom member is for the frontend's fallback path\nevents:\n" +
+		"  - {type: RUN_STARTED, threadId: '{{ .threadId }}', runId: '{{ .runId }}'}\n" +
+		"  - {type: THINKING_START}\n" +
+		"  - {type: CUSTOM, name: n, value: 1, extra: x}\n" +
+		"  - {type: RUN_FINISHED, threadId: '{{ .threadId }}', runId: '{{ .runId }}'}\n"
+	set, err := loadOne(t, yaml)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, d := range set.Warnings() {
+		got = append(got, d.Error())
+	}
+	want := []string{
+		"dir/test.yaml:4:5: warning: over the protobuf transport this event loses the event type THINKING_START (the .proto has no message for it) (hint: the AG-UI .proto has no place for it: send it in a form the .proto carries, or expect protobuf clients not to see it)",
+		"dir/test.yaml:5:5: warning: over the protobuf transport this event loses CUSTOM.extra (hint: the AG-UI .proto has no place for it: send it in a form the .proto carries, or expect protobuf clients not to see it)",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("warnings\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	builtin, err := Load(Builtin())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w := builtin.Warnings(); len(w) != 0 {
+		t.Errorf("the built-in set warns: %v", w)
+	}
+}

@@ -73,6 +73,9 @@ func (l *fileLoader) interruptStep(c stepCommon, n *yaml.Node) step {
 		l.diag.add(l.pos(n), "", "an interrupt step needs at least one interrupt")
 		return nil
 	}
+	if l.dialect == DialectLangGraph && len(items) > 1 {
+		l.diag.add(l.pos(n), "raise them in interrupt steps of their own", "in the langgraph dialect a run answers one interrupt (forwardedProps.command.resume), so an interrupt step raises one")
+	}
 	s := &interruptStep{stepCommon: c}
 	for _, item := range items {
 		f := l.fields(item, "an interrupt", interruptKeys)
@@ -330,6 +333,14 @@ func (s *interruptStep) emit(p *planner) error {
 		}
 		pi.Wire = wire
 		p.interrupts = append(p.interrupts, pi)
+		if p.dialect == DialectLangGraph {
+			// as LangGraph's AG-UI bridge sends an interrupt: its value, as a JSON string
+			value, err := json.Marshal(wire)
+			if err != nil {
+				return fmt.Errorf("interrupt %q: %w", id, err)
+			}
+			p.emit(protocol.NewEvent(protocol.Custom, "name", protocol.OnInterrupt, "value", string(value)))
+		}
 	}
 	return nil
 }
@@ -355,6 +366,7 @@ type PendingToolCall struct {
 // captures of its earlier runs, and what it waits for.
 type Cursor struct {
 	Scenario   *Scenario
+	Dialect    Dialect // the interrupts were raised in it, which says how they are answered
 	Interrupts []PendingInterrupt
 	ToolCalls  []PendingToolCall
 	frames     []frame    // the steps form: what is left to play

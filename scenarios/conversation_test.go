@@ -46,6 +46,8 @@ type conversation struct {
 	set    *Set
 	cursor *Cursor
 	runs   int
+	// dialect is the server's default, as --dialect sets it
+	dialect Dialect
 }
 
 func (c *conversation) run(body string) []protocol.Event {
@@ -53,7 +55,7 @@ func (c *conversation) run(body string) []protocol.Event {
 	c.runs++
 	req := request(c.t, "/", body)
 	req.Input.ThreadID, req.Input.RunID = "t", "r"+string(rune('0'+c.runs))
-	opts := PlanOptions{Timing: DefaultTiming(), Now: time.Unix(1000, 0)}
+	opts := PlanOptions{Timing: DefaultTiming(), Now: time.Unix(1000, 0), Dialect: c.dialect}
 	var plan *Plan
 	var err error
 	if c.cursor != nil {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 )
 
 const recordedSession = `
@@ -51,7 +52,11 @@ func TestRecordedContinuationsAreChosenByTheAnswers(t *testing.T) {
 	c := &conversation{t: t, set: set}
 	c.run(`{"messages":[{"role":"user","content":"deploy"}]}`)
 	req := request(t, "/", `{"messages":[],"resume":[{"interruptId":"`+c.cursor.Interrupts[0].ID+`","status":"cancelled"}]}`)
-	_, err = c.cursor.Scenario.Plan(context.Background(), req, Start{Resume: c.cursor}, PlanOptions{Timing: DefaultTiming()})
+	start, _, err := Continue(c.cursor, req.Input, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = c.cursor.Scenario.Plan(context.Background(), req, start, PlanOptions{Timing: DefaultTiming()})
 	var nb *NoBranchError
 	if !errors.As(err, &nb) || nb.Branches != 2 {
 		t.Errorf("got %v, want a NoBranchError", err)

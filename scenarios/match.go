@@ -113,6 +113,8 @@ func (s *Set) Force(id string, req *Request) *Selection {
 // whether they hold of a request, and why they do not. holds is the hot path of
 // selection: it allocates nothing. explainMiss says nothing when holds is true.
 type criterion struct {
+	name        string
+	describe    func(m *Match) string // what the criteria of this kind require, when given
 	count       func(m *Match) int
 	holds       func(m *Match, req *Request, text string) bool
 	explainMiss func(m *Match, req *Request, text string) []string
@@ -122,7 +124,9 @@ type criterion struct {
 // Adding a criterion is adding an entry here.
 var criteria = [...]criterion{
 	{ // route
-		count: func(m *Match) int { return len(m.Routes) },
+		name:     "route",
+		describe: func(m *Match) string { return strings.Join(m.Routes, " or ") },
+		count:    func(m *Match) int { return len(m.Routes) },
 		holds: func(m *Match, req *Request, _ string) bool {
 			return len(m.Routes) == 0 || slices.Contains(m.Routes, req.Route)
 		},
@@ -134,7 +138,9 @@ var criteria = [...]criterion{
 		},
 	},
 	{ // message
-		count: func(m *Match) int { return boolCount(m.Message != nil) },
+		name:     "message",
+		describe: func(m *Match) string { return "/" + m.Message.String() + "/" },
+		count:    func(m *Match) int { return boolCount(m.Message != nil) },
 		holds: func(m *Match, _ *Request, text string) bool {
 			return m.Message == nil || (m.prefix.admits(text) && m.Message.MatchString(text))
 		},
@@ -146,7 +152,9 @@ var criteria = [...]criterion{
 		},
 	},
 	{ // forwardedProps
-		count: func(m *Match) int { return len(m.ForwardedProps) },
+		name:     "forwardedProps",
+		describe: func(m *Match) string { return show(m.ForwardedProps) },
+		count:    func(m *Match) int { return len(m.ForwardedProps) },
 		holds: func(m *Match, req *Request, _ string) bool {
 			fp, _ := req.Input.ForwardedProps.(map[string]any)
 			for key, want := range m.ForwardedProps {
@@ -168,7 +176,9 @@ var criteria = [...]criterion{
 		},
 	},
 	{ // state
-		count: func(m *Match) int { return boolCount(m.State != nil) },
+		name:     "state",
+		describe: func(m *Match) string { return "contains " + show(m.State) },
+		count:    func(m *Match) int { return boolCount(m.State != nil) },
 		holds: func(m *Match, req *Request, _ string) bool {
 			return m.State == nil || subset(req.Input.State, m.State)
 		},
@@ -180,7 +190,9 @@ var criteria = [...]criterion{
 		},
 	},
 	{ // tools
-		count: func(m *Match) int { return len(m.Tools) },
+		name:     "tools",
+		describe: func(m *Match) string { return strings.Join(m.Tools, ", ") },
+		count:    func(m *Match) int { return len(m.Tools) },
 		holds: func(m *Match, req *Request, _ string) bool {
 			for _, name := range m.Tools {
 				if !offersTool(req, name) {
@@ -200,6 +212,14 @@ var criteria = [...]criterion{
 		},
 	},
 	{ // headers
+		name: "headers",
+		describe: func(m *Match) string {
+			var want []string
+			for _, name := range slices.Sorted(maps.Keys(m.Headers)) {
+				want = append(want, name+": /"+m.Headers[name].String()+"/")
+			}
+			return strings.Join(want, ", ")
+		},
 		count: func(m *Match) int { return len(m.Headers) },
 		holds: func(m *Match, req *Request, _ string) bool {
 			for name, re := range m.Headers {
@@ -267,6 +287,31 @@ func (m *Match) test(req *Request) (map[string]string, []string) {
 		reasons = append(reasons, criteria[i].explainMiss(m, req, text)...)
 	}
 	return m.captures(text), reasons
+}
+
+// CriterionCheck is one kind of criterion a scenario's match gives, checked against a
+// request: what it requires, whether it holds and, when it does not, why.
+type CriterionCheck struct {
+	Criterion string   `json:"criterion"`
+	Want      string   `json:"want"`
+	Held      bool     `json:"held"`
+	Reasons   []string `json:"reasons,omitempty"`
+}
+
+// Explain checks each kind of criterion the match gives against a request, in the
+// order misses are explained; a match that gives none answers every request.
+func (m *Match) Explain(req *Request) []CriterionCheck {
+	msg, _ := req.Input.LastUserMessage()
+	text := msg.Text()
+	checks := []CriterionCheck{}
+	for i := range criteria {
+		c := &criteria[i]
+		if c.count(m) == 0 {
+			continue
+		}
+		checks = append(checks, CriterionCheck{Criterion: c.name, Want: c.describe(m), Held: c.holds(m, req, text), Reasons: c.explainMiss(m, req, text)})
+	}
+	return checks
 }
 
 // captures returns the groups of the message pattern, by number and by name.

@@ -168,3 +168,33 @@ func TestLiteralPrefixes(t *testing.T) {
 		}
 	}
 }
+
+// Explain names each kind of criterion a match gives, what it wants, and whether it
+// held, with the reasons of a miss; kinds the match does not give are left out.
+func TestExplainSaysWhichCriteriaHeld(t *testing.T) {
+	set, err := loadOne(t, `
+match:
+  route: /custom
+  message: ^hello
+  tools: [search]
+steps: [{text: a}]
+`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := set.Scenarios()[0].Match
+	got := m.Explain(request(t, "/custom", `{"messages":[{"role":"user","content":"hello there"}]}`))
+	want := []CriterionCheck{
+		{Criterion: "route", Want: "/custom", Held: true},
+		{Criterion: "message", Want: "/^hello/", Held: true},
+		{Criterion: "tools", Want: "search", Held: false, Reasons: []string{"the client does not offer tool search"}},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("Explain = %+v\nwant %+v", got, want)
+	}
+	for i := range criteria {
+		if criteria[i].name == "" || criteria[i].describe == nil {
+			t.Errorf("criterion %d has no name or description", i)
+		}
+	}
+}

@@ -59,12 +59,13 @@ type fileLoader struct {
 	captureNames []string           // named groups of that scenario's message pattern
 	stepIDs      []string           // ids of that scenario's steps, nested ones included
 	verbatim     bool               // strings are data, not templates
+	dialect      Dialect            // that scenario's dialect, as it says it
 	plain        map[string][]plainPart
 }
 
 func (l *fileLoader) pos(n *yaml.Node) pos { return pos{File: l.file, Line: n.Line, Column: n.Column} }
 
-var scenarioKeys = []string{"id", "description", "priority", "broken", "match", "timing", "steps", "events", "next", "result", "examples"}
+var scenarioKeys = []string{"id", "description", "priority", "broken", "dialect", "match", "timing", "steps", "events", "next", "result", "examples"}
 
 func (l *fileLoader) scenario(n *yaml.Node, doc int) *Scenario {
 	f := l.fields(n, "a scenario", scenarioKeys)
@@ -97,6 +98,14 @@ func (l *fileLoader) scenario(n *yaml.Node, doc int) *Scenario {
 		if strings.TrimSpace(sc.Broken) == "" {
 			l.diag.add(l.pos(v), "", "broken needs the reason the scenario breaks the protocol on purpose")
 		}
+	}
+	l.dialect = ""
+	if v := f["dialect"]; v != nil {
+		d, err := ParseDialect(l.str(v))
+		if err != nil {
+			l.diag.add(l.pos(v), "agui (the default: RUN_FINISHED with an interrupt outcome) or langgraph (an on_interrupt custom event)", "%v", err)
+		}
+		sc.Dialect, l.dialect = d, d
 	}
 	if v := f["match"]; v != nil {
 		sc.Match = l.match(v)

@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"cmp"
 	"context"
 	"encoding/binary"
 	"encoding/json"
@@ -65,6 +66,8 @@ type PlanOptions struct {
 	FixedTime time.Time
 	// Limits bound the work of the run's templates; see Limits.
 	Limits Limits
+	// Dialect is the server's default, for the scenarios that name none; empty: agui.
+	Dialect Dialect
 }
 
 // Start says where a run begins: a new conversation, with the captures of its match, or
@@ -72,6 +75,9 @@ type PlanOptions struct {
 type Start struct {
 	Captures map[string]string
 	Resume   *Cursor
+	// answers are the resume entries that answer Resume's interrupts (Continue reads
+	// them from the run's resume, or from its LangGraph command).
+	answers []protocol.ResumeEntry
 	// forced picks the branch of one pending item instead of its answer; loading uses
 	// it to try every branch.
 	forced *branchChoice
@@ -99,6 +105,7 @@ func (s *Scenario) plan(ctx context.Context, req *Request, start Start, opts Pla
 		speed:   opts.Speed,
 		fixed:   opts.FixedTime,
 		state:   req.Input.State,
+		dialect: cmp.Or(s.Dialect, opts.Dialect, DialectAGUI),
 	}
 	if c := start.Resume; c != nil {
 		captures = c.captures
@@ -149,9 +156,10 @@ func atStep(at pos, err error) error {
 // data and jitter. It is made of the server's seed, the scenario, the thread's turn (how
 // many runs the thread started before this one) and what the request says: each
 // message's role and content (its text or content parts; a tool message's result) and
-// each resume answer's status and payload, in order. Ids are left out — the thread's,
-// the run's, the messages', the interrupts' — because clients mint fresh ones for every
-// run: the same conversation, played again with the same seed, gets the same stream.
+// each resume answer's status and payload, in order, and a LangGraph command's answer.
+// Ids are left out — the thread's, the run's, the messages', the interrupts' — because
+// clients mint fresh ones for every run: the same conversation, played again with the
+// same seed, gets the same stream.
 func runKey(seed uint64, scenario string, turn int, in *protocol.RunAgentInput) uint64 {
 	h := fnv.New64a()
 	writeUint := func(n uint64) {
@@ -184,6 +192,9 @@ func runKey(seed uint64, scenario string, turn int, in *protocol.RunAgentInput) 
 	for _, r := range in.Resume {
 		writeString(r.Status)
 		writeJSON(r.Payload)
+	}
+	if in.Command != nil {
+		writeJSON(in.Command.Resume)
 	}
 	return h.Sum64()
 }
@@ -274,6 +285,7 @@ type planner struct {
 	activityTypes map[string]string // activity ids → their types
 	lastTextID    string
 	terminated    bool
+	dialect       Dialect            // how the run's interrupts reach the client
 	interrupts    []PendingInterrupt // raised by this run
 	pendingTools  []PendingToolCall  // frontend tool calls this run left unanswered
 	next          *Cursor
@@ -302,7 +314,7 @@ func (p *planner) playSteps(s *Scenario, in *protocol.RunAgentInput, start Start
 	p.emit(protocol.NewEvent(protocol.RunStarted, "threadId", in.ThreadID, "runId", in.RunID))
 	stack := []frame{{steps: s.steps}}
 	if start.Resume != nil {
-		stack = p.continuation(start.Resume, in, start.forced)
+		stack = p.continuation(start, in)
 	}
 	if err := p.runFrames(stack); err != nil || p.terminated {
 		return err
@@ -310,6 +322,8 @@ func (p *planner) playSteps(s *Scenario, in *protocol.RunAgentInput, start Start
 	p.wait(p.timing.StepGap)
 	finished := protocol.NewEvent(protocol.RunFinished, "threadId", in.ThreadID, "runId", in.RunID)
 	switch {
+	case len(p.interrupts) > 0 && p.dialect == DialectLangGraph:
+		// the on_interrupt events raised them; the run finishes as any other
 	case len(p.interrupts) > 0:
 		wires := make([]any, len(p.interrupts))
 		for i, pi := range p.interrupts {
@@ -348,7 +362,7 @@ func (p *planner) playExplicit(root *eventsRun, in *protocol.RunAgentInput, star
 	run := root
 	if c := start.Resume; c != nil {
 		var err error
-		if run, err = p.chooseContinuation(c, in, start.forced); err != nil {
+		if run, err = p.chooseContinuation(c, start, in); err != nil {
 			return err
 		}
 	}
@@ -373,8 +387,8 @@ func (p *planner) playExplicit(root *eventsRun, in *protocol.RunAgentInput, star
 
 // chooseContinuation picks the recorded continuation that the answers a resumed run
 // brings lead to, and makes the answers available to its templates.
-func (p *planner) chooseContinuation(c *Cursor, in *protocol.RunAgentInput, forced *branchChoice) (*eventsRun, error) {
-	answers, contents := c.answers(in)
+func (p *planner) chooseContinuation(c *Cursor, start Start, in *protocol.RunAgentInput) (*eventsRun, error) {
+	answers, contents := c.answers(start.answers, in)
 	resume := make([]any, len(answers))
 	for i, a := range answers {
 		resume[i] = answerMap(a, c.Interrupts[i].ToolCallID)
@@ -387,7 +401,7 @@ func (p *planner) chooseContinuation(c *Cursor, in *protocol.RunAgentInput, forc
 		last := c.ToolCalls[len(c.ToolCalls)-1]
 		p.r.setAnswer(map[string]any{"toolCallId": last.ID, "name": last.Name, "content": contents[len(contents)-1]})
 	}
-	if k, ok := forced.forces(recordedRun, 0); ok {
+	if k, ok := start.forced.forces(recordedRun, 0); ok {
 		return &c.node.next[k].run, nil
 	}
 	for i := range c.node.next {
@@ -402,7 +416,7 @@ func (p *planner) chooseContinuation(c *Cursor, in *protocol.RunAgentInput, forc
 // its outcome, with the responseSchema each was sent with, or the tool calls it left
 // without a result.
 func (p *planner) pauseExplicit(run *eventsRun) error {
-	c := &Cursor{node: run, captures: p.captures, ids: maps.Clone(p.ids), openCalls: maps.Clone(p.openCalls), activities: maps.Clone(p.activityTypes)}
+	c := &Cursor{Dialect: p.dialect, node: run, captures: p.captures, ids: maps.Clone(p.ids), openCalls: maps.Clone(p.openCalls), activities: maps.Clone(p.activityTypes)}
 	interrupts, calls := protocol.Awaited(p.events, func(t Timed) protocol.Event { return t.Event })
 	for _, wire := range interrupts {
 		pi := PendingInterrupt{Wire: wire}
@@ -431,12 +445,13 @@ func (p *planner) pauseExplicit(run *eventsRun) error {
 
 // continuation builds the frames a resumed run plays: each answered item's branch, in
 // the order the items were raised, then the steps that followed the pause.
-func (p *planner) continuation(c *Cursor, in *protocol.RunAgentInput, forced *branchChoice) []frame {
+func (p *planner) continuation(start Start, in *protocol.RunAgentInput) []frame {
+	c, forced := start.Resume, start.forced
 	stack := cloneFrames(c.frames)
 	var branches []frame
-	answers, contents := c.answers(in)
-	resume := make([]any, 0, len(in.Resume))
-	for _, r := range in.Resume {
+	answers, contents := c.answers(start.answers, in)
+	resume := make([]any, 0, len(start.answers))
+	for _, r := range start.answers {
 		resume = append(resume, answerMap(r, ""))
 	}
 	p.r.setResume(resume)
@@ -520,6 +535,7 @@ func (p *planner) runFrames(stack []frame) error {
 // pause records where the conversation continues.
 func (p *planner) pause(stack []frame) {
 	p.next = &Cursor{
+		Dialect:    p.dialect,
 		Interrupts: p.interrupts,
 		ToolCalls:  p.pendingTools,
 		frames:     cloneFrames(stack),

@@ -22,23 +22,44 @@ import (
 // the results of the pending frontend tool calls — it returns false, and the scenario
 // set picks what the run plays. A request that cannot be played gets a typed error:
 // *InterruptsPendingError, *NoPendingInterruptsError or *AnswerError.
+//
+// A run answers interrupts in its resume, or, in the LangGraph dialect's way, in a
+// command (forwardedProps.command.resume): one resolved answer, whose payload is the
+// command's resume value (see commandAnswer). Either way of answering is taken whatever
+// the dialect the interrupts were raised in, as LangGraph's AG-UI bridge takes both.
 func Continue(cursor *Cursor, in *protocol.RunAgentInput, now time.Time) (Start, bool, error) {
+	resume := in.Resume
+	if len(resume) == 0 && in.Command != nil {
+		resume = []protocol.ResumeEntry{commandAnswer(cursor, in.Command)}
+	}
 	if cursor != nil && len(cursor.Interrupts) > 0 {
-		if len(in.Resume) == 0 {
-			return Start{}, false, &InterruptsPendingError{Pending: cursor.Interrupts}
+		if len(resume) == 0 {
+			return Start{}, false, &InterruptsPendingError{Pending: cursor.Interrupts, Dialect: cursor.Dialect}
 		}
-		if err := cursor.CheckAnswers(in.Resume, now); err != nil {
+		if err := cursor.CheckAnswers(resume, now); err != nil {
 			return Start{}, false, err
 		}
-		return Start{Resume: cursor}, true, nil
+		return Start{Resume: cursor, answers: resume}, true, nil
 	}
-	if len(in.Resume) > 0 {
-		return Start{}, false, &NoPendingInterruptsError{ThreadID: in.ThreadID}
+	if len(resume) > 0 {
+		return Start{}, false, &NoPendingInterruptsError{ThreadID: in.ThreadID, ByCommand: len(in.Resume) == 0}
 	}
 	if cursor != nil && protocol.IsContinuation(in, cursor.toolCallIDs()) {
 		return Start{Resume: cursor}, true, nil
 	}
 	return Start{}, false, nil
+}
+
+// commandAnswer is the resume entry a LangGraph command stands for: it resolves the
+// interrupt whose on_interrupt value it names in interruptEvent (by the id in it), or
+// else the first one the thread waits for, with the command's resume as its payload.
+func commandAnswer(cursor *Cursor, cmd *protocol.Command) protocol.ResumeEntry {
+	event, _ := cmd.InterruptEvent.(map[string]any)
+	id, _ := event["id"].(string)
+	if id == "" && cursor != nil && len(cursor.Interrupts) > 0 {
+		id = cursor.Interrupts[0].ID
+	}
+	return cmd.Answer(id)
 }
 
 // toolCallIDs lists the ids of the frontend tool calls the cursor waits for.
@@ -54,22 +75,31 @@ func (c *Cursor) toolCallIDs() []string {
 // and that brings none.
 type InterruptsPendingError struct {
 	Pending []PendingInterrupt
+	Dialect Dialect // the one they were raised in, which says how to answer them
 }
 
 // Error says how many interrupts wait, and how to answer them.
 func (e *InterruptsPendingError) Error() string {
+	if e.Dialect == DialectLangGraph {
+		return fmt.Sprintf("the thread waits for an answer to %d interrupt(s) raised as on_interrupt events; send it in forwardedProps.command.resume (or answer each in resume)", len(e.Pending))
+	}
 	return fmt.Sprintf("the thread waits for answers to %d interrupt(s); send them in resume (status resolved or cancelled)", len(e.Pending))
 }
 
 // NoPendingInterruptsError is a run that answers interrupts on a thread that waits for
 // none.
 type NoPendingInterruptsError struct {
-	ThreadID string
+	ThreadID  string
+	ByCommand bool // the answer came in forwardedProps.command.resume
 }
 
 // Error names the thread that waits for no answer.
 func (e *NoPendingInterruptsError) Error() string {
-	return "resume answers interrupts, but none is pending on thread " + strconv.Quote(e.ThreadID)
+	what := "resume answers interrupts"
+	if e.ByCommand {
+		what = "forwardedProps.command.resume answers an interrupt"
+	}
+	return what + ", but none is pending on thread " + strconv.Quote(e.ThreadID)
 }
 
 // AnswerError is a resume that does not answer the pending interrupts properly.
@@ -150,13 +180,14 @@ func choose(cases []branchCase, status string, payload any, content string) []st
 }
 
 // answers lines up a continuing run's answers with what the cursor waits for, in the
-// order it was raised: the resume entry of each pending interrupt, and the result of
-// each pending frontend tool call. The results are all empty unless the run brings
-// every one of them, as when it continues by its answers to interrupts alone.
-func (c *Cursor) answers(in *protocol.RunAgentInput) (resume []protocol.ResumeEntry, results []string) {
+// order it was raised: the resume entry of each pending interrupt (from given, the
+// answers Continue accepted), and the result of each pending frontend tool call in the
+// run's input. The results are all empty unless the run brings every one of them, as
+// when it continues by its answers to interrupts alone.
+func (c *Cursor) answers(given []protocol.ResumeEntry, in *protocol.RunAgentInput) (resume []protocol.ResumeEntry, results []string) {
 	resume = make([]protocol.ResumeEntry, len(c.Interrupts))
-	byID := make(map[string]protocol.ResumeEntry, len(in.Resume))
-	for _, r := range in.Resume {
+	byID := make(map[string]protocol.ResumeEntry, len(given))
+	for _, r := range given {
 		byID[r.InterruptID] = r
 	}
 	for i, pi := range c.Interrupts {

@@ -3,6 +3,7 @@
 package scenarios
 
 import (
+	"fmt"
 	"slices"
 	"text/template"
 	"time"
@@ -17,6 +18,7 @@ type Scenario struct {
 	// Broken, when set, says why the scenario deliberately breaks the protocol; its
 	// event sequence is then not checked.
 	Broken   string
+	Dialect  Dialect // how its interrupts reach the client; empty: the server's default (PlanOptions.Dialect)
 	Match    Match
 	Timing   TimingOverride
 	Examples []Example
@@ -39,6 +41,32 @@ type Scenario struct {
 // StepIDs returns the ids given to the scenario's steps, nested ones included, in file
 // order.
 func (sc *Scenario) StepIDs() []string { return slices.Clone(sc.stepIDs) }
+
+// Dialect is how interrupts reach the client and how it answers them.
+type Dialect string
+
+const (
+	// DialectAGUI is the standard: RUN_FINISHED with an interrupt outcome, answered by
+	// the next run's resume.
+	DialectAGUI Dialect = "agui"
+	// DialectLangGraph is what LangGraph agents behind CopilotKit send: an on_interrupt
+	// custom event whose value is the interrupt (as a JSON string), the run finishing
+	// normally; the next run answers in forwardedProps.command.resume (or in resume).
+	DialectLangGraph Dialect = "langgraph"
+)
+
+// Dialects lists the dialects, the default first.
+func Dialects() []Dialect { return []Dialect{DialectAGUI, DialectLangGraph} }
+
+// ParseDialect reads a dialect's name; the error lists the known ones.
+func ParseDialect(name string) (Dialect, error) {
+	for _, d := range Dialects() {
+		if string(d) == name {
+			return d, nil
+		}
+	}
+	return "", fmt.Errorf("unknown dialect %q (one of agui, langgraph)", name)
+}
 
 // Example is a request a scenario documents and must answer; loading checks that each
 // example selects its scenario.

@@ -16,6 +16,7 @@ func DefaultRoutes() []string { return []string{"/", "/agui/chat"} }
 type Set struct {
 	scenarios []*Scenario
 	routes    map[string]bool
+	warnings  []Diagnostic
 }
 
 // Scenarios returns the scenarios in the order they are tried.
@@ -103,8 +104,15 @@ func NewSet(ctx context.Context, limits Limits, list []*Scenario) (*Set, error) 
 	if ctx.Err() != nil {
 		return nil, fmt.Errorf("loading scenarios: %w", context.Cause(ctx))
 	}
+	var warnings []Diagnostic
 	for _, c := range checks {
-		diags = append(diags, c...)
+		for _, d := range c {
+			if d.Severity == Warning {
+				warnings = append(warnings, d)
+			} else {
+				diags = append(diags, d)
+			}
+		}
 	}
 	for _, r := range DefaultRoutes() {
 		set.routes[r] = true
@@ -139,7 +147,12 @@ func NewSet(ctx context.Context, limits Limits, list []*Scenario) (*Set, error) 
 		}
 	}
 	if len(diags) > 0 {
-		return nil, &LoadError{Diagnostics: diags}
+		return nil, &LoadError{Diagnostics: append(diags, warnings...)}
 	}
+	set.warnings = warnings
 	return set, nil
 }
+
+// Warnings are what the load-time check found that does not make the set invalid: what
+// scenarios' events lose over the protobuf transport.
+func (s *Set) Warnings() []Diagnostic { return s.warnings }

@@ -46,6 +46,8 @@ func (s *Server) adminEndpoints() []adminEndpoint {
 		{http.MethodPost, "/reload", s.reloadNow},
 		{http.MethodPost, "/reset", s.reset},
 		{http.MethodGet, "/journal", s.listJournal},
+		{http.MethodGet, "/journal/stream", s.streamJournal},
+		{http.MethodGet, "/journal/:seq", s.getRun},
 		{http.MethodDelete, "/journal", forget(s.tests.Journal.Reset)},
 		{http.MethodPost, "/force", s.force},
 		{http.MethodDelete, "/force", forget(s.tests.Forced.Reset)},
@@ -55,6 +57,10 @@ func (s *Server) adminEndpoints() []adminEndpoint {
 		{http.MethodDelete, "/breakpoints/:id", s.deleteBreakpoint},
 		{http.MethodPost, "/faults", s.addFault},
 		{http.MethodDelete, "/faults", forget(s.tests.Faults.Reset)},
+		{http.MethodPost, "/speed", s.setSpeed},
+		{http.MethodDelete, "/speed", forget(s.tests.Speed.Reset)},
+		{http.MethodGet, "/ui", serveInspector},
+		{http.MethodGet, "/ui/:asset", serveInspector},
 	}
 }
 
@@ -96,6 +102,7 @@ type scenarioInfo struct {
 	Source      string              `json:"source"`
 	Priority    int                 `json:"priority"`
 	Broken      string              `json:"broken,omitempty"`
+	Dialect     scenarios.Dialect   `json:"dialect,omitempty"` // empty: the server's --dialect
 	Runtime     bool                `json:"runtime,omitempty"`
 	Examples    []scenarios.Example `json:"examples,omitempty"`
 }
@@ -106,7 +113,7 @@ func (s *Server) listScenarios(c echo.Context) error {
 	list := make([]scenarioInfo, 0, len(set.Scenarios()))
 	for _, sc := range set.Scenarios() {
 		list = append(list, scenarioInfo{ID: sc.ID, Description: sc.Description, Source: sc.Source.String(), Priority: sc.Priority,
-			Broken: sc.Broken, Runtime: runtime[sc.ID], Examples: sc.Examples})
+			Broken: sc.Broken, Dialect: sc.Dialect, Runtime: runtime[sc.ID], Examples: sc.Examples})
 	}
 	return c.JSON(http.StatusOK, map[string]any{"scenarios": list, "routes": set.Routes(), "errors": s.Status().Errors})
 }
@@ -247,6 +254,25 @@ func (s *Server) force(c echo.Context) error {
 	}
 	s.tests.Forced.Replace(c.Request().Header.Get(TestIDHeader), fc.Scenario, fc.Times)
 	return c.JSON(http.StatusOK, fc)
+}
+
+// setSpeed sets the speed factor of the test's runs until its reset: {"speed": f}, 0
+// plays without delays. A run's X-Agui-Mock-Speed header still wins.
+func (s *Server) setSpeed(c echo.Context) error {
+	var body struct {
+		Speed *float64 `json:"speed"`
+	}
+	if err := s.decodeAdminBody(c, &body); err != nil {
+		return err
+	}
+	if body.Speed == nil {
+		return missingMember("speed", "the speed factor, e.g. 0.5 plays twice as fast, 0 without delays")
+	}
+	if !scenarios.ValidSpeed(*body.Speed) {
+		return &httpError{status: http.StatusBadRequest, body: errorBody{Error: "invalid_input", Message: "speed must be a finite number of 0 or more", Field: "speed"}}
+	}
+	s.tests.Speed.Replace(c.Request().Header.Get(TestIDHeader), *body.Speed, 0)
+	return c.JSON(http.StatusOK, map[string]float64{"speed": *body.Speed})
 }
 
 func (s *Server) hasScenario(id string) bool { return s.scenario(id) != nil }

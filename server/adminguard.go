@@ -41,7 +41,8 @@ func ResolveAdminToken(adminToken, authToken string) string {
 //     lets any page call the AG-UI endpoints, never drive or read the mock. A request
 //     that names no origin but comes from another site (Sec-Fetch-Site) is refused too,
 //     except a page the user opens (a navigation) that changes nothing;
-//   - the token, when one is set (401);
+//   - the token, when one is set (401), except for the inspector's page and assets,
+//     which hold no data: the page asks for the token and sends it on every call;
 //   - the body of a request that changes something: JSON or YAML, declared as such
 //     (415). A browser sends no other type to another origin without asking it first
 //     (a CORS preflight), so a form or a text/plain fetch cannot change the mock even
@@ -64,7 +65,7 @@ func (g *adminGuard) middleware(next echo.HandlerFunc) echo.HandlerFunc {
 		if msg := browserProblem(req, g.cors); msg != "" {
 			return refuse(g.logger, c, apiError(http.StatusForbidden, "forbidden_origin", msg))
 		}
-		if g.token != nil {
+		if g.token != nil && !isInspectorPath(req.URL.Path) { // the page asks for the token itself
 			if he := requireBearer(c, g.token, adminRealm); he != nil {
 				he.body.Message += " (the admin API takes the token of --admin-token, or of --auth-token when that is the only one set)"
 				return refuse(g.logger, c, he)

@@ -5,9 +5,12 @@ import (
 	"context"
 	"fmt"
 	"net"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"runtime"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -16,7 +19,15 @@ import (
 
 // BenchmarkShortRun answers a five-event run end to end through the handler: the
 // per-run cost of decoding, selecting, planning, streaming and keeping the thread.
-func BenchmarkShortRun(b *testing.B) {
+// cpu-ns/op is the process's CPU time per run, every goroutine's.
+func BenchmarkShortRun(b *testing.B) { benchShortRuns(b, false) }
+
+// BenchmarkShortRunWithASubscriber is BenchmarkShortRun while a client reads the
+// journal stream, as an open inspector does: its cpu-ns/op against BenchmarkShortRun's
+// is what the subscriber costs a run, the work of the stream's goroutine included.
+func BenchmarkShortRunWithASubscriber(b *testing.B) { benchShortRuns(b, true) }
+
+func benchShortRuns(b *testing.B, subscribed bool) {
 	s := newServer(b, "", func(c *Config) {
 		c.Speed = 0
 		c.Sources = []scenarios.Source{{FS: os.DirFS("../bench/scenarios"), Root: ".", Label: "bench"}}
@@ -24,8 +35,21 @@ func BenchmarkShortRun(b *testing.B) {
 	if err := s.Reload(context.Background()); err != nil {
 		b.Fatal(err)
 	}
+	if subscribed {
+		ctx, cancel := context.WithCancel(b.Context())
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			s.Handler().ServeHTTP(discardStream{http.Header{}}, httptest.NewRequestWithContext(ctx, http.MethodGet, AdminPrefix+"/journal/stream", nil))
+		}()
+		for !s.feed.Active() {
+			time.Sleep(time.Millisecond)
+		}
+		defer func() { cancel(); <-done }()
+	}
 	b.ReportAllocs()
 	i := 0
+	before := cpuTime()
 	for b.Loop() {
 		i++
 		rec := post(b.Context(), s, "/agui/chat", fmt.Sprintf(`{"threadId":"t%d","runId":"r","messages":[{"id":"u","role":"user","content":"short"}]}`, i), nil)
@@ -33,6 +57,23 @@ func BenchmarkShortRun(b *testing.B) {
 			b.Fatal(rec.status)
 		}
 	}
+	b.ReportMetric(float64(cpuTime()-before)/float64(i), "cpu-ns/op")
+}
+
+// discardStream is a flushable ResponseWriter that keeps nothing, as a client that
+// reads and drops the stream.
+type discardStream struct{ header http.Header }
+
+func (d discardStream) Header() http.Header         { return d.header }
+func (d discardStream) WriteHeader(int)             {}
+func (d discardStream) Write(b []byte) (int, error) { return len(b), nil }
+func (d discardStream) Flush()                      {}
+
+// cpuTime is the CPU time the process has used, user and system.
+func cpuTime() time.Duration {
+	var u syscall.Rusage
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &u)
+	return time.Duration(u.Utime.Nano() + u.Stime.Nano())
 }
 
 // BenchmarkOpenStreams holds streams open, each waiting between two events, and reports
@@ -40,6 +81,12 @@ func BenchmarkShortRun(b *testing.B) {
 // net/http and holds no goroutine, so its stack is 0; the benchmark fails above 1 KiB (a goroutine
 // of its own would keep 8 KiB, net/http's reader of its connection 2 to 4 more). The heap figure includes the client's end of each connection.
 func BenchmarkOpenStreams(b *testing.B) {
+	for _, transport := range []string{transportSSE, transportProto} {
+		b.Run(transport, func(b *testing.B) { benchmarkOpenStreams(b, transport) })
+	}
+}
+
+func benchmarkOpenStreams(b *testing.B, transport string) {
 	s := newServer(b, "", func(c *Config) {
 		c.Sources = []scenarios.Source{{FS: os.DirFS("../bench/scenarios"), Root: ".", Label: "bench"}}
 	})
@@ -55,7 +102,7 @@ func BenchmarkOpenStreams(b *testing.B) {
 		before := memAfterGC()
 		conns := make([]net.Conn, streams)
 		for i := range conns {
-			conns[i] = openGapStream(b, addr, fmt.Sprintf("s%d-%d", round, i))
+			conns[i] = openGapStream(b, addr, transport, fmt.Sprintf("s%d-%d", round, i))
 		}
 		held := memAfterGC()
 		stack = float64(held.StackInuse-before.StackInuse) / streams
@@ -81,25 +128,32 @@ func memAfterGC() runtime.MemStats {
 	return m
 }
 
-// openGapStream starts a run of bench/scenarios/gap.yaml, slowed so that it stays open,
-// and returns once its first event has arrived. It speaks HTTP on a bare connection, so
-// that the client adds no goroutines to what is measured.
-func openGapStream(b *testing.B, addr, threadID string) net.Conn {
+// openGapStream starts a run of bench/scenarios/gap.yaml in a transport, slowed so that
+// it stays open, and returns once its first event has arrived. It speaks HTTP on a bare
+// connection, so that the client adds no goroutines to what is measured.
+func openGapStream(b *testing.B, addr, transport, threadID string) net.Conn {
 	b.Helper()
 	conn, err := net.Dial("tcp", addr)
 	if err != nil {
 		b.Fatal(err)
 	}
 	body := `{"threadId":"` + threadID + `","runId":"r","messages":[{"id":"u","role":"user","content":"gap"}]}`
-	fmt.Fprintf(conn, "POST /agui/chat HTTP/1.1\r\nHost: mock\r\nContent-Type: application/json\r\n%s: 100\r\nContent-Length: %d\r\n\r\n%s", SpeedHeader, len(body), body)
+	fmt.Fprintf(conn, "POST /agui/chat HTTP/1.1\r\nHost: mock\r\nContent-Type: application/json\r\n%s: 100\r\n%s: %s\r\nContent-Length: %d\r\n\r\n%s",
+		SpeedHeader, TransportHeader, transport, len(body), body)
 	r := bufio.NewReader(conn)
+	inBody := false
 	for {
 		line, err := r.ReadString('\n')
 		if err != nil {
 			b.Fatalf("reading the stream: %v", err)
 		}
-		if strings.HasPrefix(line, "data: ") {
+		switch {
+		case transport == transportSSE && strings.HasPrefix(line, "data: "):
 			return conn
+		case inBody: // the size line of the first chunk of frames: the first event is here
+			return conn
+		case line == "\r\n": // the end of the headers
+			inBody = transport == transportProto
 		}
 	}
 }

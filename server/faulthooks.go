@@ -32,10 +32,10 @@ type faultHook struct {
 }
 
 // faultStrike is what a fault does to the stream where it strikes, as the player
-// carries it out: it sends event, writes raw, then stalls or ends the run with outcome.
+// carries it out: it sends event, writes a malformed frame, then stalls or ends the run with outcome.
 type faultStrike struct {
 	event      *protocol.Event  // sent as the run's events are
-	raw        []byte           // written as it is
+	malformed  bool             // write a frame no client can decode
 	stall      bool             // send nothing more until the run must stop
 	keepAlive  bool             // while stalled, keep-alive comments if the server sends them
 	disconnect bool             // drop the connection once the run is reported
@@ -128,9 +128,10 @@ func disconnectFault(scenarios.Fault) faultStrike {
 	return faultStrike{disconnect: true, outcome: protocol.OutcomeFault}
 }
 
-// malformedFault sends a data: frame that is not JSON, and ends the stream.
+// malformedFault sends a frame that no client can decode (in SSE, a data: frame that is
+// not JSON), and ends the stream.
 func malformedFault(scenarios.Fault) faultStrike {
-	return faultStrike{raw: []byte("data: {\"type\":\"TEXT_MESSAGE_CONTENT\",\"delta\":\n\n"), outcome: protocol.OutcomeFault}
+	return faultStrike{malformed: true, outcome: protocol.OutcomeFault}
 }
 
 // stallFault stops sending until the run must stop, with keep-alive comments if the

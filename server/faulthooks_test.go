@@ -1,13 +1,13 @@
 package server
 
 import (
-	"fmt"
 	"net/http/httptest"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/agui-mock/agui-mock/protocol"
 	"github.com/agui-mock/agui-mock/scenarios"
 )
 
@@ -53,7 +53,7 @@ func TestEachStepFaultSaysWhatThePlayerDoes(t *testing.T) {
 		{scenarios.Fault{Kind: scenarios.FaultDisconnect}, "disconnect; outcome fault"},
 		{scenarios.Fault{Kind: scenarios.FaultStall}, "stall; outcome "},
 		{scenarios.Fault{Kind: scenarios.FaultStall, KeepAlive: true}, "stall with keep-alives; outcome "},
-		{scenarios.Fault{Kind: scenarios.FaultMalformed}, `raw "data: {\"type\":\"TEXT_MESSAGE_CONTENT\",\"delta\":\n\n"; outcome fault`},
+		{scenarios.Fault{Kind: scenarios.FaultMalformed}, "malformed frame; outcome fault"},
 		{scenarios.Fault{Kind: scenarios.FaultTruncate}, "outcome fault"},
 	} {
 		s := faultHookFor(tt.fault.Kind).strike(tt.fault)
@@ -61,8 +61,8 @@ func TestEachStepFaultSaysWhatThePlayerDoes(t *testing.T) {
 		if s.event != nil {
 			got = append(got, "event "+s.event.Type+" "+s.event.Str("message")+" "+s.event.Str("code"))
 		}
-		if s.raw != nil {
-			got = append(got, fmt.Sprintf("raw %q", s.raw))
+		if s.malformed {
+			got = append(got, "malformed frame")
 		}
 		if s.disconnect {
 			got = append(got, "disconnect")
@@ -92,7 +92,7 @@ func TestAScenarioIsToldTheFaultHeader(t *testing.T) {
 // The split fault writes pieces of 1, 2, 3 and 5 bytes in turn, each flushed.
 func TestSplitWritesPiecesInTurn(t *testing.T) {
 	rec := &piecesRecorder{ResponseRecorder: httptest.NewRecorder()}
-	w := newEventWriter(rec, false, time.Second, faultHookFor(scenarios.FaultSplit).write)
+	w := newEventWriter(rec, protocol.SSEEncoder{}, time.Second, faultHookFor(scenarios.FaultSplit).write)
 	if err := w.write([]byte("data: é\n\n")); err != nil { // 10 bytes: 1+2+3+4
 		t.Fatal(err)
 	}

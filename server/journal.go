@@ -19,6 +19,7 @@ const TestIDHeader = "X-Test-Id"
 // frontend sent.
 type JournalEntry struct {
 	Seq        int64            `json:"seq"`
+	RequestID  string           `json:"requestId,omitempty"` // the X-Request-Id answer header, which names the request before it ends
 	Time       time.Time        `json:"time"`
 	TestID     string           `json:"testId,omitempty"`
 	Method     string           `json:"method"`
@@ -26,17 +27,21 @@ type JournalEntry struct {
 	ThreadID   string           `json:"threadId,omitempty"`
 	RunID      string           `json:"runId,omitempty"`
 	Scenario   string           `json:"scenario,omitempty"`
+	Selection  selection        `json:"selection,omitempty"` // how the scenario was chosen
+	Transport  string           `json:"transport,omitempty"` // of a run's events: sse or proto
 	Status     int              `json:"status"`
-	Error      string           `json:"error,omitempty"`  // an error answer's code, e.g. unauthorized
-	Reason     string           `json:"reason,omitempty"` // why: an error answer's message, or the injected fault
+	Error      string           `json:"error,omitempty"`   // an error answer's code, e.g. unauthorized
+	Reason     string           `json:"reason,omitempty"`  // why: an error answer's message, or the injected fault
+	Details    any              `json:"details,omitempty"` // an error answer's details, e.g. the near misses of no_scenario
 	Outcome    protocol.Outcome `json:"outcome,omitempty"`
 	Events     int              `json:"events,omitempty"`
 	DurationMs int64            `json:"durationMs"`
 	Request    any              `json:"request,omitempty"` // the body as JSON, or as text when it is not
 
-	body       []byte // what the handler read of the body, up to maxJournaledBody
-	bodyCut    bool   // the body was longer than what body keeps
-	bodyIsJSON bool   // the handler decoded the body, so it needs no second check
+	body       []byte     // what the handler read of the body, up to maxJournaledBody
+	bodyCut    bool       // the body was longer than what body keeps
+	bodyIsJSON bool       // the handler decoded the body, so it needs no second check
+	record     *runRecord // what the inspector keeps of a run, moved to the server's run records when the entry is added
 }
 
 // JournalFilter selects journal entries; empty fields match anything.
@@ -80,11 +85,12 @@ func (s *Server) journaled(next echo.HandlerFunc) echo.HandlerFunc {
 			s.answer(ec, next)
 			return nil
 		}
-		c := &journaledContext{Context: ec, entry: JournalEntry{Time: time.Now(), TestID: req.Header.Get(TestIDHeader), Method: req.Method, Path: req.URL.Path}}
+		c := &journaledContext{Context: ec, entry: JournalEntry{Time: time.Now(), TestID: req.Header.Get(TestIDHeader), Method: req.Method, Path: req.URL.Path,
+			RequestID: ec.Response().Header().Get(echo.HeaderXRequestID)}}
 		entry := &c.entry
 		defer func() { // also when the handler drops the connection on purpose
 			if !c.detached {
-				s.publishEntry(entry, c.Response().Status)
+				s.closeEntry(entry, c.Response().Status)
 			}
 		}()
 		s.answer(c, next)
@@ -92,9 +98,9 @@ func (s *Server) journaled(next echo.HandlerFunc) echo.HandlerFunc {
 	}
 }
 
-// publishEntry completes a request's journal entry with its status and duration, and
-// adds it to the journal.
-func (s *Server) publishEntry(entry *JournalEntry, status int) {
+// closeEntry completes a request's journal entry with its status and duration, adds it
+// to the journal, keeps its run's record, and publishes it to the journal stream.
+func (s *Server) closeEntry(entry *JournalEntry, status int) {
 	entry.Status = status
 	entry.DurationMs = time.Since(entry.Time).Milliseconds()
 	if raw := entry.body; len(raw) > 0 {
@@ -105,7 +111,11 @@ func (s *Server) publishEntry(entry *JournalEntry, status int) {
 		}
 		entry.body = nil
 	}
-	s.tests.Journal.Add(entry.TestID, *entry)
+	rec := entry.record
+	entry.record = nil // the journal keeps entries; the run records, bounded apart, keep records
+	entry.Seq = s.tests.Journal.Add(entry.TestID, *entry)
+	s.runs.put(entry.Seq, rec)
+	s.publishEntry(*entry)
 }
 
 // entryOf returns the request's journal entry, or nil when it is not journaled.
@@ -126,7 +136,7 @@ func (s *Server) detachEntry(c echo.Context) (publish func()) {
 	}
 	jc.detached = true
 	entry, status := &jc.entry, jc.Response().Status
-	return func() { s.publishEntry(entry, status) }
+	return func() { s.closeEntry(entry, status) }
 }
 
 // note adds to the request's journal entry.
@@ -138,5 +148,5 @@ func note(c echo.Context, update func(e *JournalEntry)) {
 
 // noteError records an error answer in the request's journal entry.
 func noteError(c echo.Context, he *httpError) {
-	note(c, func(e *JournalEntry) { e.Error, e.Reason = he.body.Error, he.body.Message })
+	note(c, func(e *JournalEntry) { e.Error, e.Reason, e.Details = he.body.Error, he.body.Message, he.body.Details })
 }

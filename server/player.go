@@ -7,6 +7,7 @@ import (
 
 	"github.com/agui-mock/agui-mock/protocol"
 	"github.com/agui-mock/agui-mock/scenarios"
+	"github.com/agui-mock/agui-mock/testctl"
 	"github.com/agui-mock/agui-mock/threads"
 )
 
@@ -30,6 +31,9 @@ type player struct {
 	at         time.Duration // the offset in the plan of the event being played
 	disconnect bool          // the run ends by dropping the connection
 	timer      *time.Timer   // reused for every wait of the run
+	rec        *runRecord    // nil when no run is kept
+	requestID  string        // names the run in the journal stream's progress
+	reported   time.Time     // when the journal stream last heard of its progress
 }
 
 // play writes the plan's events on their timeline, measured from the start of the run
@@ -49,6 +53,10 @@ func (p *player) play(ctx context.Context, park func(due time.Time) bool) (outco
 	}
 	p.w.begin()
 	p.start = time.Now()
+	if p.rec != nil {
+		p.rec.started = p.start
+	}
+	p.reported = p.start // a run that ends within progressEvery has its start and its entry only
 	for {
 		outcome, due, done := p.advance(ctx)
 		if done {
@@ -76,22 +84,21 @@ func (p *player) advance(ctx context.Context) (outcome protocol.Outcome, due tim
 		}
 		p.playedAt, p.at = now, t.At
 		if bp := p.server.tests.Breakpoints.Hit(p.testID, plan.Scenario.ID, t.Step, i, p.threadID, p.runID); bp != nil {
-			paused := time.Now()
-			if err := p.w.flushPending(); err != nil {
-				return protocol.OutcomeCancelled, time.Time{}, true
+			paused, outcome, err := p.pause(ctx, bp)
+			if err != nil {
+				return outcome, time.Time{}, true
 			}
-			if err := await(ctx, p.server.stopping, bp.Resumed()); err != nil {
-				return p.stop(err), time.Time{}, true
-			}
-			p.start = p.start.Add(time.Since(paused)) // the rest keeps its rhythm
+			p.start = p.start.Add(paused) // the rest keeps its rhythm
 		}
 		// After the breakpoint, so that a test can pause a run at the event a fault breaks.
 		if f := p.fault; f != nil && f.After == i {
 			if strike := hookOf(f).strike; strike != nil {
+				p.rec.struck(f.Kind)
 				return p.strike(ctx, strike(*f)), time.Time{}, true
 			}
 		}
 		if t.Fault != nil { // a scenario's fault step: its kind strikes
+			p.rec.struck(t.Fault.Kind)
 			return p.strike(ctx, faultHookFor(t.Fault.Kind).strike(*t.Fault)), time.Time{}, true
 		}
 		if err := p.send(t.Event); err != nil {
@@ -134,6 +141,26 @@ func (p *player) due(i int) time.Time {
 	return due
 }
 
+// pause waits at a breakpoint until it is released, and returns how long it waited; or
+// the outcome of a run that must stop, with the cause. It is a function of its own so
+// that play's frame, on the stack of every open stream, stays small.
+//
+//go:noinline
+func (p *player) pause(ctx context.Context, bp *testctl.Breakpoint) (time.Duration, protocol.Outcome, error) {
+	paused := time.Now()
+	if err := p.w.flushPending(); err != nil {
+		return 0, protocol.OutcomeCancelled, err
+	}
+	p.server.publishProgress(runProgress{RequestID: p.requestID, Events: p.sent, PausedAt: bp.ID})
+	if err := await(ctx, p.server.stopping, bp.Resumed()); err != nil {
+		return 0, p.stop(err), err
+	}
+	now := time.Now()
+	p.rec.pause(bp.ID, paused, now)
+	p.server.publishProgress(runProgress{RequestID: p.requestID, Events: p.sent})
+	return now.Sub(paused), "", nil
+}
+
 // send records an event in the thread and writes it as the peer understands it.
 func (p *player) send(ev protocol.Event) error {
 	_ = p.open.Track(ev) // scenarios marked broken may violate the rules; tracking goes on
@@ -146,7 +173,21 @@ func (p *player) send(ev protocol.Event) error {
 		return err
 	}
 	p.sent++
+	if p.rec != nil || p.server.feed.Active() {
+		p.recordSent(adapted)
+	}
 	return nil
+}
+
+// recordSent keeps an event in the run's record and, at most every progressEvery, tells
+// the journal stream how far the run has come.
+func (p *player) recordSent(ev protocol.Event) {
+	now := time.Now()
+	p.rec.event(ev, now)
+	if p.server.feed.Active() && now.Sub(p.reported) >= progressEvery {
+		p.reported = now
+		p.server.publishProgress(runProgress{RequestID: p.requestID, Events: p.sent})
+	}
 }
 
 // timestamp is the time the event being sent carries, in milliseconds: now or, with a
@@ -195,8 +236,8 @@ func (p *player) strike(ctx context.Context, s faultStrike) protocol.Outcome {
 	if s.event != nil {
 		_ = p.send(*s.event)
 	}
-	if s.raw != nil {
-		_ = p.w.write(s.raw)
+	if s.malformed {
+		_ = p.w.malformed()
 	}
 	p.disconnect = s.disconnect
 	if !s.stall {
@@ -213,7 +254,7 @@ func (p *player) strike(ctx context.Context, s faultStrike) protocol.Outcome {
 		if err := p.server.sleep(ctx, interval); err != nil {
 			return p.stop(err)
 		}
-		if err := p.w.comment(); err != nil {
+		if err := p.w.keepAlive(); err != nil {
 			return protocol.OutcomeCancelled
 		}
 	}
@@ -239,8 +280,8 @@ func await[T any](ctx context.Context, stopping <-chan struct{}, ready <-chan T)
 	}
 }
 
-// waitUntil sleeps until due, first sending what is written, and writing keep-alive
-// comments during long waits. It returns nil when due, or the cause that stops the run.
+// waitUntil sleeps until due, first sending what is written, and writing keep-alives
+// during long waits. It returns nil when due, or the cause that stops the run.
 func (p *player) waitUntil(ctx context.Context, due time.Time) error {
 	keepAliveEvery := p.server.cfg.KeepAlive
 	for {
@@ -270,7 +311,7 @@ func (p *player) waitUntil(ctx context.Context, due time.Time) error {
 		case <-p.timer.C:
 		}
 		if keepAlive {
-			if err := p.w.comment(); err != nil {
+			if err := p.w.keepAlive(); err != nil {
 				return err
 			}
 		}

@@ -71,13 +71,16 @@ func (s *Server) reloadLocked(ctx context.Context, runtime []*scenarios.Scenario
 			s.cfg.Logger.Error("scenario reload rejected; still serving the previous set", "problem", d.Error())
 		}
 		s.metrics.reloaded(false)
+		s.publish(journalChange{kind: changeReload, status: s.load.status})
 		return err
 	}
 	s.set.Store(set)
 	s.load.runtime = runtime
 	s.load.status = LoadStatus{Scenarios: len(set.Scenarios()), LoadedAt: time.Now(), Reloads: s.load.status.Reloads + 1, Errors: []scenarios.Diagnostic{}}
 	s.metrics.reloaded(true)
+	s.publish(journalChange{kind: changeReload, status: s.load.status})
 	s.cfg.Logger.Info("scenarios reloaded", "scenarios", len(set.Scenarios()))
+	s.logWarnings(set)
 	return nil
 }
 

@@ -28,6 +28,16 @@ const SpeedHeader = "X-Agui-Mock-Speed"
 // ScenarioHeader forces the scenario of one request, whatever it matches.
 const ScenarioHeader = "X-Agui-Mock-Scenario"
 
+// TransportHeader chooses the transport of one run's events, whatever its Accept asks
+// for: proto or sse.
+const TransportHeader = "X-Agui-Mock-Transport"
+
+// Transports of a run's events, as the journal and the log name them.
+const (
+	transportSSE   = "sse"
+	transportProto = "proto"
+)
+
 // statusClientClosedRequest is the status a request gets in the journal and the log
 // when its client went away before it was answered, as nginx has it.
 const statusClientClosedRequest = 499
@@ -37,13 +47,15 @@ var errShutdown = errors.New("server shutting down")
 
 // runRequest is a run request read and checked, before anything is planned.
 type runRequest struct {
-	route  string
-	in     *protocol.RunAgentInput
-	body   []byte // as sent, for the recorder
-	speed  float64
-	fault  *scenarios.Fault // asked for by the request
-	testID string
-	header http.Header
+	route     string
+	in        *protocol.RunAgentInput
+	body      []byte // as sent, for the recorder
+	speed     float64
+	fault     *scenarios.Fault // asked for by the request
+	enc       protocol.Encoder // the transport of its events
+	transport string           // its name
+	testID    string
+	header    http.Header
 }
 
 // run answers one run request with a scenario's event stream. Reading, planning and
@@ -75,7 +87,7 @@ func (s *Server) run(c echo.Context, route string) error {
 	// A run's context is the server's, not the request's: a stream taken over from
 	// net/http outlives its request. Until then the client leaving cancels it.
 	reqCtx := c.Request().Context()
-	ctx, cancel := context.WithCancelCause(s.runs)
+	ctx, cancel := context.WithCancelCause(s.root)
 	unlink := context.AfterFunc(reqCtx, func() { cancel(context.Cause(reqCtx)) })
 	defer func() {
 		if !parked {
@@ -83,13 +95,18 @@ func (s *Server) run(c echo.Context, route string) error {
 			cancel(nil)
 		}
 	}()
-	run, plan, err := s.startRun(ctx, rr, cancel)
+	sr, err := s.startRun(ctx, rr, cancel)
 	if isNoScenario(err) && s.upstream.recordsMisses() {
 		return s.upstream.record(c, rr) // nothing matches: ask the real agent, and keep its answer
 	}
 	if err != nil {
 		return err
 	}
+	run, plan := sr.run, sr.plan
+	if hook.wait != nil || hook.write != nil { // a fault that acts on the whole stream strikes now
+		sr.record.struck(rr.fault.Kind)
+	}
+	s.noteStarted(c, sr)
 	finished := false
 	defer func() {
 		if !finished {
@@ -97,13 +114,13 @@ func (s *Server) run(c echo.Context, route string) error {
 		}
 	}()
 	s.metrics.runStarted()
-	w := newEventWriter(c.Response(), s.cfg.EventIDs, s.cfg.WriteTimeout, hook.write)
+	w := newEventWriter(c.Response(), rr.enc, s.cfg.WriteTimeout, hook.write)
 	// The player keeps the ids, not the request: an open stream does not hold on to what
 	// only planning needed.
 	p := &player{server: s, w: w, peer: protocol.PeerFor(rr.in.ProtocolVersion), run: run, plan: plan, speed: rr.speed,
-		threadID: rr.in.ThreadID, runID: rr.in.RunID, testID: rr.testID, fault: rr.fault}
-	st := &stream{server: s, p: p, ctx: ctx, cancel: cancel, route: route, started: time.Now(),
-		requestID: c.Response().Header().Get(echo.HeaderXRequestID), entry: entryOf(c)}
+		threadID: rr.in.ThreadID, runID: rr.in.RunID, testID: rr.testID, fault: rr.fault,
+		rec: sr.record, requestID: c.Response().Header().Get(echo.HeaderXRequestID)}
+	st := &stream{server: s, p: p, ctx: ctx, cancel: cancel, route: route, transport: rr.transport, started: time.Now(), entry: entryOf(c)}
 	var park func(time.Time) bool
 	if canPark(c, plan, rr.speed) {
 		c.Response().Header().Set("Connection", "close") // the stream will end by closing it
@@ -133,6 +150,10 @@ func (s *Server) readRun(c echo.Context, route string) (*runRequest, error) {
 	if err != nil {
 		return nil, err
 	}
+	transport, enc, err := s.transportFor(req)
+	if err != nil {
+		return nil, err
+	}
 	body, err := s.readBody(c, s.cfg.MaxBodyBytes)
 	if err != nil {
 		return nil, err
@@ -146,8 +167,10 @@ func (s *Server) readRun(c echo.Context, route string) (*runRequest, error) {
 	if err != nil {
 		return nil, err
 	}
-	note(c, func(e *JournalEntry) { e.ThreadID, e.RunID, e.bodyIsJSON = in.ThreadID, in.RunID, true })
-	return &runRequest{route: route, in: in, body: body, speed: speed, fault: fault, testID: req.Header.Get(TestIDHeader), header: req.Header}, nil
+	note(c, func(e *JournalEntry) {
+		e.ThreadID, e.RunID, e.Transport, e.bodyIsJSON = in.ThreadID, in.RunID, transport, true
+	})
+	return &runRequest{route: route, in: in, body: body, speed: speed, fault: fault, enc: enc, transport: transport, testID: req.Header.Get(TestIDHeader), header: req.Header}, nil
 }
 
 // openStream counts a stream in, or refuses it when -max-streams are open.
@@ -160,18 +183,26 @@ func (s *Server) openStream(res *echo.Response) error {
 	return nil
 }
 
+// startedRun is a run begun in its thread and planned.
+type startedRun struct {
+	run    *threads.Run
+	plan   *scenarios.Plan
+	how    selection
+	record *runRecord // nil when no run is kept (-journal-events 0)
+}
+
 // startRun begins the run in its thread and plans it; planning stops when ctx is done.
 // On error the thread is left as it was.
-func (s *Server) startRun(ctx context.Context, rr *runRequest, cancel context.CancelCauseFunc) (*threads.Run, *scenarios.Plan, error) {
+func (s *Server) startRun(ctx context.Context, rr *runRequest, cancel context.CancelCauseFunc) (startedRun, error) {
 	in := rr.in
 	thread := testctl.ThreadKey(rr.testID, in.ThreadID)
 	run, cursor, err := s.threads.Begin(thread, in.RunID, cancel)
 	if err != nil {
 		var busy *threads.BusyError
 		if errors.As(err, &busy) {
-			return nil, nil, &httpError{status: http.StatusConflict, body: errorBody{Error: "run_in_progress", Message: busy.Error(), Details: map[string]any{"runId": busy.RunID}}}
+			return startedRun{}, &httpError{status: http.StatusConflict, body: errorBody{Error: "run_in_progress", Message: busy.Error(), Details: map[string]any{"runId": busy.RunID}}}
 		}
-		return nil, nil, err
+		return startedRun{}, err
 	}
 	started := false
 	defer func() {
@@ -182,15 +213,15 @@ func (s *Server) startRun(ctx context.Context, rr *runRequest, cancel context.Ca
 	sreq := &scenarios.Request{Route: rr.route, Input: in, Header: textproto.MIMEHeader(rr.header)}
 	sreq.History = func() []map[string]any { return run.History(in) }
 	opts := scenarios.PlanOptions{Seed: s.seedFor(thread), Turn: run.Turn(),
-		Timing: s.cfg.Timing, Now: time.Now(), Speed: rr.speed, FixedTime: s.cfg.FixedTime, Limits: s.cfg.TemplateLimits}
-	plan, err := s.planRun(ctx, sreq, cursor, opts, s.forcedScenario(rr.header, rr.testID))
+		Timing: s.cfg.Timing, Now: time.Now(), Speed: rr.speed, FixedTime: s.cfg.FixedTime, Limits: s.cfg.TemplateLimits, Dialect: s.cfg.Dialect}
+	plan, how, err := s.planRun(ctx, sreq, cursor, opts, s.forcedScenario(rr.header, rr.testID))
 	if err != nil {
-		return nil, nil, err
+		return startedRun{}, err
 	}
 	run.Start(plan.Scenario.ID)
 	run.AddInput(in)
 	started = true
-	return run, plan, nil
+	return startedRun{run: run, plan: plan, how: how, record: s.runs.newRecord(plan.Scenario, sreq, len(plan.Events))}, nil
 }
 
 // isNoScenario reports whether a run failed because no scenario matches it.
@@ -207,8 +238,8 @@ func (s *Server) reportRun(st *stream, outcome protocol.Outcome) {
 		e.Scenario, e.Outcome, e.Events = scenario, outcome, p.sent
 	}
 	s.cfg.Logger.LogAttrs(st.ctx, slog.LevelInfo, "run", slog.String("route", st.route), slog.String("scenario", scenario),
-		slog.String("thread", p.threadID), slog.String("run", p.runID), slog.String("client", p.peer.String()),
-		slog.String("request_id", st.requestID), slog.String("test", p.testID),
+		slog.String("thread", p.threadID), slog.String("run", p.runID), slog.String("client", p.peer.String()), slog.String("transport", st.transport),
+		slog.String("request_id", p.requestID), slog.String("test", p.testID),
 		slog.Int("events", p.sent), slog.String("outcome", string(outcome)), slog.Duration("duration", time.Since(st.started).Round(time.Millisecond)))
 }
 
@@ -226,31 +257,34 @@ func (s *Server) forcedScenario(header http.Header, testID string) func() string
 
 // planRun decides what a run plays: the continuation of the thread's paused scenario,
 // or the scenario its request matches.
-func (s *Server) planRun(ctx context.Context, sreq *scenarios.Request, cursor *scenarios.Cursor, opts scenarios.PlanOptions, forced func() string) (*scenarios.Plan, error) {
+func (s *Server) planRun(ctx context.Context, sreq *scenarios.Request, cursor *scenarios.Cursor, opts scenarios.PlanOptions, forced func() string) (*scenarios.Plan, selection, error) {
 	start, continues, err := scenarios.Continue(cursor, sreq.Input, time.Now())
 	if err != nil {
-		return nil, resumeError(err, "")
+		return nil, "", resumeError(err, "")
 	}
 	if continues {
-		return s.plan(ctx, cursor.Scenario, sreq, start, opts)
+		plan, err := s.plan(ctx, cursor.Scenario, sreq, start, opts)
+		return plan, selectedByResume, err
 	}
 	set := s.set.Load()
 	if id := forced(); id != "" {
 		sel := set.Force(id, sreq)
 		if sel == nil {
-			return nil, apiError(http.StatusNotFound, "unknown_scenario", "the forced scenario "+strconv.Quote(id)+" does not exist")
+			return nil, "", apiError(http.StatusNotFound, "unknown_scenario", "the forced scenario "+strconv.Quote(id)+" does not exist")
 		}
-		return s.plan(ctx, sel.Scenario, sreq, scenarios.Start{Captures: sel.Captures}, opts)
+		plan, err := s.plan(ctx, sel.Scenario, sreq, scenarios.Start{Captures: sel.Captures}, opts)
+		return plan, selectedByForce, err
 	}
 	sel, candidates := set.Select(sreq)
 	if sel == nil {
-		return nil, &httpError{status: http.StatusNotFound, body: errorBody{
+		return nil, "", &httpError{status: http.StatusNotFound, body: errorBody{
 			Error:   "no_scenario",
 			Message: "no scenario matches this request",
 			Details: map[string]any{"candidates": candidates},
 		}}
 	}
-	return s.plan(ctx, sel.Scenario, sreq, scenarios.Start{Captures: sel.Captures}, opts)
+	plan, err := s.plan(ctx, sel.Scenario, sreq, scenarios.Start{Captures: sel.Captures}, opts)
+	return plan, selectedByMatch, err
 }
 
 // plan plans a run of a scenario. A run whose templates go past their limits is
@@ -346,9 +380,33 @@ func checkJSONContentType(req *http.Request) error {
 // with the +json suffix.
 func jsonMediaType(mt string) bool { return mt == "application/json" || strings.HasSuffix(mt, "+json") }
 
+// transportFor chooses the transport of a run's events: its TransportHeader's, else
+// protobuf when its Accept lists it, as AG-UI agents negotiate, else SSE.
+func (s *Server) transportFor(req *http.Request) (string, protocol.Encoder, error) {
+	name := req.Header.Get(TransportHeader)
+	if name == "" {
+		name = transportSSE
+		if protocol.AcceptsProto(req.Header.Get("Accept")) {
+			name = transportProto
+		}
+	}
+	switch name {
+	case transportSSE:
+		return name, protocol.SSEEncoder{WithIDs: s.cfg.EventIDs}, nil
+	case transportProto:
+		return name, protocol.ProtoEncoder{}, nil
+	}
+	return "", nil, apiError(http.StatusBadRequest, "invalid_header", TransportHeader+" must be proto or sse, got "+strconv.Quote(name))
+}
+
+// speedFor is a run's speed factor: its X-Agui-Mock-Speed header's, or the one set for
+// its test through the admin API, or the server's.
 func (s *Server) speedFor(req *http.Request) (float64, error) {
 	h := req.Header.Get(SpeedHeader)
 	if h == "" {
+		if speed, ok := s.tests.Speed.Take(req.Header.Get(TestIDHeader)); ok {
+			return speed, nil
+		}
 		return s.cfg.Speed, nil
 	}
 	f, err := strconv.ParseFloat(h, 64)

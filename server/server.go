@@ -18,6 +18,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/agui-mock/agui-mock/internal/feed"
 	"github.com/agui-mock/agui-mock/internal/hangup"
 	"github.com/agui-mock/agui-mock/protocol"
 	"github.com/agui-mock/agui-mock/recorder"
@@ -54,14 +55,19 @@ type Config struct {
 	// scenario when scenarios are loaded; a field left 0 takes its default (see
 	// scenarios.DefaultLimits).
 	TemplateLimits scenarios.Limits
+	// Dialect is how interrupts reach the client in the scenarios that name none; empty:
+	// agui.
+	Dialect scenarios.Dialect
 	// Recorder, when set, proxies to a real agent what no scenario answers (or, with
 	// RecordAll, every request) and records it; RecordAll without it does nothing.
 	Recorder  *recorder.Recorder
 	RecordAll bool
 	// Metrics serves Prometheus metrics at /metrics.
 	Metrics bool
-	// JournalSize is how many requests the journal keeps.
-	JournalSize int
+	// JournalSize is how many requests the journal keeps; JournalEvents of how many of
+	// the latest runs it keeps the events, for the inspector (0: none).
+	JournalSize   int
+	JournalEvents int
 	// MaxMessages is the most messages a run input may carry; MaxStreams the most
 	// streams open at once (more are refused with 503 and Retry-After). 0: no limit.
 	MaxMessages int
@@ -72,19 +78,20 @@ type Config struct {
 // DefaultConfig returns the configuration the command starts with.
 func DefaultConfig() Config {
 	return Config{
-		Speed:        1,
-		EventIDs:     true,
-		KeepAlive:    15 * time.Second,
-		MaxBodyBytes: 10 << 20,
-		WriteTimeout: 10 * time.Second,
-		Timing:       scenarios.DefaultTiming(),
-		Threads:      threads.DefaultLimits(),
-		CORSOrigins:  []string{"*"},
-		CancelWait:   5 * time.Second,
-		JournalSize:  1000,
-		MaxMessages:  10000,
-		MaxStreams:   20000,
-		Logger:       slog.Default(),
+		Speed:         1,
+		EventIDs:      true,
+		KeepAlive:     15 * time.Second,
+		MaxBodyBytes:  10 << 20,
+		WriteTimeout:  10 * time.Second,
+		Timing:        scenarios.DefaultTiming(),
+		Threads:       threads.DefaultLimits(),
+		CORSOrigins:   []string{"*"},
+		CancelWait:    5 * time.Second,
+		JournalSize:   1000,
+		JournalEvents: 200,
+		MaxMessages:   10000,
+		MaxStreams:    20000,
+		Logger:        slog.Default(),
 	}
 }
 
@@ -95,16 +102,18 @@ type Server struct {
 	load     loadState
 	threads  *threads.Store
 	tests    *testctl.Control[JournalEntry] // what each test set up, and the journal
+	runs     *runRecords                    // the events of the latest runs
+	feed     feed.Feed[journalChange]       // the journal's changes, to GET /_mock/journal/stream
 	upstream upstream                       // plays, proxies or records each request
 	metrics  metricSet
 	streams  atomic.Int64 // open now
 	echo     *echo.Echo
 	stopping chan struct{}
 	stopOnce sync.Once
-	// runs is the parent of every run's context, cancelled with errShutdown when the
+	// root is the parent of every run's context, cancelled with errShutdown when the
 	// server stops: it wakes the streams that wait without a goroutine (stream.go).
-	runs     context.Context
-	stopRuns context.CancelCauseFunc
+	root     context.Context
+	stopRoot context.CancelCauseFunc
 	hangups  hangup.Watcher // notices clients leaving streams that wait without a goroutine
 	parked   sync.WaitGroup // streams taken over from net/http, until they end
 
@@ -129,14 +138,23 @@ func New(cfg Config, set *scenarios.Set) *Server {
 		stopping: make(chan struct{}),
 		threads:  threads.NewStore(cfg.Threads, time.Now),
 		upstream: newUpstream(cfg),
+		runs:     newRunRecords(cfg.JournalEvents),
 		idRNG:    rand.New(rand.NewPCG(seed, seed^0x5851f42d4c957f2d)),
 	}
-	s.runs, s.stopRuns = context.WithCancelCause(context.Background())
+	s.root, s.stopRoot = context.WithCancelCause(context.Background())
 	s.tests = testctl.New(testctl.NewJournal(cfg.JournalSize, func(e *JournalEntry, seq int64) { e.Seq = seq }), s.threads)
 	s.set.Store(set)
 	s.load.status = LoadStatus{Scenarios: len(set.Scenarios()), LoadedAt: time.Now(), Errors: []scenarios.Diagnostic{}}
+	s.logWarnings(set)
 	s.echo = s.routes()
 	return s
+}
+
+// logWarnings logs what the load-time check of a set warns of.
+func (s *Server) logWarnings(set *scenarios.Set) {
+	for _, d := range set.Warnings() {
+		s.cfg.Logger.Warn("scenario warning", "problem", d.Error())
+	}
 }
 
 // Scenarios returns the set being served.
@@ -150,7 +168,7 @@ func (s *Server) Handler() http.Handler { return s.echo }
 func (s *Server) Shutdown(ctx context.Context) error {
 	s.stopOnce.Do(func() {
 		close(s.stopping)
-		s.stopRuns(errShutdown)
+		s.stopRoot(errShutdown)
 	})
 	if err := s.echo.Shutdown(ctx); err != nil {
 		return err

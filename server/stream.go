@@ -33,7 +33,7 @@ type stream struct {
 	ctx       context.Context
 	cancel    context.CancelCauseFunc
 	route     string
-	requestID string
+	transport string
 	entry     *JournalEntry // nil when the request is not journaled
 	started   time.Time
 
@@ -131,8 +131,8 @@ func (st *stream) step() (ended bool) {
 		st.end(protocol.OutcomeCancelled)
 		return true
 	}
-	if every := st.server.cfg.KeepAlive; every > 0 && time.Since(p.w.flushedAt) >= every {
-		if err := p.w.comment(); err != nil {
+	if every := st.keepAliveEvery(); every > 0 && time.Since(p.w.flushedAt) >= every {
+		if err := p.w.keepAlive(); err != nil {
 			st.end(protocol.OutcomeCancelled)
 			return true
 		}
@@ -144,12 +144,21 @@ func (st *stream) step() (ended bool) {
 // until is how long the stream waits for an event due at due: until then, or until a
 // keep-alive comment is due, if that is sooner.
 func (st *stream) until(due time.Time) time.Duration {
-	if every := st.server.cfg.KeepAlive; every > 0 {
+	if every := st.keepAliveEvery(); every > 0 {
 		if next := st.p.w.flushedAt.Add(every); next.Before(due) {
 			due = next
 		}
 	}
 	return time.Until(due)
+}
+
+// keepAliveEvery is how often the stream sends a keep-alive while it waits: 0 when the
+// server sends none, or the stream's transport has none (protobuf).
+func (st *stream) keepAliveEvery() time.Duration {
+	if st.p.w.enc.KeepAlive() == nil {
+		return 0
+	}
+	return st.server.cfg.KeepAlive
 }
 
 // finish records how a run ended in its thread, and counts, journals and logs it.

@@ -25,8 +25,8 @@ func NewJournal[E any](limit int, number func(e *E, seq int64)) *Journal[E] {
 }
 
 // Add numbers an entry of a test's request and keeps it, forgetting the oldest entry
-// once the journal is full.
-func (j *Journal[E]) Add(testID string, e E) {
+// once the journal is full. It returns the entry's number.
+func (j *Journal[E]) Add(testID string, e E) int64 {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	j.seq++
@@ -39,6 +39,7 @@ func (j *Journal[E]) Add(testID string, e E) {
 	}
 	j.entries[i] = tagged[E]{testID: testID, entry: e}
 	j.number(&j.entries[i].entry, j.seq) // numbered in place: a pointer to e would move it to the heap
+	return j.seq
 }
 
 // List returns, oldest first, the entries of a test (every test's when testID is "")

@@ -18,6 +18,8 @@ type Control[E any] struct {
 	Forced Queue[string]
 	// Faults holds the faults queued for each test's next run requests.
 	Faults Queue[scenarios.Fault]
+	// Speed holds the speed factor set for each test's runs.
+	Speed Queue[float64]
 	// Breakpoints pause each test's streams.
 	Breakpoints Breakpoints
 	// Journal keeps the latest requests.
@@ -32,7 +34,7 @@ func New[E any](journal *Journal[E], threads Threads) *Control[E] {
 	return &Control[E]{Journal: journal, threads: threads}
 }
 
-// Reset forgets a test's threads, journal entries, forced scenarios, faults and
+// Reset forgets a test's threads, journal entries, forced scenarios, faults, speed and
 // breakpoints (testID "" names the requests without one), or everybody's with all.
 // Streams of the test paused at a breakpoint go on; those of its threads are cancelled.
 func (c *Control[E]) Reset(testID string, all bool) {
@@ -40,6 +42,7 @@ func (c *Control[E]) Reset(testID string, all bool) {
 	c.Journal.Reset(testID, all)
 	c.Forced.Reset(testID, all)
 	c.Faults.Reset(testID, all)
+	c.Speed.Reset(testID, all)
 	c.Breakpoints.Reset(testID, all)
 }
 

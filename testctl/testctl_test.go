@@ -22,6 +22,7 @@ func TestResetForgetsEveryStoreOfTheTest(t *testing.T) {
 	for _, id := range []string{"t1", "t2"} {
 		c.Forced.Push(id, "s", 0)
 		c.Faults.Push(id, scenarios.Fault{Kind: scenarios.FaultTruncate}, 0)
+		c.Speed.Replace(id, 0.5, 0)
 		c.Breakpoints.Add(Breakpoint{TestID: id, Step: "x"})
 		c.Journal.Add(id, entry{path: id})
 	}
@@ -31,6 +32,9 @@ func TestResetForgetsEveryStoreOfTheTest(t *testing.T) {
 	}
 	if _, ok := c.Faults.Take("t1"); ok {
 		t.Error("t1's fault survived")
+	}
+	if _, ok := c.Speed.Take("t1"); ok {
+		t.Error("t1's speed survived")
 	}
 	if c.Breakpoints.Hit("t1", "s", "x", 0, "", "") != nil {
 		t.Error("t1's breakpoint survived")

@@ -29,6 +29,16 @@ function render(messages) {
   );
 }
 
+/** The media type of AG-UI's protobuf transport. */
+const PROTO_MEDIA_TYPE = 'application/vnd.ag-ui.event+proto';
+
+/**
+ * A fetch that asks for the protobuf transport: HttpAgent sends Accept:
+ * text/event-stream itself, and decodes whichever transport the answer names.
+ */
+const protobufFetch = (url, init) =>
+  fetch(url, { ...init, headers: { ...init.headers, Accept: `${PROTO_MEDIA_TYPE}, text/event-stream` } });
+
 let lastAgent;
 
 window.aguiTest = {
@@ -36,23 +46,31 @@ window.aguiTest = {
    * Sends one user message (text or content parts) to url, from an agent whose state
    * starts as state, or with resume answers the last run's interrupts, and resolves when
    * the run is over, never rejecting: {status, events (their types), interrupts (those
-   * the run ended with), messages, state, threadId}.
+   * the run ended with), messages, state, threadId, seen (the events without their
+   * timestamps)}. tools are the tool definitions the agent offers; transport 'proto' asks for the protobuf transport; threadId, runId
+   * and messageId, when given, replace the random ids of the agent, the run and the
+   * user message.
    */
-  async run({ url, message, forwardedProps = {}, headers = {}, state, resume }) {
+  async run({ url, message, forwardedProps = {}, tools = [], headers = {}, state, resume, transport, threadId, runId, messageId }) {
     // resume answers the interrupts of the last run, on its agent (and thread)
-    const agent = resume ? lastAgent : new HttpAgent({ url, headers, initialState: state });
+    const agent = resume
+      ? lastAgent
+      : new HttpAgent({ url, headers, initialState: state, threadId, ...(transport === 'proto' && { fetch: protobufFetch }) });
     lastAgent = agent;
-    if (!resume) agent.messages = [{ id: crypto.randomUUID(), role: 'user', content: message }];
+    if (!resume) agent.messages = [{ id: messageId ?? crypto.randomUUID(), role: 'user', content: message }];
     const events = [];
+    const seen = [];
     let interrupts = [];
     statusElement.textContent = 'running';
     render(agent.messages);
     try {
       await agent.runAgent(
-        { forwardedProps, ...(resume && { resume }) },
+        { forwardedProps, tools, ...(runId && { runId }), ...(resume && { resume }) },
         {
           onEvent: ({ event }) => {
             events.push(event.type);
+            const { timestamp, ...rest } = event;
+            seen.push(structuredClone(rest));
           },
           onRunFinishedEvent: (params) => {
             interrupts = params.interrupts ?? [];
@@ -72,6 +90,7 @@ window.aguiTest = {
       messages: structuredClone(agent.messages),
       state: structuredClone(agent.state),
       threadId: agent.threadId,
+      seen,
     };
   },
 };

@@ -15,6 +15,18 @@ export const DEFAULT_ROUTE = '/agui/chat';
 /** The request header that overrides the server's speed factor; 0 plays without delays. */
 export const SPEED_HEADER = 'X-Agui-Mock-Speed';
 
+/** The media type of AG-UI's protobuf transport, which HttpAgent decodes when a response carries it. */
+export const PROTO_MEDIA_TYPE = 'application/vnd.ag-ui.event+proto';
+
+/**
+ * A fetch for HttpAgent that asks for the protobuf transport, as an app does that
+ * prefers it: HttpAgent itself sends Accept: text/event-stream, and decodes whichever
+ * transport the response's Content-Type names.
+ */
+export function protobufFetch(url, init) {
+  return fetch(url, { ...init, headers: { ...init.headers, Accept: `${PROTO_MEDIA_TYPE}, text/event-stream` } });
+}
+
 /**
  * The client versions under test. protocolVersion is what the client sends in
  * RunAgentInput.protocolVersion (0.0.x clients send none); peer is how the server names
@@ -67,14 +79,16 @@ export class Conversation {
    * @param speed   the X-Agui-Mock-Speed header value; null sends none (real timing)
    * @param state   the agent's initial state
    * @param threadId the agent's thread id, e.g. to pick up a thread another agent began
+   * @param transport 'proto' asks for the protobuf transport (protobufFetch); SSE otherwise
    */
-  constructor(client, { url, route = DEFAULT_ROUTE, headers = {}, speed = 0, state, threadId } = {}) {
+  constructor(client, { url, route = DEFAULT_ROUTE, headers = {}, speed = 0, state, threadId, transport } = {}) {
     this.client = client;
     this.agent = new client.HttpAgent({
       url: url + route,
       headers: speed === null ? headers : { ...headers, [SPEED_HEADER]: String(speed) },
       initialState: state,
       threadId,
+      ...(transport === 'proto' && { fetch: protobufFetch }),
     });
   }
 

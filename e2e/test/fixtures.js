@@ -136,3 +136,33 @@ export const MIXCUT_CONTENT = [
     metadata: { attachments: [{ url: ' http://example.com/video-a.mp4' }, { fileId: 'vod-file-001' }] },
   },
 ];
+
+// Both dialects in one file: the LangGraph scenario, and a standard one.
+export const MIXED_DIALECTS = `\
+id: lg-publish
+dialect: langgraph
+match: {message: publish}
+steps:
+  - text: The draft is ready.
+  - interrupt:
+      id: int-publish
+      message: Publish the post?
+      metadata: {draft: post-7}
+      on:
+        - payload: {approved: true}
+          steps: [{text: "Published {{ .answer.payload.title }}."}]
+        - steps: [{text: Not published.}]
+  - text: Anything else?
+---
+id: std-archive
+dialect: agui
+match: {message: archive}
+steps:
+  - interrupt:
+      id: int-archive
+      message: Archive the post?
+      on:
+        resolved: [{text: Archived.}]
+        cancelled: [{text: Kept.}]
+`;
+

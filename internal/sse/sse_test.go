@@ -53,7 +53,7 @@ func (r *response) SetWriteDeadline(t time.Time) error {
 func TestAStreamHasTheEventStreamHeaders(t *testing.T) {
 	rec := newResponse()
 	w := NewWriter(rec, 0)
-	w.Begin()
+	w.Begin("text/event-stream; charset=utf-8")
 	want := http.Header{
 		"Content-Type":      {"text/event-stream; charset=utf-8"},
 		"Cache-Control":     {"no-cache"},
@@ -68,7 +68,7 @@ func TestAStreamHasTheEventStreamHeaders(t *testing.T) {
 func TestFramesWaitForFlush(t *testing.T) {
 	rec := newResponse()
 	w := NewWriter(rec, 0)
-	w.Begin()
+	w.Begin("text/event-stream; charset=utf-8")
 	for _, frame := range []string{"data: {\"a\":1}\n\n", "data: {\"b\":2}\n\n"} {
 		if _, err := w.Write([]byte(frame)); err != nil {
 			t.Fatal(err)
@@ -92,7 +92,7 @@ type noFlush struct{ http.ResponseWriter }
 
 func TestAResponseThatCannotFlushIsNoError(t *testing.T) {
 	w := NewWriter(noFlush{newResponse()}, time.Second)
-	w.Begin()
+	w.Begin("text/event-stream; charset=utf-8")
 	if _, err := w.Write([]byte(": keep-alive\n\n")); err != nil {
 		t.Errorf("write: %v", err)
 	}
@@ -105,7 +105,7 @@ func TestWriteDeadlinesAreRenewedWhenHalfSpent(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		rec := newResponse()
 		w := NewWriter(rec, 10*time.Second)
-		w.Begin()
+		w.Begin("text/event-stream; charset=utf-8")
 		for i := range 13 { // one frame a second
 			if _, err := w.Write([]byte("data: {}\n\n")); err != nil {
 				t.Fatal(err)
@@ -133,7 +133,7 @@ func TestWriteDeadlinesAreRenewedWhenHalfSpent(t *testing.T) {
 func TestWithoutATimeoutWritesHaveNoDeadline(t *testing.T) {
 	rec := newResponse()
 	w := NewWriter(rec, 0)
-	w.Begin()
+	w.Begin("text/event-stream; charset=utf-8")
 	if _, err := w.Write([]byte("data: {}\n\n")); err != nil {
 		t.Fatal(err)
 	}

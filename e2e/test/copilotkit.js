@@ -1,0 +1,61 @@
+// The CopilotKit path: a CopilotKit runtime (@copilotkit/runtime, its v2 endpoints) whose
+// agent is an AG-UI HttpAgent pointed at agui-mock, served over HTTP as an app's runtime
+// route would be, and the client a CopilotKit app runs (@copilotkit/core) talking to it.
+
+// The runtime would otherwise report usage to CopilotKit, which the tests must not reach.
+process.env.COPILOTKIT_TELEMETRY_DISABLED = 'true';
+
+// @copilotkit/core connects to its runtime only in a browser (it checks for window): the
+// least of a window that it uses — events and a location — stands in for one in Node.
+globalThis.window ??= Object.assign(new EventTarget(), { location: new URL('http://localhost/') });
+
+import http from 'node:http';
+import { createRequire } from 'node:module';
+import { CopilotKitCore } from '@copilotkit/core';
+import { CopilotRuntime, createCopilotEndpoint } from '@copilotkit/runtime/v2';
+
+// The HttpAgent of the @ag-ui/client the runtime itself depends on, as an app that installs
+// @copilotkit/runtime gets it.
+const runtimeRequire = createRequire(createRequire(import.meta.url).resolve('@copilotkit/runtime/package.json'));
+const { HttpAgent } = await import(runtimeRequire.resolve('@ag-ui/client'));
+
+/** The path the runtime is served under, as in a Next.js app's app/api/copilotkit route. */
+export const RUNTIME_PATH = '/api/copilotkit';
+
+/**
+ * Serves a CopilotKit runtime whose default agent is an HttpAgent to the mock's run route
+ * (speed 0 unless headers say otherwise). Resolves with {url, close()}.
+ */
+export async function startRuntime(mockURL, headers = { 'X-Agui-Mock-Speed': '0' }) {
+  const runtime = new CopilotRuntime({ agents: { default: new HttpAgent({ url: `${mockURL}/agui/chat`, headers }) } });
+  const app = createCopilotEndpoint({ runtime, basePath: RUNTIME_PATH });
+  const server = http.createServer(async (req, res) => {
+    try {
+      const chunks = [];
+      for await (const chunk of req) chunks.push(chunk);
+      const hasBody = !['GET', 'HEAD'].includes(req.method);
+      const request = new Request(`http://${req.headers.host}${req.url}`, {
+        method: req.method,
+        headers: req.headers,
+        body: hasBody ? Buffer.concat(chunks) : undefined,
+      });
+      const response = await app.fetch(request);
+      res.writeHead(response.status, Object.fromEntries(response.headers));
+      if (response.body) for await (const chunk of response.body) res.write(chunk);
+      res.end();
+    } catch (err) {
+      res.writeHead(500, { 'Content-Type': 'text/plain' }).end(String(err?.stack ?? err));
+    }
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  server.unref();
+  return {
+    url: `http://127.0.0.1:${server.address().port}${RUNTIME_PATH}`,
+    close() {
+      server.closeAllConnections();
+      return new Promise((resolve) => server.close(resolve));
+    },
+  };
+}
+
+export { CopilotKitCore };

@@ -1,0 +1,175 @@
+// The CopilotKit path end to end: the client a CopilotKit app runs (@copilotkit/core)
+// talks to a CopilotKit runtime (@copilotkit/runtime, v2 endpoints) whose agent is an AG-UI
+// HttpAgent pointed at agui-mock. Each flow asserts what the user would see: the
+// conversation's messages, the interrupt as the app is given it, and the answer after it
+// is resumed. Interrupt answers are built by the core's own interrupt state, which
+// CopilotKit's useInterrupt drives in an app, in both dialects.
+
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { after, describe, test } from 'node:test';
+import { ɵInterruptState as InterruptState } from '@copilotkit/core';
+import { CopilotKitCore, startRuntime } from './copilotkit.js';
+import { adminOK, newTestId, TEST_ID_HEADER } from './admin.js';
+import { MIXED_DIALECTS } from './fixtures.js';
+import { useServer, writeTempFiles } from './harness.js';
+
+const GREETING = 'id: greeting\nmatch: {message: ^Hello}\nsteps: [{text: Hello from the mock.}]\n';
+const mock = useServer(['--scenarios', writeTempFiles({ 'mixed.yaml': MIXED_DIALECTS, 'greeting.yaml': GREETING })]);
+
+const FIRST_MESSAGE = 'Search for ocean wave videos and trim the first 10 seconds';
+const FIRST_PROPS = { approval_mode: 'level:low', scenario_name: 'media_management' };
+const CLOSING = `That's everything for "Ocean waves at dawn". Anything else?`;
+
+// The runtime starts with the first app, once the mock's before hook has given its URL.
+let runtime;
+after(() => runtime?.close());
+
+/** Resolves with the runtime's default agent once the core has learnt of it. */
+function defaultAgent(core) {
+  return (
+    core.getAgent('default') ??
+    new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        subscription.unsubscribe();
+        reject(new Error(`the core found no agent at ${runtime.url} (status ${core.runtimeConnectionStatus})`));
+      }, 30_000);
+      const subscription = core.subscribe({
+        onAgentsChanged: ({ agents }) => {
+          if (!agents.default) return;
+          clearTimeout(timer);
+          subscription.unsubscribe();
+          resolve(agents.default);
+        },
+      });
+    })
+  );
+}
+
+/**
+ * A CopilotKit app's client with the runtime's default agent on a new thread: what the
+ * app shows is the agent's messages, and the interrupt its useInterrupt would render.
+ */
+async function app({ headers } = {}) {
+  runtime ??= await startRuntime(mock.url);
+  const core = new CopilotKitCore({ runtimeUrl: runtime.url, headers });
+  const agent = await defaultAgent(core);
+  agent.threadId = `ck-${randomUUID()}`;
+  const seen = { interrupts: new InterruptState(), outcomes: [], errors: [] };
+  agent.subscribe({
+    onCustomEvent: ({ event }) => {
+      if (event.name === 'on_interrupt') seen.interrupts.setLegacy(event);
+    },
+    onRunFinishedEvent: ({ event, outcome, interrupts }) => {
+      seen.lastRunId = event.runId;
+      seen.outcomes.push(outcome);
+      if (outcome === 'interrupt') seen.interrupts.setStandard(interrupts);
+    },
+    onRunFailed: ({ error }) => seen.errors.push(error),
+  });
+  return {
+    core,
+    agent,
+    seen,
+    async say(content, forwardedProps) {
+      agent.addMessage({ id: `user-${randomUUID()}`, role: 'user', content });
+      await core.runAgent({ agent, forwardedProps });
+    },
+    /**
+     * Runs the resume the interrupt state built, as useInterrupt does: on the run that
+     * raised the interrupt (its runId), with a tool message answering each tool-bound
+     * interrupt's call besides the standard resume.
+     */
+    async resume(action) {
+      seen.interrupts.clear();
+      const runId = seen.lastRunId;
+      if (action.kind === 'legacy-resume') {
+        await core.runAgent({ agent, runId, forwardedProps: { command: { resume: action.payload, interruptEvent: action.interruptValue } } });
+        return;
+      }
+      assert.equal(action.kind, 'resume', `the interrupt state answered ${JSON.stringify(action)}`);
+      for (const { toolCallId, content } of action.toolResults) agent.addMessage({ id: randomUUID(), role: 'tool', toolCallId, content });
+      await core.runAgent({ agent, runId, resume: action.resume });
+    },
+    /** The texts of the assistant's messages, as the chat shows them. */
+    texts() {
+      return agent.messages.filter((m) => m.role === 'assistant' && m.content).map((m) => m.content);
+    },
+  };
+}
+
+test('a plain run without interrupts', async () => {
+  const { say, texts, seen } = await app();
+  await say('Hello!');
+  assert.deepEqual(seen.errors, []);
+  assert.deepEqual(seen.outcomes, ['success']);
+  assert.deepEqual(texts(), ['Hello from the mock.']);
+});
+
+test("the app's X-Test-Id reaches the mock through the runtime, so tests steer it per test", async () => {
+  const testId = newTestId('copilotkit');
+  await adminOK(mock, 'POST', '/force', { testId, body: { scenario: 'greeting' } });
+  const { say, texts, seen } = await app({ headers: { [TEST_ID_HEADER]: testId } });
+  await say('Search for ocean wave videos', FIRST_PROPS);
+  assert.deepEqual(seen.errors, []);
+  assert.deepEqual(texts(), ['Hello from the mock.'], 'the forced scenario played');
+});
+
+describe('standard interrupts (media-management, two interrupts)', () => {
+  for (const variant of [
+    {
+      name: 'all resolved',
+      answer: (state, [trim, watermark]) => (state.resolve(undefined, trim.id), state.resolve(undefined, watermark.id)),
+      texts: ['Trimmed the first 10 seconds.', 'Added the watermark.'],
+    },
+    {
+      name: 'mixed: one resolved, one cancelled',
+      answer: (state, [trim, watermark]) => (state.resolve(undefined, trim.id), state.cancel(watermark.id)),
+      texts: ['Trimmed the first 10 seconds.', /^No watermark/],
+    },
+  ]) {
+    test(variant.name, async () => {
+      const { agent, say, resume, texts, seen } = await app();
+      await say(FIRST_MESSAGE, FIRST_PROPS);
+      assert.deepEqual(seen.errors, []);
+      assert.deepEqual(seen.outcomes, ['interrupt']);
+      const pending = seen.interrupts.pending;
+      assert.equal(pending.kind, 'standard');
+      assert.deepEqual(pending.interrupts.map((i) => [i.id, i.reason]), [
+        ['interruptId-001', 'tool_call'],
+        ['interruptId-002', 'tool_call'],
+      ]);
+      assert.match(pending.interrupts[0].message, /^Trim the first 10 seconds/);
+      const before = texts().length;
+
+      await resume(variant.answer(seen.interrupts, pending.interrupts));
+      assert.deepEqual(seen.errors, []);
+      assert.deepEqual(seen.outcomes, ['interrupt', 'success']);
+      const after = texts().slice(before);
+      assert.equal(after.length, 3, `the answers and the closing: ${after}`);
+      variant.texts.forEach((want, i) => (typeof want === 'string' ? assert.equal(after[i], want) : assert.match(after[i], want)));
+      assert.equal(after[2], CLOSING);
+      // one result per tool call: the app's answer to each approval, none twice
+      const results = agent.messages.filter((m) => m.role === 'tool').map((m) => m.toolCallId);
+      assert.deepEqual(results, [...new Set(results)]);
+      assert.ok(pending.interrupts.every((i) => results.includes(i.toolCallId)));
+    });
+  }
+});
+
+test('a LangGraph-dialect interrupt, resumed through forwardedProps.command', async () => {
+  const { say, resume, texts, seen } = await app();
+  await say('publish');
+  assert.deepEqual(seen.errors, []);
+  assert.deepEqual(seen.outcomes, ['success'], 'the run finishes normally');
+  const pending = seen.interrupts.pending;
+  assert.equal(pending.kind, 'legacy', 'the app is given an on_interrupt event');
+  const value = JSON.parse(pending.event.value);
+  assert.equal(value.message, 'Publish the post?');
+  assert.deepEqual(value.metadata, { draft: 'post-7' });
+  assert.deepEqual(texts(), ['The draft is ready.']);
+
+  await resume(seen.interrupts.resolve(JSON.stringify({ approved: true, title: 'Ocean waves' })));
+  assert.deepEqual(seen.errors, []);
+  assert.deepEqual(texts(), ['The draft is ready.', 'Published Ocean waves.', 'Anything else?']);
+});

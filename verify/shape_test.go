@@ -1,0 +1,66 @@
+package verify
+
+import (
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agui-mock/agui-mock/protocol"
+)
+
+func TestShapeOfCountsARunOfDeltasAsOneStep(t *testing.T) {
+	in := &protocol.RunAgentInput{ThreadID: "t", RunID: "r"}
+	events := join(protocol.NewEvent(protocol.RunStarted, "threadId", "t", "runId", "r"),
+		text("m1", "one two three"), toolCall("c1", "pick", `{"a":[{"b":1}]}`),
+		protocol.NewEvent(protocol.StateDelta, "delta", []any{map[string]any{"op": "add", "path": "/items/3/done", "value": true}}),
+		protocol.NewEvent(protocol.StateSnapshot, "snapshot", map[string]any{"user": map[string]any{"name": "x"}}),
+		finished(in))
+	sh := ShapeOf(events, nil)
+	var steps []string
+	for _, s := range sh.Steps {
+		steps = append(steps, s.String())
+	}
+	want := "RUN_STARTED TEXT_MESSAGE_START TEXT_MESSAGE_CONTENT TEXT_MESSAGE_END TOOL_CALL_START pick TOOL_CALL_ARGS TOOL_CALL_END STATE_DELTA STATE_SNAPSHOT RUN_FINISHED"
+	if got := strings.Join(steps, " "); got != want {
+		t.Errorf("steps\n%s\nwant\n%s", got, want)
+	}
+	if want := []string{"/items/*/done", "/user", "/user/name"}; !slices.Equal(sh.StatePaths, want) {
+		t.Errorf("state paths %q, want %q", sh.StatePaths, want)
+	}
+	if len(sh.Texts) != 1 || sh.Texts[0] != "one two three" || sh.Outcome != "success" || sh.Terminal != protocol.RunFinished {
+		t.Errorf("shape %+v", sh)
+	}
+}
+
+// Text and timing count only when asked for.
+func TestCompareTextAndTimingOnRequest(t *testing.T) {
+	in := &protocol.RunAgentInput{ThreadID: "t", RunID: "r"}
+	run := func(words string, at ...time.Duration) Shape {
+		return ShapeOf(join(protocol.NewEvent(protocol.RunStarted, "threadId", "t", "runId", "r"), text("m", words), finished(in)), at)
+	}
+	ms := time.Millisecond
+	fixture := run("Hello there", 0, 100*ms, 110*ms, 120*ms, 130*ms, 200*ms)
+	agent := run("Hi friend", 0, 400*ms, 410*ms, 420*ms, 430*ms, 900*ms)
+	if d := Compare(fixture, agent, Options{}); len(d) != 0 {
+		t.Fatalf("by default: %q", d)
+	}
+	d := Compare(fixture, agent, Options{ExactText: true})
+	if len(d) != 1 || d[0] != `text message 1 now says "Hi friend" (the fixture "Hello there")` {
+		t.Errorf("exact text: %q", d)
+	}
+	d = Compare(fixture, agent, Options{Timing: &Tolerance{Fixed: 250 * ms}})
+	want := []string{
+		"the first event after RUN_STARTED now comes after 400ms (the fixture's after 100ms, tolerance 250ms)",
+		"the run now takes 900ms (the fixture's 200ms, tolerance 250ms)",
+	}
+	if !slices.Equal(d, want) {
+		t.Errorf("timing: %q", d)
+	}
+	if d := Compare(fixture, agent, Options{Timing: &Tolerance{Relative: 4}}); len(d) != 0 {
+		t.Errorf("within 400%%: %q", d)
+	}
+	if d := Compare(fixture, agent, Options{Timing: &Tolerance{Relative: 0.5}}); len(d) != 2 || !strings.Contains(d[0], "tolerance 50%") {
+		t.Errorf("within 50%%: %q", d)
+	}
+}
