@@ -206,3 +206,20 @@ func TestATakenOverStreamEndsAtOnceWhenItMust(t *testing.T) {
 		})
 	}
 }
+
+// Protobuf has no keep-alive: a taken-over protobuf stream waits its pause out quietly.
+func TestATakenOverProtobufStreamWaitsWithoutKeepAlives(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := newServer(t, "timing: {firstEvent: 0, firstToken: 0, stepGap: 0}\nsteps:\n  - pause: 40s\n  - text: done\n", func(c *Config) { c.KeepAlive = 15 * time.Second })
+		start := time.Now()
+		rec := startStream(t, s, `{"messages":[{"role":"user","content":"hi"}]}`, map[string]string{TransportHeader: "proto"})
+		<-rec.done
+		if took := time.Since(start); took != 40*time.Second {
+			t.Errorf("the stream ended after %v, want the pause's 40s", took)
+		}
+		writes, _ := rec.taken(t)
+		if len(writes) != 1 {
+			t.Errorf("%d writes after the take-over, want the rest of the run in one: %v", len(writes), writes)
+		}
+	})
+}

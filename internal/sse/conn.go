@@ -49,22 +49,40 @@ func (c *Conn) Write(b []byte) (int, error) {
 	return len(b), nil
 }
 
+// lastChunk ends a chunked body.
+const lastChunk = "0\r\n\r\n"
+
 // Flush sends what was written since the last flush as one chunk.
-func (c *Conn) Flush() error {
+func (c *Conn) Flush() error { return c.flush(false) }
+
+// flush sends what was written since the last flush as one chunk, followed, if last,
+// by the last chunk, in one write.
+func (c *Conn) flush(last bool) error {
 	if c.pending == nil {
+		if last {
+			return c.send([]byte(lastChunk))
+		}
 		return nil
 	}
 	buf := *c.pending
 	defer c.release()
 	n := len(buf) - chunkHead
-	if n == 0 {
-		return nil // an empty chunk would end the body
+	start := chunkHead
+	if n > 0 { // an empty chunk would end the body
+		size := strconv.AppendInt(make([]byte, 0, 8), int64(n), 16)
+		start = chunkHead - len(size) - 2
+		copy(buf[start:], size)
+		buf[chunkHead-2], buf[chunkHead-1] = '\r', '\n'
+		buf = append(buf, '\r', '\n')
 	}
-	size := strconv.AppendInt(make([]byte, 0, 8), int64(n), 16)
-	start := chunkHead - len(size) - 2
-	copy(buf[start:], size)
-	buf[chunkHead-2], buf[chunkHead-1] = '\r', '\n'
-	return c.send(append(buf, '\r', '\n')[start:])
+	if last {
+		buf = append(buf, lastChunk...)
+	}
+	if len(buf) == start {
+		return nil
+	}
+	*c.pending = buf // grown by the appends: released as it is
+	return c.send(buf[start:])
 }
 
 func (c *Conn) release() {
@@ -89,14 +107,10 @@ func (c *Conn) send(b []byte) error {
 	return err
 }
 
-// Close sends what is written, ends the body with the last chunk, and closes the
-// connection.
+// Close sends what is written and the last chunk, which ends the body, in one write,
+// and closes the connection.
 func (c *Conn) Close() error {
-	err := c.Flush()
-	if err == nil {
-		err = c.send([]byte("0\r\n\r\n"))
-	}
-	return errors.Join(err, c.conn.Close())
+	return errors.Join(c.flush(true), c.conn.Close())
 }
 
 // Abort closes the connection without ending the body: the client sees the stream
