@@ -78,8 +78,9 @@ func cpuTime() time.Duration {
 
 // BenchmarkOpenStreams holds streams open, each waiting between two events, and reports
 // the server's stack and heap per open stream. A waiting stream is taken over from
-// net/http and holds no goroutine, so its stack is 0; the benchmark fails above 1 KiB (a goroutine
-// of its own would keep 8 KiB, net/http's reader of its connection 2 to 4 more). The heap figure includes the client's end of each connection.
+// net/http and holds no goroutine, so its stack is 0; the benchmark fails above 1 KiB
+// (a goroutine of its own would keep 8 KiB, net/http's reader of its connection 2 to 4
+// more). The heap figure includes the client's end of each connection.
 func BenchmarkOpenStreams(b *testing.B) {
 	for _, transport := range []string{transportSSE, transportProto} {
 		b.Run(transport, func(b *testing.B) { benchmarkOpenStreams(b, transport) })
