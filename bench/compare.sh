@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Runs the same loads, in one sitting on this machine, against agui-mock, CopilotKit
 # aimock's AGUIMock (from npm) serving equivalent fixtures, and a minimal net/http SSE
-# server (the floor), then prints each measure and its ratios. QUICK=1 runs small loads.
+# server (the floor), then prints each measure and its ratios. QUICK=1 runs small loads;
+# BASELINE=path/to/an/older/agui-mock adds that build as a column of its own, measured
+# in the same rounds (a before/after comparison).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 work=$(mktemp -d)
@@ -32,6 +34,9 @@ start() {
 start_all() {
   kill $(jobs -p) 2>/dev/null || true; wait 2>/dev/null || true
   start mock "$bin" serve --addr 127.0.0.1:0 --no-builtin --scenarios bench/scenarios --max-streams 0 --log-format json --watch off
+  if [ -n "${BASELINE:-}" ]; then
+    start baseline "$BASELINE" serve --addr 127.0.0.1:0 --no-builtin --scenarios bench/scenarios --max-streams 0 --log-format json --watch off
+  fi
   start aimock node e2e/bench/aimock-server.mjs 0
   start floor_burst "$bin" load-floor --addr 127.0.0.1:0 --events 500
   start floor_short "$bin" load-floor --addr 127.0.0.1:0 --events 5
@@ -39,15 +44,19 @@ start_all() {
   start floor_hold "$bin" load-floor --addr 127.0.0.1:0 --events 20 --gap 1s
 }
 
+targets="mock aimock floor"
+[ -z "${BASELINE:-}" ] || targets="mock baseline aimock floor"
+
 # workload NAME MESSAGE FLAGS...: runs one load against each server in turn, keeping
 # each JSON result as $work/NAME.TARGET.ROUND.json
 workload() {
   local name=$1 message=$2; shift 2
   local target url pid v
   round=$((${round:-0} + 1))
-  for target in mock aimock floor; do
+  for target in $targets; do
     case $target in
       mock) url="$URL_mock/agui/chat"; pid=$PID_mock ;;
+      baseline) url="$URL_baseline/agui/chat"; pid=$PID_baseline ;;
       aimock) url="$URL_aimock/"; pid=$PID_aimock ;;
       floor) v="URL_floor_$message"; url="${!v}/"; v="PID_floor_$message"; pid=${!v} ;;
     esac
@@ -83,7 +92,8 @@ def num(target):
     if not values or None in values:
         return None  # a load that failed to report
     return aggregate(values)
-m, a, f = num("mock"), num("aimock"), num("floor")
+m, a, f, b = num("mock"), num("aimock"), num("floor"), num("baseline")
+baseline = bool(glob.glob(f"{work}/{name}.baseline.*.json"))
 def fmt(x):
     if x is None: return "—"
     if unit == "ms": return f"{x/1e6:.2f} ms"
@@ -91,15 +101,23 @@ def fmt(x):
     return f"{x:,.0f}"
 def ratio(x, y):  # none for counts of failures, where only zero is good
     return f"{x/y:.2f}×" if x is not None and y and aggregate is not max else "—"
-print(f"| {label} | {fmt(m)} | {fmt(a)} | {fmt(f)} | {ratio(m, f)} | {ratio(m, a)} |")
+if baseline:
+    print(f"| {label} | {fmt(m)} | {fmt(b)} | {fmt(a)} | {fmt(f)} | {ratio(m, f)} | {ratio(m, a)} | {ratio(m, b)} | {ratio(b, f)} |")
+else:
+    print(f"| {label} | {fmt(m)} | {fmt(a)} | {fmt(f)} | {ratio(m, f)} | {ratio(m, a)} |")
 PY
 }
 
 start_all
 echo "${ROUNDS:-3} rounds; each figure is the median of its rounds unless it says otherwise."
 echo
-echo "| measure | agui-mock | aimock | floor | agui-mock ÷ floor | agui-mock ÷ aimock |"
-echo "| --- | --- | --- | --- | --- | --- |"
+if [ -n "${BASELINE:-}" ]; then
+  echo "| measure | agui-mock | baseline | aimock | floor | agui-mock ÷ floor | agui-mock ÷ aimock | agui-mock ÷ baseline | baseline ÷ floor |"
+  echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"
+else
+  echo "| measure | agui-mock | aimock | floor | agui-mock ÷ floor | agui-mock ÷ aimock |"
+  echo "| --- | --- | --- | --- | --- | --- |"
+fi
 rounds burst burst --concurrency 50 --runs "$(scale 500)"
 row "burst: events/s (500-event runs, 50 at once)" "" burst .eventsPerSec
 rounds short short --concurrency 50 --runs "$(scale 20000)"
@@ -109,17 +127,23 @@ rounds gap1k gap --concurrency "$n" --runs "$n" --ramp 500ms --expect-gap 50ms
 row "$n × 50 ms-gap streams (started over 500 ms): time to first event p99" ms gap1k .firstEvent.p99
 row "$n × 50 ms-gap streams (started over 500 ms): gap error p99" ms gap1k .gapError.p99
 row "$n × 50 ms-gap streams (started over 500 ms): end-of-run drift p99" ms gap1k .drift.p99
+rounds gap1kNow gap --concurrency "$n" --runs "$n" --expect-gap 50ms
+row "$n × 50 ms-gap streams (started at once): time to first event p99" ms gap1kNow .firstEvent.p99
+row "$n × 50 ms-gap streams (started at once): gap error p99" ms gap1kNow .gapError.p99
+row "$n × 50 ms-gap streams (started at once): end-of-run drift p99" ms gap1kNow .drift.p99
 n=$(scale 5000)
 rounds gap5k gap --concurrency "$n" --runs "$n" --expect-gap 50ms
 row "$n × 50 ms-gap streams (started at once): wall time" ms gap5k .wall
 row "$n × 50 ms-gap streams (started at once): failed runs (most in a round)" "" gap5k .failed max
-n=$(scale 10000)
-for _ in $(seq "${ROUNDS:-3}"); do
-  start_all # memory is measured from servers just started
-  workload hold hold --hold --concurrency "$n"
+for held in 9000 10000; do
+  n=$(scale $held)
+  for _ in $(seq "${ROUNDS:-3}"); do
+    start_all # memory is measured from servers just started
+    workload "hold$held" hold --hold --concurrency "$n"
+  done
+  row "$n streams held open: failed (most in a round)" "" "hold$held" .failed max
+  row "$n streams held open: memory per stream (fresh servers)" KiB "hold$held" .bytesPerOpenStream
 done
-row "$n streams held open: failed (most in a round)" "" hold .failed max
-row "$n streams held open: memory per stream (fresh servers)" KiB hold .bytesPerOpenStream
 
 # The two transports of agui-mock side by side: the same loads over SSE and over
 # protobuf frames, taking turns, on a server started afresh.

@@ -69,7 +69,8 @@ const maxJournaledBody = 64 << 10
 // entry, which its handlers add to through note.
 type journaledContext struct {
 	echo.Context
-	entry JournalEntry
+	entry    JournalEntry
+	detached bool // a stream that outlives its handler publishes the entry (detachEntry)
 }
 
 // journaled answers every request, and records it in the journal unless it belongs to
@@ -89,31 +90,60 @@ func (s *Server) journaled(next echo.HandlerFunc) echo.HandlerFunc {
 			RequestID: ec.Response().Header().Get(echo.HeaderXRequestID)}}
 		entry := &c.entry
 		defer func() { // also when the handler drops the connection on purpose
-			entry.Status = c.Response().Status
-			entry.DurationMs = time.Since(entry.Time).Milliseconds()
-			if raw := entry.body; len(raw) > 0 {
-				if entry.bodyIsJSON && !entry.bodyCut || json.Valid(raw) && utf8.Valid(raw) {
-					entry.Request = json.RawMessage(raw) // kept as sent; decoded only if read
-				} else {
-					entry.Request = string(raw)
-				}
-				entry.body = nil
+			if !c.detached {
+				s.closeEntry(entry, c.Response().Status)
 			}
-			rec := entry.record
-			entry.record = nil // the journal keeps entries; the run records, bounded apart, keep records
-			entry.Seq = s.tests.Journal.Add(entry.TestID, *entry)
-			s.runs.put(entry.Seq, rec)
-			s.publishEntry(*entry)
 		}()
 		s.answer(c, next)
 		return nil
 	}
 }
 
+// closeEntry completes a request's journal entry with its status and duration, adds it
+// to the journal, keeps its run's record, and publishes it to the journal stream.
+func (s *Server) closeEntry(entry *JournalEntry, status int) {
+	entry.Status = status
+	entry.DurationMs = time.Since(entry.Time).Milliseconds()
+	if raw := entry.body; len(raw) > 0 {
+		if entry.bodyIsJSON && !entry.bodyCut || json.Valid(raw) && utf8.Valid(raw) {
+			entry.Request = json.RawMessage(raw) // kept as sent; decoded only if read
+		} else {
+			entry.Request = string(raw)
+		}
+		entry.body = nil
+	}
+	rec := entry.record
+	entry.record = nil // the journal keeps entries; the run records, bounded apart, keep records
+	entry.Seq = s.tests.Journal.Add(entry.TestID, *entry)
+	s.runs.put(entry.Seq, rec)
+	s.publishEntry(*entry)
+}
+
+// entryOf returns the request's journal entry, or nil when it is not journaled.
+func entryOf(c echo.Context) *JournalEntry {
+	if jc, ok := c.(*journaledContext); ok {
+		return &jc.entry
+	}
+	return nil
+}
+
+// detachEntry hands the publication of the request's journal entry to a stream that
+// goes on after its handler returns, with the status answered so far, and returns the
+// function that publishes it.
+func (s *Server) detachEntry(c echo.Context) (publish func()) {
+	jc, ok := c.(*journaledContext)
+	if !ok {
+		return func() {}
+	}
+	jc.detached = true
+	entry, status := &jc.entry, jc.Response().Status
+	return func() { s.closeEntry(entry, status) }
+}
+
 // note adds to the request's journal entry.
 func note(c echo.Context, update func(e *JournalEntry)) {
-	if jc, ok := c.(*journaledContext); ok {
-		update(&jc.entry)
+	if e := entryOf(c); e != nil {
+		update(e)
 	}
 }
 

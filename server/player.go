@@ -17,12 +17,17 @@ type player struct {
 	w          *eventWriter
 	peer       protocol.Peer
 	run        *threads.Run
+	plan       *scenarios.Plan
+	speed      float64
 	threadID   string
 	runID      string
 	testID     string
 	fault      *scenarios.Fault  // asked for by the request
 	open       protocol.Verifier // tracks what is open, to close it if the run is cut short
 	sent       int
+	next       int           // the index in the plan of the next event to play
+	start      time.Time     // when the run's timeline began
+	playedAt   time.Time     // when the last event was played
 	at         time.Duration // the offset in the plan of the event being played
 	disconnect bool          // the run ends by dropping the connection
 	timer      *time.Timer   // reused for every wait of the run
@@ -35,51 +40,97 @@ type player struct {
 // so that lateness never accumulates, and returns how the run ended: as its last event
 // says (protocol.OutcomeOf) when it played to the end; cancelled (by the cancel endpoint
 // or the client going away), fault (a fault broke the stream) or error when the server
-// shuts down when it did not.
-func (p *player) play(ctx context.Context, plan *scenarios.Plan, speed float64) protocol.Outcome {
+// shuts down when it did not. It waits on the calling goroutine; given park, it offers
+// the stream to it at every wait, and returns parked once park has taken it: the stream
+// then goes on without this goroutine (stream.go).
+func (p *player) play(ctx context.Context, park func(due time.Time) bool) (outcome protocol.Outcome, parked bool) {
 	// The fault's hook is looked up where it is needed, not kept: the player lives on its
 	// goroutine's stack, which must stay within 8 KiB (BenchmarkOpenStreams).
 	if wait := hookOf(p.fault).wait; wait != nil {
 		if err := p.server.sleep(ctx, wait(*p.fault)); err != nil {
-			return p.stop(err)
+			return p.stop(err), false
 		}
 	}
 	p.w.begin()
-	start := time.Now()
+	p.start = time.Now()
 	if p.rec != nil {
-		p.rec.started = start
+		p.rec.started = p.start
 	}
-	p.reported = start // a run that ends within progressEvery has its start and its entry only
-	for i, t := range plan.Events {
-		due := start.Add(scenarios.Scale(t.At, speed))
-		if err := p.waitUntil(ctx, due); err != nil {
-			return p.stop(err)
+	p.reported = p.start // a run that ends within progressEvery has its start and its entry only
+	for {
+		outcome, due, done := p.advance(ctx)
+		if done {
+			return outcome, false
 		}
-		p.at = t.At
+		if park != nil && park(due) {
+			return "", true
+		}
+		if err := p.waitUntil(ctx, due); err != nil {
+			return p.stop(err), false
+		}
+	}
+}
+
+// advance plays every event that is due, from the next one on, and returns when the
+// run has ended (done, with its outcome) or when the next event is not due yet (due:
+// when it is).
+func (p *player) advance(ctx context.Context) (outcome protocol.Outcome, due time.Time, done bool) {
+	plan := p.plan
+	for ; p.next < len(plan.Events); p.next++ {
+		i, t := p.next, plan.Events[p.next]
+		now := time.Now()
+		if due := p.due(i); now.Before(due) {
+			return "", due, false
+		}
+		p.playedAt, p.at = now, t.At
 		if bp := p.server.tests.Breakpoints.Hit(p.testID, plan.Scenario.ID, t.Step, i, p.threadID, p.runID); bp != nil {
 			paused, outcome, err := p.pause(ctx, bp)
 			if err != nil {
-				return outcome
+				return outcome, time.Time{}, true
 			}
-			start = start.Add(paused) // the rest keeps its rhythm
+			p.start = p.start.Add(paused) // the rest keeps its rhythm
 		}
 		// After the breakpoint, so that a test can pause a run at the event a fault breaks.
 		if f := p.fault; f != nil && f.After == i {
 			if strike := hookOf(f).strike; strike != nil {
 				p.rec.struck(f.Kind)
-				return p.strike(ctx, strike(*f))
+				return p.strike(ctx, strike(*f)), time.Time{}, true
 			}
 		}
 		if t.Fault != nil { // a scenario's fault step: its kind strikes
 			p.rec.struck(t.Fault.Kind)
-			return p.strike(ctx, faultHookFor(t.Fault.Kind).strike(*t.Fault))
+			return p.strike(ctx, faultHookFor(t.Fault.Kind).strike(*t.Fault)), time.Time{}, true
 		}
 		if err := p.send(t.Event); err != nil {
-			return protocol.OutcomeCancelled
+			return protocol.OutcomeCancelled, time.Time{}, true
 		}
 	}
 	// A broken scenario may end its stream without a terminal event, as truncate does: fault.
-	return protocol.OutcomeOf(plan.Events[len(plan.Events)-1].Event)
+	return protocol.OutcomeOf(plan.Events[len(plan.Events)-1].Event), time.Time{}, true
+}
+
+// due is when event i falls due: at its offset on the run's timeline, measured from the
+// run's start so that lateness does not accumulate; but after an event that went out
+// late, no sooner than half its planned gap after that one, unless that would leave it
+// more than a whole gap behind its own time. A stream that fell behind (a busy machine,
+// a start among a thousand) catches up over its next events, each gap at least half of
+// what the scenario says and none more than a gap late, instead of sending them in a
+// bunch; events planned together still go together.
+func (p *player) due(i int) time.Time {
+	events := p.plan.Events
+	due := p.start.Add(scenarios.Scale(events[i].At, p.speed))
+	if i == 0 {
+		return due
+	}
+	gap := scenarios.Scale(events[i].At-events[i-1].At, p.speed)
+	soonest := p.playedAt.Add(gap / 2)
+	if latest := due.Add(gap); soonest.After(latest) {
+		soonest = latest
+	}
+	if gap > 0 && soonest.After(due) {
+		return soonest
+	}
+	return due
 }
 
 // pause waits at a breakpoint until it is released, and returns how long it waited; or
@@ -226,12 +277,12 @@ func await[T any](ctx context.Context, stopping <-chan struct{}, ready <-chan T)
 func (p *player) waitUntil(ctx context.Context, due time.Time) error {
 	keepAliveEvery := p.server.cfg.KeepAlive
 	for {
-		d := time.Until(due)
-		if d <= 0 {
-			return nil
-		}
 		if err := p.w.flushPending(); err != nil {
 			return err
+		}
+		d := time.Until(due) // after the flush, which may have taken a while
+		if d <= 0 {
+			return nil
 		}
 		keepAlive := keepAliveEvery > 0 && d > keepAliveEvery
 		if keepAlive {

@@ -77,43 +77,62 @@ func (s *Server) run(c echo.Context, route string) error {
 	if err := s.openStream(c.Response()); err != nil {
 		return err
 	}
-	defer s.streams.Add(-1)
+	parked := false // the stream goes on after the handler returns, and ends itself
+	defer func() {
+		if !parked {
+			s.streams.Add(-1)
+		}
+	}()
 
-	ctx, cancel := context.WithCancelCause(c.Request().Context())
-	defer cancel(nil)
-	st, err := s.startRun(ctx, rr, cancel)
+	// A run's context is the server's, not the request's: a stream taken over from
+	// net/http outlives its request. Until then the client leaving cancels it.
+	reqCtx := c.Request().Context()
+	ctx, cancel := context.WithCancelCause(s.root)
+	unlink := context.AfterFunc(reqCtx, func() { cancel(context.Cause(reqCtx)) })
+	defer func() {
+		if !parked {
+			unlink()
+			cancel(nil)
+		}
+	}()
+	sr, err := s.startRun(ctx, rr, cancel)
 	if isNoScenario(err) && s.upstream.recordsMisses() {
 		return s.upstream.record(c, rr) // nothing matches: ask the real agent, and keep its answer
 	}
 	if err != nil {
 		return err
 	}
-	run, plan := st.run, st.plan
+	run, plan := sr.run, sr.plan
 	if hook.wait != nil || hook.write != nil { // a fault that acts on the whole stream strikes now
-		st.record.struck(rr.fault.Kind)
+		sr.record.struck(rr.fault.Kind)
 	}
-	s.noteStarted(c, st)
+	s.noteStarted(c, sr)
 	finished := false
 	defer func() {
 		if !finished {
 			run.Release() // the run panicked
 		}
 	}()
-	started := time.Now()
 	s.metrics.runStarted()
 	w := newEventWriter(c.Response(), rr.enc, s.cfg.WriteTimeout, hook.write)
 	// The player keeps the ids, not the request: an open stream does not hold on to what
 	// only planning needed.
-	p := &player{server: s, w: w, peer: protocol.PeerFor(rr.in.ProtocolVersion), run: run, threadID: rr.in.ThreadID, runID: rr.in.RunID, testID: rr.testID, fault: rr.fault,
-		rec: st.record, requestID: c.Response().Header().Get(echo.HeaderXRequestID)}
-	outcome := p.play(ctx, plan, rr.speed)
-	next := plan.Next
-	if outcome != protocol.OutcomeInterrupt && outcome != protocol.OutcomeSuccess {
-		next = nil // a run cut short abandons the rest of the conversation
+	p := &player{server: s, w: w, peer: protocol.PeerFor(rr.in.ProtocolVersion), run: run, plan: plan, speed: rr.speed,
+		threadID: rr.in.ThreadID, runID: rr.in.RunID, testID: rr.testID, fault: rr.fault,
+		rec: sr.record, requestID: c.Response().Header().Get(echo.HeaderXRequestID)}
+	st := &stream{server: s, p: p, ctx: ctx, cancel: cancel, route: route, transport: rr.transport, started: time.Now(), entry: entryOf(c)}
+	var park func(time.Time) bool
+	if canPark(c, plan, rr.speed) {
+		c.Response().Header().Set("Connection", "close") // the stream will end by closing it
+		park = func(due time.Time) bool { return st.park(c, unlink, due) }
 	}
-	run.Finish(outcome, next)
+	var outcome protocol.Outcome
+	outcome, parked = p.play(ctx, park)
 	finished = true
-	s.reportRun(c, route, plan.Scenario.ID, rr.transport, p, outcome, next.Awaiting(), time.Since(started))
+	if parked {
+		return nil
+	}
+	st.finish(outcome)
 	if p.disconnect {
 		_ = w.flushPending()        // what came before the fault reaches the client
 		panic(http.ErrAbortHandler) // drop the connection without ending the response
@@ -213,15 +232,16 @@ func isNoScenario(err error) bool {
 
 // reportRun counts, journals and logs a run that has ended: outcome as its stream said
 // it, awaiting the interrupts it left waiting for an answer.
-func (s *Server) reportRun(c echo.Context, route, scenario, transport string, p *player, outcome protocol.Outcome, awaiting int, took time.Duration) {
+func (s *Server) reportRun(st *stream, outcome protocol.Outcome, awaiting int) {
+	p, scenario := st.p, st.p.plan.Scenario.ID
 	s.metrics.runEnded(scenario, outcome, awaiting, p.sent)
-	note(c, func(e *JournalEntry) {
+	if e := st.entry; e != nil {
 		e.Scenario, e.Outcome, e.Awaiting, e.Events = scenario, outcome, awaiting, p.sent
-	})
-	s.cfg.Logger.LogAttrs(c.Request().Context(), slog.LevelInfo, "run", slog.String("route", route), slog.String("scenario", scenario),
-		slog.String("thread", p.threadID), slog.String("run", p.runID), slog.String("client", p.peer.String()), slog.String("transport", transport),
-		slog.String("request_id", c.Response().Header().Get(echo.HeaderXRequestID)), slog.String("test", p.testID),
-		slog.Int("events", p.sent), slog.String("outcome", string(outcome)), slog.Int("awaiting", awaiting), slog.Duration("duration", took.Round(time.Millisecond)))
+	}
+	s.cfg.Logger.LogAttrs(st.ctx, slog.LevelInfo, "run", slog.String("route", st.route), slog.String("scenario", scenario),
+		slog.String("thread", p.threadID), slog.String("run", p.runID), slog.String("client", p.peer.String()), slog.String("transport", st.transport),
+		slog.String("request_id", p.requestID), slog.String("test", p.testID),
+		slog.Int("events", p.sent), slog.String("outcome", string(outcome)), slog.Int("awaiting", awaiting), slog.Duration("duration", time.Since(st.started).Round(time.Millisecond)))
 }
 
 // forcedScenario is the scenario a request must play whatever it matches: its

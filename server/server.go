@@ -19,6 +19,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/agui-mock/agui-mock/internal/feed"
+	"github.com/agui-mock/agui-mock/internal/hangup"
 	"github.com/agui-mock/agui-mock/protocol"
 	"github.com/agui-mock/agui-mock/recorder"
 	"github.com/agui-mock/agui-mock/scenarios"
@@ -109,6 +110,12 @@ type Server struct {
 	echo     *echo.Echo
 	stopping chan struct{}
 	stopOnce sync.Once
+	// root is the parent of every run's context, cancelled with errShutdown when the
+	// server stops: it wakes the streams that wait without a goroutine (stream.go).
+	root     context.Context
+	stopRoot context.CancelCauseFunc
+	hangups  hangup.Watcher // notices clients leaving streams that wait without a goroutine
+	parked   sync.WaitGroup // streams taken over from net/http, until they end
 
 	// seed is Config.Seed, or a random one when it is 0.
 	seed  uint64
@@ -134,6 +141,7 @@ func New(cfg Config, set *scenarios.Set) *Server {
 		runs:     newRunRecords(cfg.JournalEvents),
 		idRNG:    rand.New(rand.NewPCG(seed, seed^0x5851f42d4c957f2d)),
 	}
+	s.root, s.stopRoot = context.WithCancelCause(context.Background())
 	s.tests = testctl.New(testctl.NewJournal(cfg.JournalSize, func(e *JournalEntry, seq int64) { e.Seq = seq }), s.threads)
 	s.set.Store(set)
 	s.load.status = LoadStatus{Scenarios: len(set.Scenarios()), LoadedAt: time.Now(), Errors: []scenarios.Diagnostic{}}
@@ -155,10 +163,28 @@ func (s *Server) Scenarios() *scenarios.Set { return s.set.Load() }
 // Handler returns the HTTP handler.
 func (s *Server) Handler() http.Handler { return s.echo }
 
-// Shutdown makes open streams end with RUN_ERROR, then closes the server gracefully.
+// Shutdown makes open streams end with RUN_ERROR, then closes the server gracefully:
+// it returns when every stream has ended, or when ctx is done.
 func (s *Server) Shutdown(ctx context.Context) error {
-	s.stopOnce.Do(func() { close(s.stopping) })
-	return s.echo.Shutdown(ctx)
+	s.stopOnce.Do(func() {
+		close(s.stopping)
+		s.stopRoot(errShutdown)
+	})
+	if err := s.echo.Shutdown(ctx); err != nil {
+		return err
+	}
+	// Streams taken over from net/http are not its connections: wait for them here.
+	ended := make(chan struct{})
+	go func() {
+		s.parked.Wait()
+		close(ended)
+	}()
+	select {
+	case <-ended:
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("%d streams still open: %w", s.streams.Load(), ctx.Err())
+	}
 }
 
 // Serve accepts connections on ln until ctx is done, then shuts down within grace.

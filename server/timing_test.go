@@ -2,6 +2,8 @@ package server
 
 import (
 	"context"
+	"net/http"
+	"net/http/httptest"
 	"reflect"
 	"strings"
 	"testing"
@@ -172,6 +174,49 @@ func TestShutdownEndsOpenStreamsWithRunError(t *testing.T) {
 		}
 		if rec.writes[len(rec.writes)-1].at != 2*time.Second {
 			t.Errorf("RUN_ERROR came at %v, want at once", rec.writes[len(rec.writes)-1].at)
+		}
+	})
+}
+
+// slowFirstFlush is a streamRecorder whose first flush takes a while, as on a busy
+// machine: the stream falls behind its timeline right after its first event.
+type slowFirstFlush struct {
+	*streamRecorder
+	delay   time.Duration
+	flushed bool
+}
+
+func (r *slowFirstFlush) Flush() {
+	if !r.flushed {
+		r.flushed = true
+		time.Sleep(r.delay)
+	}
+	r.streamRecorder.Flush()
+}
+
+func TestALateStreamCatchesUpWithoutBunching(t *testing.T) {
+	const gapScenario = `
+events:
+  - {type: RUN_STARTED, threadId: "{{ .threadId }}", runId: "{{ .runId }}"}
+  - {delay: 50ms, type: TEXT_MESSAGE_START, messageId: m, role: assistant}
+  - {delay: 50ms, type: TEXT_MESSAGE_CONTENT, messageId: m, delta: "a "}
+  - {delay: 50ms, type: TEXT_MESSAGE_CONTENT, messageId: m, delta: "b "}
+  - {delay: 50ms, type: TEXT_MESSAGE_END, messageId: m}
+  - {delay: 50ms, type: RUN_FINISHED, threadId: "{{ .threadId }}", runId: "{{ .runId }}"}
+`
+	synctest.Test(t, func(t *testing.T) {
+		s := newServer(t, gapScenario, nil)
+		req := httptest.NewRequestWithContext(t.Context(), http.MethodPost, "/agui/chat", strings.NewReader(`{"messages":[{"role":"user","content":"hi"}]}`))
+		req.Header.Set("Content-Type", "application/json")
+		rec := &slowFirstFlush{streamRecorder: newRecorder(), delay: 130 * time.Millisecond}
+		s.Handler().ServeHTTP(rec, req)
+		rec.streamRecorder.Flush()
+		// RUN_STARTED takes 130 ms to go out: the event due at 50 ms goes at once; the one
+		// due at 100 ms would go half a gap (25 ms) later, but that is more than a gap
+		// late: at 150 ms; the next ones half a gap apart until the timeline is met again.
+		want := []string{"130ms RUN_STARTED", "130ms TEXT_MESSAGE_START", "150ms TEXT_MESSAGE_CONTENT", "175ms TEXT_MESSAGE_CONTENT", "200ms TEXT_MESSAGE_END", "250ms RUN_FINISHED"}
+		if got := eventTimes(rec.streamRecorder); !reflect.DeepEqual(got, want) {
+			t.Errorf("events arrived\n%v\nwant\n%v", got, want)
 		}
 	})
 }

@@ -12,7 +12,9 @@ import (
 // the player calls before every wait: the client sees each event the moment it is due,
 // and events due at the same moment go out in one write instead of one each.
 type eventWriter struct {
-	out        sse.Writer
+	response   sse.Writer // the stream through net/http
+	conn       *sse.Conn  // the stream on its connection, once taken over (nil before)
+	flushedAt  time.Time  // of the last flush
 	enc        protocol.Encoder
 	faultWrite func(e *eventWriter, b []byte) error // a fault's: writes in place of a plain write
 	pending    bool                                 // written since the last flush
@@ -22,14 +24,19 @@ type eventWriter struct {
 // newEventWriter returns a writer of enc's frames to w; faultWrite, if not nil, is a
 // fault's, and writes every frame and keep-alive in place of a plain write.
 func newEventWriter(w http.ResponseWriter, enc protocol.Encoder, writeTimeout time.Duration, faultWrite func(e *eventWriter, b []byte) error) *eventWriter {
-	return &eventWriter{out: sse.NewWriter(w, writeTimeout), enc: enc, faultWrite: faultWrite}
+	return &eventWriter{response: sse.NewWriter(w, writeTimeout), enc: enc, faultWrite: faultWrite}
 }
 
 // begin starts the stream. Its headers wait for the first flush: they go out with the
 // first events if those are due at once, or alone before the first wait.
 func (e *eventWriter) begin() {
-	e.out.Begin(e.enc.ContentType())
+	e.response.Begin(e.enc.ContentType())
 	e.pending = true
+}
+
+// takeOver goes on writing the stream on conn, taken over from net/http after a flush.
+func (e *eventWriter) takeOver(conn *sse.Conn) {
+	e.conn = conn
 }
 
 // event writes one event stamped with timestamp, in milliseconds.
@@ -67,7 +74,11 @@ func (e *eventWriter) write(b []byte) error {
 
 func (e *eventWriter) writeOnce(b []byte) error {
 	e.pending = true
-	_, err := e.out.Write(b)
+	if e.conn != nil {
+		_, err := e.conn.Write(b)
+		return err
+	}
+	_, err := e.response.Write(b)
 	return err
 }
 
@@ -82,5 +93,9 @@ func (e *eventWriter) flushPending() error {
 // flush sends what was written since the last flush.
 func (e *eventWriter) flush() error {
 	e.pending = false
-	return e.out.Flush()
+	e.flushedAt = time.Now()
+	if e.conn != nil {
+		return e.conn.Flush()
+	}
+	return e.response.Flush()
 }

@@ -206,3 +206,23 @@ describe('wire format over plain fetch', () => {
     });
   }
 });
+
+describe('a stream with delays', () => {
+  // Such a stream is taken over from net/http at its first wait, so that it waits
+  // without a goroutine: the rest of the body is written in chunks by the mock, and
+  // the connection closes with the response, as its Connection header announces.
+  test('says Connection: close, arrives whole in SSE frames, and the next run on a new connection plays', async () => {
+    for (const speed of ['0.02', '0.02']) {
+      const { res, text } = await postRun(SEED_REQUEST, { [SPEED_HEADER]: speed });
+      assert.equal(res.status, 200);
+      assert.equal(res.headers.get('connection'), 'close');
+      assert.deepEqual(typeSequence(parseFrames(text)), SEED_SEQUENCE);
+    }
+  });
+
+  test('without delays keeps its connection alive', async () => {
+    const { res, text } = await postRun(SEED_REQUEST);
+    assert.equal(res.headers.get('connection'), 'keep-alive');
+    assert.deepEqual(typeSequence(parseFrames(text)), SEED_SEQUENCE);
+  });
+});

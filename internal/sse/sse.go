@@ -29,14 +29,17 @@ func NewWriter(w http.ResponseWriter, writeTimeout time.Duration) Writer {
 }
 
 // Begin sets the stream's headers, with its contentType (that of SSE, or of another
-// transport of events), and its status, 200. The headers wait for the first Flush: they
-// go out with the first frames, or alone if Flush comes first.
+// transport of events), its status, 200, and Connection: keep-alive unless the caller
+// has set Connection. The headers wait for the first Flush: they go out with the first
+// frames, or alone if Flush comes first.
 func (w *Writer) Begin(contentType string) {
 	h := w.w.Header()
 	h.Set("Content-Type", contentType)
 	h.Set("Cache-Control", "no-cache")
-	h.Set("Connection", "keep-alive") // net/http replaces it with close when it closes the connection
-	h.Set("X-Accel-Buffering", "no")  // nginx and similar proxies: do not buffer
+	if h.Get("Connection") == "" { // a stream that will be taken over (Conn) says close
+		h.Set("Connection", "keep-alive") // net/http replaces it with close when it closes the connection
+	}
+	h.Set("X-Accel-Buffering", "no") // nginx and similar proxies: do not buffer
 	w.w.WriteHeader(http.StatusOK)
 }
 
