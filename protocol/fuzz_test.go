@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"testing/iotest"
+
+	"github.com/agui-mock/agui-mock/internal/prototest"
 )
 
 // FuzzDecodeRunAgentInput: any body is either decoded or rejected with an InputError
@@ -114,7 +116,7 @@ func FuzzProtoFrameReader(f *testing.F) {
 			if err != nil {
 				t.Fatalf("%v encoded to %x, which does not read: %v", ev, frame, err)
 			}
-			if got, want := fmt.Sprint(withoutAddedZeros(again.Map(), ev.Map())), fmt.Sprint(ev.Map()); got != want {
+			if got, want := fmt.Sprint(prototest.WithoutAddedZeros(again.Map(), ev.Map())), fmt.Sprint(ev.Map()); got != want {
 				t.Fatalf("read back as %s, want %s", got, want)
 			}
 		}

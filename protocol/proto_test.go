@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agui-mock/agui-mock/internal/prototest"
 	"github.com/agui-mock/agui-mock/internal/spectest"
 )
 
@@ -47,7 +48,7 @@ func TestProtoRoundTripsEveryEventType(t *testing.T) {
 			t.Fatalf("event %d %s: %v", i, ev.Type, err)
 		}
 		want := ev.Map()
-		if gotMap := withoutAddedZeros(got.Map(), want); !reflect.DeepEqual(gotMap, want) {
+		if gotMap := prototest.WithoutAddedZeros(got.Map(), want); !reflect.DeepEqual(gotMap, want) {
 			t.Errorf("event %d:\n got %v\nwant %v", i, gotMap, want)
 		}
 		types[ev.Type] = true
@@ -104,48 +105,6 @@ func protoForms() []Event {
 		NewEvent(StateDelta, "delta", []any{map[string]any{"op": "add", "path": "/a", "value": json.Number("1.5")}, map[string]any{"op": "remove", "path": "/b"}}),
 		NewEvent(ReasoningMessageChunk, "messageId", "m", "delta", "d"),
 	}
-}
-
-// withoutAddedZeros drops from got the members at their zero value that want lacks:
-// protobuf reads a field it did not receive as its zero value, as @ag-ui/proto does.
-func withoutAddedZeros(got, want any) any {
-	switch g := got.(type) {
-	case map[string]any:
-		w, _ := want.(map[string]any)
-		out := map[string]any{}
-		for k, v := range g {
-			wv, has := w[k]
-			if !has && isZero(v) {
-				continue
-			}
-			out[k] = withoutAddedZeros(v, wv)
-		}
-		return out
-	case []any:
-		w, _ := want.([]any)
-		out := make([]any, len(g))
-		for i, v := range g {
-			var wv any
-			if i < len(w) {
-				wv = w[i]
-			}
-			out[i] = withoutAddedZeros(v, wv)
-		}
-		return out
-	}
-	return got
-}
-
-func isZero(v any) bool {
-	switch x := v.(type) {
-	case string:
-		return x == ""
-	case bool:
-		return !x
-	case []any:
-		return len(x) == 0
-	}
-	return false
 }
 
 // What the .proto cannot carry is named, and the frame leaves it out.
