@@ -8,11 +8,10 @@
 // another binary.
 
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import { launchChromium } from '../browser/chromium.js';
-import { fetchFromPage, openPage, servePage } from '../browser/site.js';
+import { before, describe, test } from 'node:test';
+import { fetchFromPage } from '../browser/site.js';
 import { adminOK, journalEntries, newTestId, openRun, runInput, TEST_ID_HEADER } from './admin.js';
-import { makeTempDir, startServer } from './harness.js';
+import { useBrowserPage } from './browserpage.js';
 
 /** A scenario that answers every run before any other, echoing its Authorization header. */
 const catchAll = (id) => `\
@@ -23,24 +22,13 @@ steps:
 `;
 
 describe('the admin API from web pages, in headless Chromium', () => {
-  let browser;
+  // open: the default origins (*); listed: lists the page's origin
+  const setup = useBrowserPage('agui-mock-browser-admin-', (origin) => [[], ['--cors-origins', origin]]);
   let page;
   let site; // the page's static server
-  let open; // a mock with the default origins (*)
-  let listed; // a mock that lists the page's origin
-
-  before(async () => {
-    site = await servePage(makeTempDir('agui-mock-browser-admin-'));
-    [open, listed] = await Promise.all([startServer(), startServer(['--cors-origins', site.origin])]);
-    browser = await launchChromium();
-    ({ page } = await openPage(browser, site.origin));
-  });
-
-  after(async () => {
-    await browser?.close();
-    await Promise.all([open, listed].map((mock) => mock?.stop()));
-    site?.close();
-  });
+  let open;
+  let listed;
+  before(() => ({ page, site, mocks: [open, listed] } = setup));
 
   /** The ids of the mock's scenarios, as its admin API lists them to Node. */
   const scenarioIds = async (mock) => (await adminOK(mock, 'GET', '/scenarios')).scenarios.map((s) => s.id);

@@ -8,12 +8,11 @@
 // another binary.
 
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import { launchChromium } from '../browser/chromium.js';
-import { fetchFromPage as fetchInPage, openPage, servePage } from '../browser/site.js';
+import { before, describe, test } from 'node:test';
+import { fetchFromPage as fetchInPage } from '../browser/site.js';
 import { addScenarios, journalEntries, newTestId, TEST_ID_HEADER } from './admin.js';
 import { SPEED_HEADER } from './clients.js';
-import { makeTempDir, startServer } from './harness.js';
+import { useBrowserPage } from './browserpage.js';
 
 // Both scenarios answer only when the header they need arrived; otherwise the built-in
 // catch-all answers.
@@ -35,29 +34,17 @@ steps:
 `;
 
 describe('CORS in headless Chromium, from another origin', () => {
-  let browser;
+  // open: the default origins (*); pinned: lists the page's origin; elsewhere: lists
+  // another origin only
+  const setup = useBrowserPage('agui-mock-browser-cors-', (origin) => [[], ['--cors-origins', origin], ['--cors-origins', 'http://localhost:1']]);
   let page;
   let site; // the page's static server
-  let open; // a mock with the default origins (*)
-  let pinned; // a mock that lists the page's origin
-  let elsewhere; // a mock that lists another origin only
-
+  let open;
+  let pinned;
+  let elsewhere;
   before(async () => {
-    site = await servePage(makeTempDir('agui-mock-browser-cors-'));
-    [open, pinned, elsewhere] = await Promise.all([
-      startServer(),
-      startServer(['--cors-origins', site.origin]),
-      startServer(['--cors-origins', 'http://localhost:1']),
-    ]);
+    ({ page, site, mocks: [open, pinned, elsewhere] } = setup);
     await Promise.all([addScenarios(open, SCENARIOS), addScenarios(pinned, SCENARIOS)]);
-    browser = await launchChromium();
-    ({ page } = await openPage(browser, site.origin));
-  });
-
-  after(async () => {
-    await browser?.close();
-    await Promise.all([open, pinned, elsewhere].map((mock) => mock?.stop()));
-    site?.close();
   });
 
   const fetchFromPage = (url, init) => fetchInPage(page, url, init);

@@ -8,31 +8,17 @@
 
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { after, before, describe, test } from 'node:test';
-import { launchChromium } from '../browser/chromium.js';
-import { openPage, servePage } from '../browser/site.js';
+import { before, describe, test } from 'node:test';
 import { toolDefinitions } from './clients.js';
-import { makeTempDir, startServer } from './harness.js';
+import { useBrowserPage } from './browserpage.js';
 
 describe('the protobuf transport in @ag-ui/client 1.0.0 in headless Chromium, from another origin', () => {
-  let browser;
+  const setup = useBrowserPage('agui-mock-browser-proto-', (origin) => [['--cors-origins', origin]]);
   let page;
   let site;
   let mock;
   let pageErrors;
-
-  before(async () => {
-    site = await servePage(makeTempDir('agui-mock-browser-proto-'));
-    mock = await startServer(['--cors-origins', site.origin]);
-    browser = await launchChromium();
-    ({ page, errors: pageErrors } = await openPage(browser, site.origin));
-  });
-
-  after(async () => {
-    await browser?.close();
-    await mock?.stop();
-    site?.close();
-  });
+  before(() => ({ page, site, errors: pageErrors, mocks: [mock] } = setup));
 
   /** Plays a scenario example in the page over a transport, with the given ids. */
   const play = (example, transport, ids, headers = {}) =>

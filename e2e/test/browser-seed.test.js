@@ -7,32 +7,21 @@
 // another binary.
 
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import { launchChromium } from '../browser/chromium.js';
-import { loadPage, openPage, servePage } from '../browser/site.js';
+import { before, describe, test } from 'node:test';
+import { loadPage } from '../browser/site.js';
 import { newTestId, TEST_ID_HEADER } from './admin.js';
 import { seededScenarioDir } from './fixtures.js';
-import { makeTempDir, startServer } from './harness.js';
+import { useBrowserPage } from './browserpage.js';
 
 describe('@ag-ui/client 1.0.0 in headless Chromium, against a --seed mock', () => {
-  let browser;
+  const setup = useBrowserPage('agui-mock-browser-seed-', (origin) => [['--scenarios', seededScenarioDir(), '--cors-origins', origin]], {
+    viewport: { width: 800, height: 600 },
+  });
   let page;
   let site;
   let mock;
   let consoleErrors;
-
-  before(async () => {
-    site = await servePage(makeTempDir('agui-mock-browser-seed-'));
-    mock = await startServer(['--scenarios', seededScenarioDir(), '--cors-origins', site.origin]);
-    browser = await launchChromium();
-    ({ page, errors: consoleErrors } = await openPage(browser, site.origin, { viewport: { width: 800, height: 600 } }));
-  });
-
-  after(async () => {
-    await browser?.close();
-    await mock?.stop();
-    await site?.close();
-  });
+  before(() => ({ page, site, errors: consoleErrors, mocks: [mock] } = setup));
 
   /**
    * Loads the page afresh and has it send message with a new HttpAgent; resolves with

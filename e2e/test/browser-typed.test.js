@@ -6,31 +6,19 @@
 // another binary.
 
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import { launchChromium } from '../browser/chromium.js';
-import { openPage, servePage } from '../browser/site.js';
+import { before, describe, test } from 'node:test';
 import { MIXCUT_CONTENT, typedScenarioDir } from './fixtures.js';
-import { makeTempDir, startServer } from './harness.js';
+import { useBrowserPage } from './browserpage.js';
 
 describe('typed values in @ag-ui/client 1.0.0 in headless Chromium', () => {
-  let browser;
+  const setup = useBrowserPage('agui-mock-browser-typed-', (origin) => [
+    ['--cors-origins', origin, '--scenarios', typedScenarioDir(), '--watch', 'off'],
+  ]);
   let page;
   let site;
   let mock;
   let pageErrors;
-
-  before(async () => {
-    site = await servePage(makeTempDir('agui-mock-browser-typed-'));
-    mock = await startServer(['--cors-origins', site.origin, '--scenarios', typedScenarioDir(), '--watch', 'off']);
-    browser = await launchChromium();
-    ({ page, errors: pageErrors } = await openPage(browser, site.origin));
-  });
-
-  after(async () => {
-    await browser?.close();
-    await mock?.stop();
-    site?.close();
-  });
+  before(() => ({ page, site, errors: pageErrors, mocks: [mock] } = setup));
 
   /** Runs the agent in the page on one message and resolves with the page's summary. */
   const run = (message, state) =>

@@ -6,35 +6,21 @@
 // another binary.
 
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import { launchChromium } from '../browser/chromium.js';
-import { openPage, servePage } from '../browser/site.js';
+import { before, describe, test } from 'node:test';
 import { admin, adminOK, journalEntries, newTestId, TEST_ID_HEADER } from './admin.js';
-import { makeTempDir, startServer } from './harness.js';
+import { useBrowserPage } from './browserpage.js';
 
 describe('@ag-ui/client 1.0.0 in headless Chromium, from another origin', () => {
-  let browser;
+  // The mock allows exactly the page's origin.
+  const setup = useBrowserPage('agui-mock-browser-', (origin) => [['--cors-origins', origin]]);
   let page;
-  let site; // the page's static server
   let pageOrigin;
   let mock;
   let consoleErrors;
-
-  before(async () => {
-    site = await servePage(makeTempDir('agui-mock-browser-'));
-    pageOrigin = site.origin;
-    // The mock allows exactly the page's origin.
-    mock = await startServer(['--cors-origins', pageOrigin]);
+  before(() => {
+    ({ page, errors: consoleErrors, mocks: [mock] } = setup);
+    pageOrigin = setup.site.origin;
     assert.notEqual(new URL(mock.url).origin, pageOrigin);
-
-    browser = await launchChromium();
-    ({ page, errors: consoleErrors } = await openPage(browser, pageOrigin));
-  });
-
-  after(async () => {
-    await browser?.close();
-    await mock?.stop();
-    site?.close();
   });
 
   /** Starts a run in the page; returns a handle whose `done` resolves with the page's summary. */
