@@ -171,8 +171,8 @@ func (st *stream) finish(outcome protocol.Outcome) {
 	st.server.reportRun(st, outcome, next.Awaiting())
 }
 
-// end finishes a parked stream: it reports the run, ends the response (or drops the
-// connection, for a disconnect fault), and publishes the journal entry.
+// end finishes a parked stream: it reports the run, publishes the journal entry, and
+// ends the response (or drops the connection, for a disconnect fault).
 func (st *stream) end(outcome protocol.Outcome) {
 	st.finish(outcome)
 	st.close()
@@ -183,6 +183,9 @@ func (st *stream) close() {
 	st.timer.Stop()
 	st.stopWake()
 	st.stopWatch()
+	// The journal has the run before its client sees the response end, as it has the
+	// runs net/http ends: a test that reads the journal once its run is over finds it.
+	st.publish()
 	if st.p.disconnect {
 		_ = st.p.w.flushPending() // what came before the fault reaches the client
 		_ = st.p.w.conn.Abort()
@@ -190,7 +193,6 @@ func (st *stream) close() {
 		_ = st.p.w.conn.Close()
 	}
 	st.cancel(nil)
-	st.publish()
 	st.server.streams.Add(-1)
 	st.server.parked.Done()
 }

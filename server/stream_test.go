@@ -27,6 +27,7 @@ type takeoverRecorder struct {
 	server, client net.Conn
 	hijacked       bool
 	done           chan struct{} // closed when the server has closed the connection
+	atEnd          func()        // when set, called as soon as the body's last chunk arrives
 
 	mu     sync.Mutex
 	writes []write // the raw chunked bytes, as each read brought them
@@ -48,6 +49,9 @@ func (r *takeoverRecorder) read() {
 	buf := make([]byte, 64<<10)
 	for {
 		n, err := r.client.Read(buf)
+		if n > 0 && r.atEnd != nil && strings.HasSuffix(string(buf[:n]), "0\r\n\r\n") {
+			r.atEnd()
+		}
 		if n > 0 {
 			r.mu.Lock()
 			r.writes = append(r.writes, write{at: time.Since(r.start), data: string(buf[:n])})
@@ -80,12 +84,20 @@ func (r *takeoverRecorder) taken(t *testing.T) ([]write, string) {
 // handler does.
 func startStream(t *testing.T, s *Server, body string, header map[string]string) *takeoverRecorder {
 	t.Helper()
+	return startStreamAtEnd(t, s, body, header, nil)
+}
+
+// startStreamAtEnd is startStream with atEnd called as soon as the response's last
+// chunk reaches the client.
+func startStreamAtEnd(t *testing.T, s *Server, body string, header map[string]string, atEnd func()) *takeoverRecorder {
+	t.Helper()
 	req := httptest.NewRequestWithContext(t.Context(), http.MethodPost, "/agui/chat", strings.NewReader(body))
 	req.Header.Set("Content-Type", "application/json")
 	for k, v := range header {
 		req.Header.Set(k, v)
 	}
 	rec := newTakeoverRecorder()
+	rec.atEnd = atEnd
 	s.Handler().ServeHTTP(rec, req)
 	rec.Flush()
 	if !rec.hijacked {
@@ -127,6 +139,23 @@ func TestATakenOverStreamFollowsTheScenarioTimeline(t *testing.T) {
 		}
 		if entries[0].DurationMs != 4800 {
 			t.Errorf("the journal says the run took %d ms, want the whole stream's 4800", entries[0].DurationMs)
+		}
+	})
+}
+
+// A client that has read the end of a taken-over stream finds its run in the journal at
+// once, as it does for a stream net/http ends: an e2e test reads the journal right after
+// its run.
+func TestATakenOverStreamIsJournaledBeforeItsClientSeesTheEnd(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := newServer(t, timedScenario, nil)
+		journaled := -1
+		rec := startStreamAtEnd(t, s, `{"threadId":"t","runId":"r","messages":[{"id":"u","role":"user","content":"hi"}]}`, nil, func() {
+			journaled = len(s.tests.Journal.List("", func(JournalEntry) bool { return true }))
+		})
+		<-rec.done
+		if journaled != 1 {
+			t.Errorf("when the client read the end of the response the journal held %d entries, want the run's", journaled)
 		}
 	})
 }
