@@ -6,9 +6,10 @@
 // but the recordings.
 //
 // Timing tolerance of a replay: every event must arrive within 50 ms + 20 % of its
-// offset from the request, compared with when the same event arrived while recording
-// (see TIMING_SLACK_MS and TIMING_RATIO in recording.js). The worst deviation measured is
-// printed as a test diagnostic.
+// offset from the run's first event, compared with the same offset while recording, and
+// the first event no later than that allowance after its recorded offset from the request
+// (see compareTiming in recording.js). The worst deviation measured is printed as a test
+// diagnostic.
 
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
