@@ -60,6 +60,7 @@ type options struct {
 	journalEvs int
 	maxMsgs    int
 	maxStreams int
+	maxStart   int
 	templates  scenarios.Limits
 }
 
@@ -127,6 +128,7 @@ func serveFlags(o *options, stderr io.Writer) *flag.FlagSet {
 	fs.IntVar(&o.journalEvs, "journal-events", 200, "of how many of the latest runs the journal keeps every event, for the inspector at /_mock/ui (0: none)")
 	fs.IntVar(&o.maxMsgs, "max-messages", 10000, "most messages a run input may carry (0: no limit)")
 	fs.IntVar(&o.maxStreams, "max-streams", 20000, "most streams open at once; more get 503 with Retry-After (0: no limit)")
+	fs.IntVar(&o.maxStart, "max-starting", 128, "most connections being accepted and answered at once, until their answers begin; more wait in the kernel's accept queue (0: no limit)")
 	fs.BoolVar(&o.dedupe, "dedupe", true, "a repeated first request updates its recording instead of adding a file")
 	fs.Int64Var(&o.recMaxSize, "record-max-bytes", recorder.DefaultMaxBytes, "most bytes of event JSON one run's recording keeps; a run past it (or past 100000 events) is relayed but not recorded")
 	templateLimitFlags(fs, &o.templates)
@@ -220,7 +222,7 @@ func serve(ctx context.Context, o options, stdout, stderr io.Writer) error {
 	cfg.Threads.MaxThreads, cfg.Threads.IdleTTL = o.maxThreads, o.threadTTL
 	cfg.Recorder, cfg.RecordAll = rec, o.recordAll
 	cfg.Metrics, cfg.JournalSize, cfg.JournalEvents = o.metrics, o.journal, o.journalEvs
-	cfg.MaxMessages, cfg.MaxStreams = o.maxMsgs, o.maxStreams
+	cfg.MaxMessages, cfg.MaxStreams, cfg.MaxStarting = o.maxMsgs, o.maxStreams, o.maxStart
 	cfg.Sources, cfg.TemplateLimits = sources, o.templates
 	srv := server.New(cfg, set)
 
@@ -359,6 +361,7 @@ func checkServeFlags(o options) error {
 		flagCheck{"journal-events", o.journalEvs, o.journalEvs >= 0, "0 or more"},
 		flagCheck{"max-messages", o.maxMsgs, o.maxMsgs >= 0, "0 (no limit) or more"},
 		flagCheck{"max-streams", o.maxStreams, o.maxStreams >= 0, "0 (no limit) or more"},
+		flagCheck{"max-starting", o.maxStart, o.maxStart >= 0, "0 (no limit) or more"},
 		flagCheck{"record-max-bytes", o.recMaxSize, o.recMaxSize > 0, "a positive number of bytes"},
 	)
 }

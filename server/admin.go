@@ -16,6 +16,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/agui-mock/agui-mock/internal/admission"
 	"github.com/agui-mock/agui-mock/protocol"
 	"github.com/agui-mock/agui-mock/scenarios"
 	"github.com/agui-mock/agui-mock/testctl"
@@ -355,6 +356,7 @@ func (s *Server) getBreakpoint(c echo.Context) error {
 		if err != nil || d < 0 || d > 5*time.Minute {
 			return &httpError{status: http.StatusBadRequest, body: errorBody{Error: "invalid_input", Message: "wait is a duration up to 5m, e.g. 10s", Field: "wait"}}
 		}
+		admission.Begun(c.Request().Context()) // the answer waits for a stream
 		ctx, cancel := context.WithTimeout(c.Request().Context(), d)
 		defer cancel()
 		if !bp.Wait(ctx) {

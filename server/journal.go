@@ -128,16 +128,19 @@ func entryOf(c echo.Context) *JournalEntry {
 }
 
 // detachEntry hands the publication of the request's journal entry to a stream that
-// goes on after its handler returns, with the status answered so far, and returns the
-// function that publishes it.
-func (s *Server) detachEntry(c echo.Context) (publish func()) {
+// goes on after its handler returns, with the status answered so far. It returns the
+// entry, moved out of the request's context so that the stream does not hold the
+// context (and through it the request and net/http's buffers), and the function that
+// publishes it; a nil entry when the request is not journaled.
+func (s *Server) detachEntry(c echo.Context) (entry *JournalEntry, publish func()) {
 	jc, ok := c.(*journaledContext)
 	if !ok {
-		return func() {}
+		return nil, func() {}
 	}
 	jc.detached = true
-	entry, status := &jc.entry, jc.Response().Status
-	return func() { s.closeEntry(entry, status) }
+	entry, status := new(JournalEntry), jc.Response().Status
+	*entry = jc.entry
+	return entry, func() { s.closeEntry(entry, status) }
 }
 
 // note adds to the request's journal entry.

@@ -16,6 +16,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/agui-mock/agui-mock/internal/admission"
 	"github.com/agui-mock/agui-mock/protocol"
 	"github.com/agui-mock/agui-mock/scenarios"
 	"github.com/agui-mock/agui-mock/testctl"
@@ -125,6 +126,9 @@ func (s *Server) run(c echo.Context, route string) error {
 	if canPark(c, plan, rr.speed) {
 		c.Response().Header().Set("Connection", "close") // the stream will end by closing it
 		park = func(due time.Time) bool { return st.park(c, unlink, due) }
+	}
+	if hook.wait != nil {
+		admission.Begun(c.Request().Context()) // its answer waits on purpose
 	}
 	var outcome protocol.Outcome
 	outcome, parked = p.play(ctx, park)

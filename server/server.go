@@ -18,6 +18,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/agui-mock/agui-mock/internal/admission"
 	"github.com/agui-mock/agui-mock/internal/feed"
 	"github.com/agui-mock/agui-mock/internal/hangup"
 	"github.com/agui-mock/agui-mock/protocol"
@@ -72,6 +73,9 @@ type Config struct {
 	// streams open at once (more are refused with 503 and Retry-After). 0: no limit.
 	MaxMessages int
 	MaxStreams  int
+	// MaxStarting is the most connections the server starts to answer at once (package
+	// admission); 0: no limit.
+	MaxStarting int
 	Logger      *slog.Logger
 }
 
@@ -91,6 +95,7 @@ func DefaultConfig() Config {
 		JournalEvents: 200,
 		MaxMessages:   10000,
 		MaxStreams:    20000,
+		MaxStarting:   128,
 		Logger:        slog.Default(),
 	}
 }
@@ -194,6 +199,10 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener, grace time.Duration
 		ReadHeaderTimeout: 10 * time.Second,
 		IdleTimeout:       2 * time.Minute,
 		// No WriteTimeout: it would cut long streams; each event has its own deadline.
+	}
+	if s.cfg.MaxStarting > 0 {
+		gate := admission.New(s.cfg.MaxStarting)
+		ln, srv.Handler, srv.ConnState, srv.ConnContext = gate.Listener(ln), gate.Handler(srv.Handler), gate.ConnState, gate.ConnContext
 	}
 	s.echo.Server = srv
 	errc := make(chan error, 1)

@@ -75,7 +75,7 @@ func (st *stream) park(c echo.Context, unlink func() bool, due time.Time) bool {
 	p.w.takeOver(sse.NewConn(conn, st.server.cfg.WriteTimeout))
 	st.wakes.Store(1) // as if a wake were playing, until the stream is set up
 	unlink()          // if the client has already gone, the run's context says so
-	st.publish = st.server.detachEntry(c)
+	st.entry, st.publish = st.server.detachEntry(c)
 	st.stopWatch = st.server.hangups.Watch(conn, func() { st.cancel(context.Canceled) })
 	st.timer = time.AfterFunc(st.until(due), st.wake)
 	st.stopWake = context.AfterFunc(st.ctx, st.wake)

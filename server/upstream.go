@@ -5,6 +5,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/agui-mock/agui-mock/internal/admission"
 	"github.com/agui-mock/agui-mock/recorder"
 )
 
@@ -64,12 +65,14 @@ func (u upstream) recordsMisses() bool { return u.mode == recordMissing }
 
 // record proxies a run to the real agent and records it.
 func (u upstream) record(c echo.Context, rr *runRequest) error {
+	admission.Begun(c.Request().Context()) // the answer waits for the agent's
 	return recorderError(u.rec.Record(c.Response(), c.Request(), rr.route, rr.in, rr.body))
 }
 
 // proxy passes a request of a conversation endpoint (history, cancel) with its body to
 // the real agent.
 func (u upstream) proxy(c echo.Context, body []byte) error {
+	admission.Begun(c.Request().Context()) // the answer waits for the agent's
 	return recorderError(u.rec.Proxy(c.Response(), c.Request(), body))
 }
 

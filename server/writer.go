@@ -34,9 +34,11 @@ func (e *eventWriter) begin() {
 	e.pending = true
 }
 
-// takeOver goes on writing the stream on conn, taken over from net/http after a flush.
+// takeOver goes on writing the stream on conn, taken over from net/http after a flush,
+// and lets go of net/http's response, which holds the connection's buffers.
 func (e *eventWriter) takeOver(conn *sse.Conn) {
 	e.conn = conn
+	e.response = sse.Writer{}
 }
 
 // event writes one event stamped with timestamp, in milliseconds.

@@ -1,0 +1,183 @@
+// Package admission bounds how many connections a server is starting to answer at
+// once, so that a crowd of clients that connect together waits in the kernel's accept
+// queue, costing the server nothing, instead of in the server, where every connection
+// net/http has accepted holds a goroutine and its read and write buffers until its
+// answer begins.
+//
+// A connection counts as starting from its accept until its answer begins: the first
+// flush of its response, the connection taken over (hijacked), the response complete
+// (the connection goes idle) or closed, or an explicit Begun before a wait that comes
+// ahead of the answer. A keep-alive connection whose next request arrives counts again,
+// without waiting: only new connections wait. Connections are admitted in the order the
+// kernel queued them, so that they also start in that order.
+package admission
+
+import (
+	"bufio"
+	"context"
+	"net"
+	"net/http"
+	"sync"
+)
+
+// Gate admits connections while fewer than its limit are starting. Its Listener,
+// ConnState, ConnContext and Handler are wired into one http.Server.
+type Gate struct {
+	limit    int
+	mu       sync.Mutex
+	admitted sync.Cond // signalled when a slot frees or the listener closes
+	starting int
+	closed   bool
+	tickets  map[net.Conn]*ticket
+}
+
+// ticket is one connection's slot, held while the connection is starting.
+type ticket struct {
+	gate *Gate
+	held bool // guarded by gate.mu
+}
+
+// New returns a gate that lets up to limit connections start at once.
+func New(limit int) *Gate {
+	g := &Gate{limit: limit, tickets: map[net.Conn]*ticket{}}
+	g.admitted.L = &g.mu
+	return g
+}
+
+// Listener returns ln, whose Accept waits for a free slot before it takes the next
+// connection from the kernel's queue.
+func (g *Gate) Listener(ln net.Listener) net.Listener { return &listener{Listener: ln, gate: g} }
+
+type listener struct {
+	net.Listener
+	gate *Gate
+}
+
+func (l *listener) Accept() (net.Conn, error) {
+	g := l.gate
+	g.mu.Lock()
+	for g.starting >= g.limit && !g.closed {
+		g.admitted.Wait()
+	}
+	g.starting++ // also when closed: the Accept below fails and gives it back
+	g.mu.Unlock()
+	c, err := l.Listener.Accept()
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if err != nil {
+		g.release()
+		return nil, err
+	}
+	g.tickets[c] = &ticket{gate: g, held: true}
+	return c, nil
+}
+
+// Close closes the listener and wakes an Accept that waits for a slot.
+func (l *listener) Close() error {
+	g := l.gate
+	g.mu.Lock()
+	g.closed = true
+	g.admitted.Broadcast()
+	g.mu.Unlock()
+	return l.Listener.Close()
+}
+
+// release frees one slot; g.mu is held.
+func (g *Gate) release() {
+	g.starting--
+	g.admitted.Signal()
+}
+
+// ConnState is the http.Server's ConnState hook: a connection whose next request
+// arrives starts again; one that goes idle, is taken over or closes has begun.
+func (g *Gate) ConnState(c net.Conn, state http.ConnState) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	t := g.tickets[c]
+	if t == nil {
+		return
+	}
+	switch state {
+	case http.StateActive:
+		if !t.held {
+			t.held = true
+			g.starting++
+		}
+	case http.StateIdle, http.StateHijacked, http.StateClosed:
+		t.begun()
+		if state != http.StateIdle {
+			delete(g.tickets, c)
+		}
+	}
+}
+
+// begun frees the ticket's slot if it holds one; gate.mu is held.
+func (t *ticket) begun() {
+	if t.held {
+		t.held = false
+		t.gate.release()
+	}
+}
+
+type ticketKey struct{}
+
+// ConnContext is the http.Server's ConnContext hook: it lets the requests of c find its
+// ticket (Begun).
+func (g *Gate) ConnContext(ctx context.Context, c net.Conn) context.Context {
+	g.mu.Lock()
+	t := g.tickets[c]
+	g.mu.Unlock()
+	if t == nil {
+		return ctx
+	}
+	return context.WithValue(ctx, ticketKey{}, t)
+}
+
+// Begun says that the answer to the request whose context is ctx has begun, or is about
+// to wait for something other than the server (an upstream's answer, a delay asked for):
+// its connection no longer counts as starting. It does nothing for a request that did
+// not come through a gate.
+func Begun(ctx context.Context) {
+	t, ok := ctx.Value(ticketKey{}).(*ticket)
+	if !ok {
+		return
+	}
+	t.gate.mu.Lock()
+	t.begun()
+	t.gate.mu.Unlock()
+}
+
+// Handler returns h, whose responses count as begun at their first flush.
+func (g *Gate) Handler(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h.ServeHTTP(&beginWriter{ResponseWriter: w, ctx: r.Context()}, r)
+	})
+}
+
+// beginWriter calls Begun at the first flush of the response it writes.
+type beginWriter struct {
+	http.ResponseWriter
+	ctx     context.Context
+	flushed bool
+}
+
+// FlushError flushes the response, which has then begun.
+func (w *beginWriter) FlushError() error {
+	if !w.flushed {
+		w.flushed = true
+		Begun(w.ctx)
+	}
+	return http.NewResponseController(w.ResponseWriter).Flush()
+}
+
+// Flush flushes the response, for callers that look for an http.Flusher.
+func (w *beginWriter) Flush() { _ = w.FlushError() }
+
+// Hijack takes the connection over, for callers that look for an http.Hijacker; the
+// ConnState hook sees it begun.
+func (w *beginWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
+	return http.NewResponseController(w.ResponseWriter).Hijack()
+}
+
+// Unwrap returns the ResponseWriter underneath, for http.ResponseController.
+func (w *beginWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }

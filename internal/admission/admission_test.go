@@ -1,0 +1,188 @@
+package admission
+
+import (
+	"context"
+	"errors"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"testing"
+	"testing/synctest"
+)
+
+// queue is a listener whose connections the test queues, as the kernel's accept queue
+// holds them.
+type queue struct {
+	conns     chan net.Conn
+	closeOnce sync.Once
+	closed    chan struct{}
+}
+
+func newQueue() *queue { return &queue{conns: make(chan net.Conn, 16), closed: make(chan struct{})} }
+
+func (q *queue) Accept() (net.Conn, error) {
+	select {
+	case c := <-q.conns:
+		return c, nil
+	case <-q.closed:
+		return nil, net.ErrClosed
+	}
+}
+
+func (q *queue) Close() error   { q.closeOnce.Do(func() { close(q.closed) }); return nil }
+func (q *queue) Addr() net.Addr { return &net.TCPAddr{} }
+
+// connect queues a new connection and returns the server's end.
+func (q *queue) connect(t *testing.T) net.Conn {
+	server, client := net.Pipe()
+	t.Cleanup(func() { server.Close(); client.Close() })
+	q.conns <- server
+	return server
+}
+
+// accepting calls Accept in the background; the channel gives its connection.
+func accepting(t *testing.T, ln net.Listener) <-chan net.Conn {
+	got := make(chan net.Conn, 1)
+	go func() {
+		c, err := ln.Accept()
+		if err != nil {
+			t.Errorf("accept: %v", err)
+		}
+		got <- c
+	}()
+	return got
+}
+
+// accepted reports whether the Accept in the background has returned, once every
+// goroutine of the test waits.
+func accepted(got <-chan net.Conn) (net.Conn, bool) {
+	synctest.Wait()
+	select {
+	case c := <-got:
+		return c, true
+	default:
+		return nil, false
+	}
+}
+
+func TestAcceptWaitsUntilAStartingConnectionBegins(t *testing.T) {
+	for _, begins := range []http.ConnState{http.StateIdle, http.StateHijacked, http.StateClosed} {
+		t.Run(begins.String(), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				q := newQueue()
+				g := New(2)
+				ln := g.Listener(q)
+				first := q.connect(t)
+				q.connect(t)
+				third := q.connect(t)
+				for range 2 {
+					if _, ok := accepted(accepting(t, ln)); !ok {
+						t.Fatal("a connection within the limit waits")
+					}
+				}
+				waiting := accepting(t, ln)
+				if _, ok := accepted(waiting); ok {
+					t.Fatal("a third connection was accepted while two were starting")
+				}
+				g.ConnState(first, begins)
+				if c, ok := accepted(waiting); !ok || c != third {
+					t.Fatalf("the third connection was not accepted, in turn, once the first became %s", begins)
+				}
+			})
+		})
+	}
+}
+
+func TestAKeepAliveConnectionStartsAgainWithoutWaiting(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		q := newQueue()
+		g := New(1)
+		ln := g.Listener(q)
+		keepAlive := q.connect(t)
+		if _, ok := accepted(accepting(t, ln)); !ok {
+			t.Fatal("the first connection waits")
+		}
+		g.ConnState(keepAlive, http.StateIdle) // its first answer is complete
+		other := q.connect(t)
+		if _, ok := accepted(accepting(t, ln)); !ok {
+			t.Fatal("a connection waits while the only other one is idle")
+		}
+		g.ConnState(keepAlive, http.StateActive) // its next request: over the limit, at once
+		q.connect(t)
+		waiting := accepting(t, ln)
+		g.ConnState(other, http.StateHijacked)
+		if _, ok := accepted(waiting); ok {
+			t.Fatal("accepted while the keep-alive connection's next request was starting")
+		}
+		g.ConnState(keepAlive, http.StateIdle)
+		if _, ok := accepted(waiting); !ok {
+			t.Fatal("not accepted once both had begun")
+		}
+	})
+}
+
+func TestAFlushOrBegunFreesTheSlot(t *testing.T) {
+	for _, how := range []string{"flush", "begun"} {
+		t.Run(how, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				q := newQueue()
+				g := New(1)
+				ln := g.Listener(q)
+				c := q.connect(t)
+				if _, ok := accepted(accepting(t, ln)); !ok {
+					t.Fatal("the first connection waits")
+				}
+				q.connect(t)
+				waiting := accepting(t, ln)
+				req := httptest.NewRequest("GET", "/", nil).WithContext(g.ConnContext(context.Background(), c))
+				begin, release := make(chan struct{}), make(chan struct{})
+				go g.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+					w.Write([]byte("data: x\n\n"))
+					<-begin
+					if how == "flush" {
+						if err := http.NewResponseController(w).Flush(); err != nil {
+							t.Error(err)
+						}
+					} else {
+						Begun(r.Context())
+					}
+					<-release // the answer goes on
+				})).ServeHTTP(httptest.NewRecorder(), req)
+				if _, ok := accepted(waiting); ok {
+					t.Fatal("accepted before the answer began")
+				}
+				close(begin)
+				if _, ok := accepted(waiting); !ok {
+					t.Errorf("not accepted once the answer had begun (%s)", how)
+				}
+				close(release)
+			})
+		})
+	}
+}
+
+func TestClosingTheListenerWakesAWaitingAccept(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		q := newQueue()
+		ln := New(1).Listener(q)
+		q.connect(t)
+		if _, ok := accepted(accepting(t, ln)); !ok {
+			t.Fatal("the first connection waits")
+		}
+		errc := make(chan error, 1)
+		go func() {
+			_, err := ln.Accept()
+			errc <- err
+		}()
+		synctest.Wait()
+		ln.Close()
+		if err := <-errc; !errors.Is(err, net.ErrClosed) {
+			t.Fatalf("Accept after Close: %v", err)
+		}
+	})
+}
+
+func TestBegunWithoutAGateDoesNothing(t *testing.T) {
+	Begun(context.Background()) // must not panic
+}
