@@ -241,6 +241,7 @@ func badFlagValues(t *testing.T) []struct {
 		{"zero poll-interval", []string{"--poll-interval", "0s"}, nil, 1, "-poll-interval must be positive, got 0s"},
 		{"negative max-messages", []string{"--max-messages", "-1"}, nil, 1, "-max-messages must be 0 (no limit) or more, got -1"},
 		{"negative max-streams", []string{"--max-streams", "-5"}, nil, 1, "-max-streams must be 0 (no limit) or more, got -5"},
+		{"negative max-starting", []string{"--max-starting", "-1"}, nil, 1, "-max-starting must be 0 (no limit) or more, got -1"},
 		{"zero record-max-bytes", []string{"--record-max-bytes", "0"}, nil, 1, "-record-max-bytes must be a positive number of bytes, got 0"},
 		{"not an origin", []string{"--cors-origins", "not an origin"}, nil, 1, `-cors-origins must be "none" alone, "*", or origins such as http://localhost:3000`},
 		{"an origin with a path", []string{"--cors-origins", "http://localhost:3000/"}, nil, 1, `got "http://localhost:3000/"`},
