@@ -66,6 +66,20 @@ func accepted(got <-chan net.Conn) (net.Conn, bool) {
 	}
 }
 
+// oneAdmitted returns a gate of one place, its listener and queue, and the connection
+// that holds the place.
+func oneAdmitted(t *testing.T) (*Gate, net.Listener, *queue, net.Conn) {
+	t.Helper()
+	q := newQueue()
+	g := New(1)
+	ln := g.Listener(q)
+	first := q.connect(t)
+	if _, ok := accepted(accepting(t, ln)); !ok {
+		t.Fatal("the first connection waits")
+	}
+	return g, ln, q, first
+}
+
 func TestAcceptWaitsUntilAStartingConnectionBegins(t *testing.T) {
 	for _, begins := range []http.ConnState{http.StateIdle, http.StateHijacked, http.StateClosed} {
 		t.Run(begins.String(), func(t *testing.T) {
@@ -96,13 +110,7 @@ func TestAcceptWaitsUntilAStartingConnectionBegins(t *testing.T) {
 
 func TestAKeepAliveConnectionStartsAgainWithoutWaiting(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		q := newQueue()
-		g := New(1)
-		ln := g.Listener(q)
-		keepAlive := q.connect(t)
-		if _, ok := accepted(accepting(t, ln)); !ok {
-			t.Fatal("the first connection waits")
-		}
+		g, ln, q, keepAlive := oneAdmitted(t)
 		g.ConnState(keepAlive, http.StateIdle) // its first answer is complete
 		other := q.connect(t)
 		if _, ok := accepted(accepting(t, ln)); !ok {
@@ -126,13 +134,7 @@ func TestAFlushOrBegunFreesTheSlot(t *testing.T) {
 	for _, how := range []string{"flush", "begun"} {
 		t.Run(how, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				q := newQueue()
-				g := New(1)
-				ln := g.Listener(q)
-				c := q.connect(t)
-				if _, ok := accepted(accepting(t, ln)); !ok {
-					t.Fatal("the first connection waits")
-				}
+				g, ln, q, c := oneAdmitted(t)
 				q.connect(t)
 				waiting := accepting(t, ln)
 				req := httptest.NewRequest("GET", "/", nil).WithContext(g.ConnContext(context.Background(), c))
@@ -164,12 +166,7 @@ func TestAFlushOrBegunFreesTheSlot(t *testing.T) {
 
 func TestClosingTheListenerWakesAWaitingAccept(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		q := newQueue()
-		ln := New(1).Listener(q)
-		q.connect(t)
-		if _, ok := accepted(accepting(t, ln)); !ok {
-			t.Fatal("the first connection waits")
-		}
+		_, ln, _, _ := oneAdmitted(t)
 		errc := make(chan error, 1)
 		go func() {
 			_, err := ln.Accept()
