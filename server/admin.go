@@ -359,7 +359,11 @@ func (s *Server) getBreakpoint(c echo.Context) error {
 		admission.Begun(c.Request().Context()) // the answer waits for a stream
 		ctx, cancel := context.WithTimeout(c.Request().Context(), d)
 		defer cancel()
+		defer context.AfterFunc(s.root, cancel)() // a shutdown does not wait for the poll
 		if !bp.Wait(ctx) {
+			if s.root.Err() != nil {
+				return apiError(http.StatusServiceUnavailable, "server_shutdown", "the mock server is shutting down")
+			}
 			return &httpError{status: http.StatusRequestTimeout, body: errorBody{Error: "not_reached", Message: "no stream reached the breakpoint within " + w}}
 		}
 	}

@@ -349,3 +349,34 @@ func TestABreakpointOnANegativeEventIsRefused(t *testing.T) {
 		t.Errorf("a breakpoint on the first event: %d %s", status, body)
 	}
 }
+
+// A long poll of a breakpoint ends when the server shuts down, so that it does not hold
+// the shutdown up for the rest of its wait.
+func TestABreakpointLongPollEndsOnShutdown(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := newServer(t, "", nil)
+		_, body := call(t, s, "POST", AdminPrefix+"/breakpoints", `{"event":0}`, map[string]string{TestIDHeader: "t1"})
+		var bp testctl.Breakpoint
+		if err := json.Unmarshal([]byte(body), &bp); err != nil {
+			t.Fatal(err)
+		}
+		answered := make(chan string, 1)
+		go func() {
+			status, body := call(t, s, "GET", AdminPrefix+"/breakpoints/"+bp.ID+"?wait=5m", "", nil)
+			answered <- fmt.Sprint(status, " ", body)
+		}()
+		synctest.Wait()
+		if err := s.Shutdown(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+		synctest.Wait()
+		select {
+		case got := <-answered:
+			if !strings.HasPrefix(got, "503 ") || !strings.Contains(got, `"server_shutdown"`) {
+				t.Errorf("the poll answered %s", got)
+			}
+		default:
+			t.Fatal("the long poll still waits after the shutdown")
+		}
+	})
+}
