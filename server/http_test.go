@@ -1,6 +1,7 @@
 package server
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -20,6 +21,7 @@ import (
 
 	"github.com/agui-mock/agui-mock/internal/spectest"
 	"github.com/agui-mock/agui-mock/protocol"
+	"github.com/agui-mock/agui-mock/scenarios"
 )
 
 // startHTTP serves s on a real socket for the test's duration.
@@ -78,6 +80,26 @@ func runHTTP(t *testing.T, url, body string) []protocol.Event {
 	return events
 }
 
+// exampleRun is the route and body of a run that sends a scenario's example on thread,
+// as a client of the given protocol version sends it ("": a 0.0.x client, which sends none).
+func exampleRun(ex scenarios.Example, thread, version string) (route, body string) {
+	in := map[string]any{"threadId": thread, "runId": "run-1",
+		"messages": []any{map[string]any{"id": "u1", "role": "user", "content": ex.Message}}}
+	if version != "" {
+		in["protocolVersion"] = version
+	}
+	if ex.ForwardedProps != nil {
+		in["forwardedProps"] = ex.ForwardedProps
+	}
+	var tools []any
+	for _, name := range ex.Tools {
+		tools = append(tools, map[string]any{"name": name, "description": name})
+	}
+	in["tools"] = tools
+	b, _ := json.Marshal(in)
+	return cmp.Or(ex.Route, "/agui/chat"), string(b)
+}
+
 // TestBuiltinStreamsConformToTheSpec plays every example of every built-in scenario,
 // for a 1.1 client and for a 0.0.x client, and checks each stream against the event
 // rules and each 1.1 event against the official JSON Schema.
@@ -89,25 +111,8 @@ func TestBuiltinStreamsConformToTheSpec(t *testing.T) {
 		for i, ex := range sc.Examples {
 			for _, version := range []string{"1.1", "1.0", ""} {
 				thread := fmt.Sprintf("thread-%s-%d-%s", sc.ID, i, version)
-				in := map[string]any{"threadId": thread, "runId": "run-1",
-					"messages": []any{map[string]any{"id": "u1", "role": "user", "content": ex.Message}}}
-				if version != "" {
-					in["protocolVersion"] = version
-				}
-				if ex.ForwardedProps != nil {
-					in["forwardedProps"] = ex.ForwardedProps
-				}
-				var tools []any
-				for _, name := range ex.Tools {
-					tools = append(tools, map[string]any{"name": name, "description": name})
-				}
-				in["tools"] = tools
-				body, _ := json.Marshal(in)
-				route := ex.Route
-				if route == "" {
-					route = "/agui/chat"
-				}
-				events := runHTTP(t, ts.URL+route, string(body))
+				route, body := exampleRun(ex, thread, version)
+				events := runHTTP(t, ts.URL+route, body)
 				name := sc.ID + "/example " + string(rune('0'+i)) + "/client " + version
 				if _, err := protocol.VerifyStream(events, thread); err != nil {
 					t.Errorf("%s: %v", name, err)

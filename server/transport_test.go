@@ -2,7 +2,6 @@ package server
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -60,21 +59,10 @@ func TestBuiltinScenariosPlayTheSameOverProtobuf(t *testing.T) {
 	for _, sc := range s.Scenarios().Scenarios() {
 		for i, ex := range sc.Examples {
 			for _, version := range []string{"1.1", ""} {
-				in := map[string]any{"threadId": "t", "runId": "run-1", "protocolVersion": version,
-					"messages": []any{map[string]any{"id": "u1", "role": "user", "content": ex.Message}}, "forwardedProps": ex.ForwardedProps}
-				var tools []any
-				for _, name := range ex.Tools {
-					tools = append(tools, map[string]any{"name": name, "description": name})
-				}
-				in["tools"] = tools
-				body, _ := json.Marshal(in)
-				route := ex.Route
-				if route == "" {
-					route = "/agui/chat"
-				}
+				route, body := exampleRun(ex, "t", version)
 				name := fmt.Sprintf("%s/example %d/client %q", sc.ID, i, version)
-				_, overSSE := playOver(t, ts.URL+route, string(body), map[string]string{TestIDHeader: name + "/sse"})
-				ct, overProto := playOver(t, ts.URL+route, string(body), map[string]string{TestIDHeader: name + "/proto", "Accept": protocol.ProtoContentType})
+				_, overSSE := playOver(t, ts.URL+route, body, map[string]string{TestIDHeader: name + "/sse"})
+				ct, overProto := playOver(t, ts.URL+route, body, map[string]string{TestIDHeader: name + "/proto", "Accept": protocol.ProtoContentType})
 				if ct != protocol.ProtoContentType {
 					t.Fatalf("%s: Content-Type %q, want %q", name, ct, protocol.ProtoContentType)
 				}
