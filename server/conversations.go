@@ -6,7 +6,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/agui-mock/agui-mock/protocol"
-	"github.com/agui-mock/agui-mock/testctl"
+	"github.com/agui-mock/agui-mock/threads"
 )
 
 // threadRequest is the body of the history and cancel endpoints.
@@ -54,7 +54,7 @@ func (s *Server) history(c echo.Context) error {
 	if s.upstream.proxies(tr.ThreadID) {
 		return s.upstream.proxy(c, tr.body)
 	}
-	h, ok := s.threads.History(testctl.ThreadKey(c.Request().Header.Get(TestIDHeader), tr.ThreadID))
+	h, ok := s.threads.History(threads.Key{Test: c.Request().Header.Get(TestIDHeader), Thread: tr.ThreadID})
 	if !ok {
 		return unknownThread(tr.ThreadID)
 	}
@@ -81,7 +81,7 @@ func (s *Server) cancel(c echo.Context) error {
 	if s.upstream.proxies(tr.ThreadID) {
 		return s.upstream.proxy(c, tr.body)
 	}
-	res := s.threads.Cancel(testctl.ThreadKey(c.Request().Header.Get(TestIDHeader), tr.ThreadID), s.cfg.CancelWait)
+	res := s.threads.Cancel(threads.Key{Test: c.Request().Header.Get(TestIDHeader), Thread: tr.ThreadID}, s.cfg.CancelWait)
 	if !res.Known {
 		return unknownThread(tr.ThreadID)
 	}

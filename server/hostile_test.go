@@ -175,3 +175,35 @@ func TestTheJournalShowsABodyWithInvalidUTF8AsValidJSON(t *testing.T) {
 		t.Errorf("a body that is not UTF-8 is kept as text, its bad bytes replaced; got %#v", j.Entries[0].Request)
 	}
 }
+
+// TestAThreadIDNeverReachesAnotherTestsThreads: a thread id that holds the test id of
+// another test and any separator a joined key could use names a thread of its own.
+// Without a test id it reads nothing of the test's thread; resetting the test forgets
+// the test's thread and leaves it alone.
+func TestAThreadIDNeverReachesAnotherTestsThreads(t *testing.T) {
+	s := newServer(t, "", func(c *Config) { c.Speed = 0 })
+	ofTestA := map[string]string{TestIDHeader: "A"}
+	if rec := post(t.Context(), s, "/agui/chat", `{"threadId":"X","messages":[{"role":"user","content":"the secret of test A"}]}`, ofTestA); rec.status != 200 {
+		t.Fatalf("%d %s", rec.status, rec.body())
+	}
+	for _, sep := range []string{"\x1f", "\x00", "/", ":", ""} {
+		thread := `A` + sep + `X`
+		threadJSON, _ := json.Marshal(thread)
+		status, body := postJSON(t, s, "/agui/history", `{"threadId":`+string(threadJSON)+`}`, nil)
+		if status != http.StatusNotFound {
+			t.Errorf("thread %q without a test id reads test A's thread X: %d %v", thread, status, body)
+		}
+	}
+	if rec := post(t.Context(), s, "/agui/chat", `{"threadId":"A\u001fX","messages":[{"role":"user","content":"hello"}]}`, nil); rec.status != 200 {
+		t.Fatalf("%d %s", rec.status, rec.body())
+	}
+	if status, body := call(t, s, "POST", AdminPrefix+"/reset", "", ofTestA); status != http.StatusNoContent {
+		t.Fatalf("reset: %d %s", status, body)
+	}
+	if status, _ := postJSON(t, s, "/agui/history", `{"threadId":"X"}`, ofTestA); status != http.StatusNotFound {
+		t.Errorf("resetting test A kept its thread X: %d", status)
+	}
+	if status, body := postJSON(t, s, "/agui/history", `{"threadId":"A\u001fX"}`, nil); status != http.StatusOK {
+		t.Errorf("resetting test A forgot the thread \"A\\x1fX\" of the requests without a test id: %d %v", status, body)
+	}
+}

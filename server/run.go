@@ -19,7 +19,6 @@ import (
 	"github.com/agui-mock/agui-mock/internal/admission"
 	"github.com/agui-mock/agui-mock/protocol"
 	"github.com/agui-mock/agui-mock/scenarios"
-	"github.com/agui-mock/agui-mock/testctl"
 	"github.com/agui-mock/agui-mock/threads"
 )
 
@@ -199,7 +198,7 @@ type startedRun struct {
 // On error the thread is left as it was.
 func (s *Server) startRun(ctx context.Context, rr *runRequest, cancel context.CancelCauseFunc) (startedRun, error) {
 	in := rr.in
-	thread := testctl.ThreadKey(rr.testID, in.ThreadID)
+	thread := threads.Key{Test: rr.testID, Thread: in.ThreadID}
 	run, cursor, err := s.threads.Begin(thread, in.RunID, cancel)
 	if err != nil {
 		var busy *threads.BusyError

@@ -227,7 +227,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener, grace time.Duration
 // seedFor is the seed of a run's key on a thread: the configured seed, so that the
 // same conversation plays the same on any thread, or without one a seed of the
 // thread's own, so that every conversation differs.
-func (s *Server) seedFor(thread string) uint64 {
+func (s *Server) seedFor(thread threads.Key) uint64 {
 	if s.cfg.Seed != 0 {
 		return s.cfg.Seed
 	}
@@ -235,7 +235,11 @@ func (s *Server) seedFor(thread string) uint64 {
 	var b [8]byte
 	binary.LittleEndian.PutUint64(b[:], s.seed)
 	h.Write(b[:])
-	h.Write([]byte(thread))
+	for _, part := range []string{thread.Test, thread.Thread} { // each with its length, so the parts never run together
+		binary.LittleEndian.PutUint64(b[:], uint64(len(part)))
+		h.Write(b[:])
+		h.Write([]byte(part))
+	}
 	return h.Sum64()
 }
 

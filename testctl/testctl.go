@@ -6,10 +6,12 @@ package testctl
 
 import "github.com/agui-mock/agui-mock/scenarios"
 
-// Threads is the thread store as Reset needs it: the threads whose key starts with
-// prefix (every thread with all) are forgotten, their streaming runs cancelled.
+// Threads is the thread store as Reset needs it: the threads of the test testID
+// (every thread with all) are forgotten, their streaming runs cancelled. The store keys
+// each thread by its test id and thread id apart, so that no thread id reaches another
+// test's threads.
 type Threads interface {
-	Reset(prefix string, all bool)
+	Reset(testID string, all bool)
 }
 
 // Control is every test's state. E is the type of the journal's entries.
@@ -28,8 +30,7 @@ type Control[E any] struct {
 	threads Threads
 }
 
-// New returns the state of no test yet, over a journal and a thread store whose keys
-// are made with ThreadKey.
+// New returns the state of no test yet, over a journal and a thread store.
 func New[E any](journal *Journal[E], threads Threads) *Control[E] {
 	return &Control[E]{Journal: journal, threads: threads}
 }
@@ -38,22 +39,10 @@ func New[E any](journal *Journal[E], threads Threads) *Control[E] {
 // breakpoints (testID "" names the requests without one), or everybody's with all.
 // Streams of the test paused at a breakpoint go on; those of its threads are cancelled.
 func (c *Control[E]) Reset(testID string, all bool) {
-	c.threads.Reset(threadPrefix(testID), all)
+	c.threads.Reset(testID, all)
 	c.Journal.Reset(testID, all)
 	c.Forced.Reset(testID, all)
 	c.Faults.Reset(testID, all)
 	c.Speed.Reset(testID, all)
 	c.Breakpoints.Reset(testID, all)
 }
-
-// ThreadKey is a thread's key in the thread store: thread ids of different tests never
-// meet.
-func ThreadKey(testID, threadID string) string {
-	if testID == "" {
-		return threadID
-	}
-	return threadPrefix(testID) + threadID
-}
-
-// threadPrefix starts the keys of a test's threads.
-func threadPrefix(testID string) string { return testID + "\x1f" }

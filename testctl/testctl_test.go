@@ -9,11 +9,11 @@ import (
 // threadStore records the resets a Control asks of its thread store.
 type threadStore struct{ resets []string }
 
-func (s *threadStore) Reset(prefix string, all bool) {
+func (s *threadStore) Reset(testID string, all bool) {
 	if all {
-		prefix = "all"
+		testID = "all"
 	}
-	s.resets = append(s.resets, prefix)
+	s.resets = append(s.resets, testID)
 }
 
 func TestResetForgetsEveryStoreOfTheTest(t *testing.T) {
@@ -49,16 +49,7 @@ func TestResetForgetsEveryStoreOfTheTest(t *testing.T) {
 	if got := paths(c.Journal.List("", all)); got != "" || c.Breakpoints.Hit("t2", "s", "x", 0, "", "") != nil {
 		t.Error("resetting all left state behind")
 	}
-	if len(threads.resets) != 2 || threads.resets[0] != ThreadKey("t1", "") || threads.resets[1] != "all" {
+	if len(threads.resets) != 2 || threads.resets[0] != "t1" || threads.resets[1] != "all" {
 		t.Errorf("thread store resets %q", threads.resets)
-	}
-}
-
-func TestThreadKeysOfDifferentTestsNeverMeet(t *testing.T) {
-	if ThreadKey("", "th") != "th" {
-		t.Error("a request without a test id keys its thread by the thread id")
-	}
-	if a, b := ThreadKey("a", "th"), ThreadKey("b", "th"); a == b || a == "th" {
-		t.Errorf("keys %q %q", a, b)
 	}
 }

@@ -15,7 +15,7 @@ func BenchmarkRunUpdates(b *testing.B) {
 	i := 0
 	for b.Loop() {
 		i++
-		run, _, err := s.Begin(fmt.Sprint("t", i%1000), "r", func(error) {})
+		run, _, err := s.Begin(key(fmt.Sprint("t", i%1000)), "r", func(error) {})
 		if err != nil {
 			b.Fatal(err)
 		}

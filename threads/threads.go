@@ -8,7 +8,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"sync"
 	"time"
 
@@ -26,6 +25,14 @@ type Limits struct {
 // DefaultLimits suit a developer machine and an e2e farm alike.
 func DefaultLimits() Limits {
 	return Limits{MaxThreads: 10000, IdleTTL: time.Hour, MaxRuns: 100}
+}
+
+// Key names a thread in the store: a thread id within the test that sent it (the
+// X-Test-Id header; "" for requests without one). Its parts stay apart, so that no
+// thread id, whatever characters it holds, names a thread of another test.
+type Key struct {
+	Test   string
+	Thread string
 }
 
 // ErrCancelled is the cause of a run stopped through the cancel endpoint.
@@ -47,7 +54,7 @@ type RunRecord struct {
 // the store's lock; use the store's methods.
 type Thread struct {
 	elem     *list.Element // in the store's recency list
-	id       string
+	key      Key
 	convMu   sync.Mutex // guards conv, which a streaming run updates event by event
 	conv     protocol.Conversation
 	cursor   *scenarios.Cursor
@@ -69,21 +76,21 @@ type activeRun struct {
 type Store struct {
 	mu      sync.Mutex
 	limits  Limits
-	threads map[string]*Thread
+	threads map[Key]*Thread
 	lru     *list.List // most recently used first
 	now     func() time.Time
 }
 
 // NewStore returns an empty store.
 func NewStore(limits Limits, now func() time.Time) *Store {
-	return &Store{limits: limits, threads: map[string]*Thread{}, lru: list.New(), now: now}
+	return &Store{limits: limits, threads: map[Key]*Thread{}, lru: list.New(), now: now}
 }
 
 // find returns a thread, or nil for an unknown one. A thread idle past the TTL is
 // forgotten here, so that it expires on every access, not only when a new thread
 // makes room. The caller holds s.mu.
-func (s *Store) find(threadID string) *Thread {
-	t := s.threads[threadID]
+func (s *Store) find(key Key) *Thread {
+	t := s.threads[key]
 	if t != nil && s.expired(t, s.now()) {
 		s.forget(t)
 		return nil
@@ -100,7 +107,7 @@ func (s *Store) expired(t *Thread, now time.Time) bool {
 // forget removes a thread. The caller holds s.mu.
 func (s *Store) forget(t *Thread) {
 	s.lru.Remove(t.elem)
-	delete(s.threads, t.id)
+	delete(s.threads, t.key)
 }
 
 // touch marks a thread used now. The caller holds s.mu.
@@ -130,16 +137,16 @@ type Run struct {
 // Begin claims a thread for a run and returns the cursor where its conversation paused
 // (nil when it has none). It fails with *BusyError while another run streams on it.
 // cancel stops the run; the cancel endpoint calls it with ErrCancelled.
-func (s *Store) Begin(threadID, runID string, cancel context.CancelCauseFunc) (*Run, *scenarios.Cursor, error) {
+func (s *Store) Begin(key Key, runID string, cancel context.CancelCauseFunc) (*Run, *scenarios.Cursor, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	t := s.find(threadID)
+	t := s.find(key)
 	created := t == nil
 	if created {
 		s.evict()
-		t = &Thread{id: threadID}
+		t = &Thread{key: key}
 		t.elem = s.lru.PushFront(t)
-		s.threads[threadID] = t
+		s.threads[key] = t
 	}
 	if t.active != nil {
 		return nil, nil, &BusyError{RunID: t.active.runID}
@@ -250,16 +257,16 @@ type History struct {
 }
 
 // History returns a copy of a thread's record, or false for an unknown thread.
-func (s *Store) History(threadID string) (History, bool) {
+func (s *Store) History(key Key) (History, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	t := s.find(threadID)
+	t := s.find(key)
 	if t == nil {
 		return History{}, false
 	}
 	t.convMu.Lock()
 	t.conv.Settle()
-	h := History{ThreadID: t.id, Messages: cloneMessages(t.conv.Messages), State: t.conv.State,
+	h := History{ThreadID: t.key.Thread, Messages: cloneMessages(t.conv.Messages), State: t.conv.State,
 		Interrupts: []map[string]any{}, PendingToolCalls: []string{}, Runs: append([]RunRecord(nil), t.runs...)}
 	t.convMu.Unlock()
 	if h.Messages == nil {
@@ -294,9 +301,9 @@ type Cancellation struct {
 
 // Cancel stops the run streaming on a thread and waits, up to wait, until its stream
 // has ended.
-func (s *Store) Cancel(threadID string, wait time.Duration) Cancellation {
+func (s *Store) Cancel(key Key, wait time.Duration) Cancellation {
 	s.mu.Lock()
-	t := s.find(threadID)
+	t := s.find(key)
 	if t == nil {
 		s.mu.Unlock()
 		return Cancellation{}
@@ -317,13 +324,13 @@ func (s *Store) Cancel(threadID string, wait time.Duration) Cancellation {
 	return Cancellation{Known: true, RunID: a.runID, Scenario: a.scenario, Ending: a.ending}
 }
 
-// Reset forgets the threads whose key starts with prefix (every thread with all),
-// cancelling their streaming runs.
-func (s *Store) Reset(prefix string, all bool) {
+// Reset forgets the threads of a test (every thread with all), cancelling their
+// streaming runs.
+func (s *Store) Reset(testID string, all bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for id, t := range s.threads {
-		if all || strings.HasPrefix(id, prefix) {
+	for key, t := range s.threads {
+		if all || key.Test == testID {
 			if t.active != nil {
 				t.active.cancel(ErrCancelled)
 			}

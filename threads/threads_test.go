@@ -24,7 +24,7 @@ func noCancel(error) {}
 // runOnce plays an empty run on a thread.
 func runOnce(t *testing.T, s *Store, thread string) {
 	t.Helper()
-	run, _, err := s.Begin(thread, "r", noCancel)
+	run, _, err := s.Begin(key(thread), "r", noCancel)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,11 +42,11 @@ func TestStoreForgetsTheLeastRecentlyUsedPastItsLimit(t *testing.T) {
 	c.t = c.t.Add(time.Second)
 	runOnce(t, s, "t0") // t1 is now the least recently used
 	runOnce(t, s, "t3")
-	if _, ok := s.History("t1"); ok {
+	if _, ok := s.History(key("t1")); ok {
 		t.Error("t1 should have been forgotten")
 	}
 	for _, id := range []string{"t0", "t2", "t3"} {
-		if _, ok := s.History(id); !ok {
+		if _, ok := s.History(key(id)); !ok {
 			t.Errorf("%s was forgotten", id)
 		}
 	}
@@ -61,7 +61,7 @@ func TestStoreForgetsIdleThreads(t *testing.T) {
 	runOnce(t, s, "old")
 	c.t = c.t.Add(2 * time.Minute)
 	runOnce(t, s, "new")
-	if _, ok := s.History("old"); ok {
+	if _, ok := s.History(key("old")); ok {
 		t.Error("an idle thread outlived its TTL")
 	}
 }
@@ -73,13 +73,13 @@ func TestIdleThreadsExpireOnEveryAccess(t *testing.T) {
 		runOnce(t, s, id)
 	}
 	c.t = c.t.Add(8 * time.Second) // no other thread is created meanwhile
-	if _, ok := s.History("history"); ok {
+	if _, ok := s.History(key("history")); ok {
 		t.Error("history of a thread idle past its TTL")
 	}
-	if res := s.Cancel("cancel", time.Second); res.Known {
+	if res := s.Cancel(key("cancel"), time.Second); res.Known {
 		t.Error("cancel found a thread idle past its TTL")
 	}
-	run, _, err := s.Begin("resume", "r2", noCancel)
+	run, _, err := s.Begin(key("resume"), "r2", noCancel)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,13 +95,13 @@ func TestIdleThreadsExpireOnEveryAccess(t *testing.T) {
 func TestStoreNeverForgetsAStreamingThread(t *testing.T) {
 	c := &clock{t: time.Unix(0, 0)}
 	s := NewStore(Limits{MaxThreads: 1, IdleTTL: time.Minute, MaxRuns: 10}, c.now)
-	run, _, err := s.Begin("busy", "r", noCancel)
+	run, _, err := s.Begin(key("busy"), "r", noCancel)
 	if err != nil {
 		t.Fatal(err)
 	}
 	c.t = c.t.Add(time.Hour)
 	runOnce(t, s, "other")
-	if _, ok := s.History("busy"); !ok {
+	if _, ok := s.History(key("busy")); !ok {
 		t.Fatal("a thread with an active run was forgotten")
 	}
 	run.Release()
@@ -109,33 +109,33 @@ func TestStoreNeverForgetsAStreamingThread(t *testing.T) {
 
 func TestRefusedRequestsLeaveNoThreadBehind(t *testing.T) {
 	s := NewStore(DefaultLimits(), time.Now)
-	run, _, _ := s.Begin("new", "r1", noCancel)
+	run, _, _ := s.Begin(key("new"), "r1", noCancel)
 	run.Release()
-	if _, ok := s.History("new"); ok || s.Len() != 0 {
+	if _, ok := s.History(key("new")); ok || s.Len() != 0 {
 		t.Error("a refused first request left a thread")
 	}
 	runOnce(t, s, "kept")
-	run, _, _ = s.Begin("kept", "r2", noCancel)
+	run, _, _ = s.Begin(key("kept"), "r2", noCancel)
 	run.Release()
-	if _, ok := s.History("kept"); !ok {
+	if _, ok := s.History(key("kept")); !ok {
 		t.Error("a refused request removed an existing thread")
 	}
 }
 
 func TestOneRunAtATimePerThread(t *testing.T) {
 	s := NewStore(DefaultLimits(), time.Now)
-	run, _, err := s.Begin("t", "r1", noCancel)
+	run, _, err := s.Begin(key("t"), "r1", noCancel)
 	if err != nil {
 		t.Fatal(err)
 	}
 	run.Start("sc")
-	_, _, err = s.Begin("t", "r2", noCancel)
+	_, _, err = s.Begin(key("t"), "r2", noCancel)
 	var busy *BusyError
 	if !errors.As(err, &busy) || busy.RunID != "r1" {
 		t.Fatalf("second run: %v", err)
 	}
 	run.Finish("success", nil)
-	if _, _, err := s.Begin("t", "r3", noCancel); err != nil {
+	if _, _, err := s.Begin(key("t"), "r3", noCancel); err != nil {
 		t.Fatalf("after the first run ended: %v", err)
 	}
 }
@@ -143,14 +143,14 @@ func TestOneRunAtATimePerThread(t *testing.T) {
 func TestRunsAreRecordedAndBounded(t *testing.T) {
 	s := NewStore(Limits{MaxThreads: 10, IdleTTL: time.Hour, MaxRuns: 2}, time.Now)
 	for i := range 3 {
-		run, _, _ := s.Begin("t", fmt.Sprint("r", i), noCancel)
+		run, _, _ := s.Begin(key("t"), fmt.Sprint("r", i), noCancel)
 		run.Start("sc")
 		run.AddInput(&protocol.RunAgentInput{Messages: []protocol.Message{{ID: fmt.Sprint("u", i), Role: "user", Raw: map[string]any{"id": fmt.Sprint("u", i), "role": "user", "content": "hi"}}}})
 		run.Apply(protocol.NewEvent(protocol.TextMessageStart, "messageId", fmt.Sprint("a", i), "role", "assistant"))
 		run.Apply(protocol.NewEvent(protocol.TextMessageContent, "messageId", fmt.Sprint("a", i), "delta", "hello"))
 		run.Finish([]protocol.Outcome{protocol.OutcomeSuccess, protocol.OutcomeInterrupt, protocol.OutcomeError}[i], nil)
 	}
-	h, _ := s.History("t")
+	h, _ := s.History(key("t"))
 	if len(h.Runs) != 2 || h.Runs[0].RunID != "r1" || h.Runs[1].Outcome != "error" {
 		t.Errorf("runs %+v", h.Runs)
 	}
@@ -159,7 +159,7 @@ func TestRunsAreRecordedAndBounded(t *testing.T) {
 	}
 	// a history is a copy: changing it does not change the thread
 	h.Messages[0]["content"] = "changed"
-	if again, _ := s.History("t"); again.Messages[0]["content"] != "hi" {
+	if again, _ := s.History(key("t")); again.Messages[0]["content"] != "hi" {
 		t.Error("History returned shared maps")
 	}
 }
@@ -167,7 +167,7 @@ func TestRunsAreRecordedAndBounded(t *testing.T) {
 func TestCancelStopsTheRunAndWaitsForItsStream(t *testing.T) {
 	s := NewStore(DefaultLimits(), time.Now)
 	ctx, cancel := context.WithCancelCause(context.Background())
-	run, _, _ := s.Begin("t", "r1", cancel)
+	run, _, _ := s.Begin(key("t"), "r1", cancel)
 	run.Start("sc")
 	go func() {
 		<-ctx.Done()
@@ -176,17 +176,17 @@ func TestCancelStopsTheRunAndWaitsForItsStream(t *testing.T) {
 		}
 		run.Finish("cancelled", nil)
 	}()
-	res := s.Cancel("t", time.Second)
+	res := s.Cancel(key("t"), time.Second)
 	if !res.Known || res.RunID != "r1" || res.Scenario != "sc" {
 		t.Errorf("cancel %+v", res)
 	}
-	if h, _ := s.History("t"); h.Runs[0].Outcome != "cancelled" || h.Running != nil {
+	if h, _ := s.History(key("t")); h.Runs[0].Outcome != "cancelled" || h.Running != nil {
 		t.Errorf("history after cancel %+v", h.Runs)
 	}
-	if res := s.Cancel("t", time.Second); res.RunID != "" || !res.Known {
+	if res := s.Cancel(key("t"), time.Second); res.RunID != "" || !res.Known {
 		t.Errorf("second cancel %+v", res)
 	}
-	if res := s.Cancel("nope", time.Second); res.Known {
+	if res := s.Cancel(key("nope"), time.Second); res.Known {
 		t.Errorf("unknown thread %+v", res)
 	}
 }
@@ -195,7 +195,7 @@ func TestATurnCountsEveryRunTheThreadStarted(t *testing.T) {
 	s := NewStore(Limits{MaxThreads: 10, IdleTTL: time.Hour, MaxRuns: 2}, time.Now)
 	turn := func(thread string) int {
 		t.Helper()
-		run, _, err := s.Begin(thread, "r", noCancel)
+		run, _, err := s.Begin(key(thread), "r", noCancel)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -209,7 +209,7 @@ func TestATurnCountsEveryRunTheThreadStarted(t *testing.T) {
 		runOnce(t, s, "t")
 	}
 	// a refused request starts no run; another thread counts its own runs
-	run, _, _ := s.Begin("t", "refused", noCancel)
+	run, _, _ := s.Begin(key("t"), "refused", noCancel)
 	run.Release()
 	if got := turn("t"); got != 4 {
 		t.Errorf("after a refused request the turn is %d, want 4", got)
@@ -220,5 +220,38 @@ func TestATurnCountsEveryRunTheThreadStarted(t *testing.T) {
 	s.Reset("", true)
 	if got := turn("t"); got != 0 {
 		t.Errorf("a thread forgotten and begun again starts at turn %d", got)
+	}
+}
+
+// key names a thread of the requests without a test id.
+func key(thread string) Key { return Key{Thread: thread} }
+
+func TestAThreadIDNeverReachesAnotherTestsThreads(t *testing.T) {
+	s := NewStore(DefaultLimits(), time.Now)
+	// A thread id holding the separator a joined key would use, and the test id of
+	// another test in front of it.
+	tricky := Key{Thread: "A\x1fX"}
+	tests := Key{Test: "A", Thread: "X"}
+	for _, k := range []Key{tricky, tests} {
+		run, _, err := s.Begin(k, "r", noCancel)
+		if err != nil {
+			t.Fatal(err)
+		}
+		run.Start("sc")
+		run.AddInput(&protocol.RunAgentInput{Messages: []protocol.Message{{ID: "m", Role: "user", Content: k.Test + "/" + k.Thread, Raw: map[string]any{"id": "m", "role": "user", "content": k.Test + "/" + k.Thread}}}})
+		run.Finish("success", nil)
+	}
+	if s.Len() != 2 {
+		t.Fatalf("%d threads, want 2 apart", s.Len())
+	}
+	if h, _ := s.History(tricky); h.Messages[0]["content"] != "/A\x1fX" {
+		t.Errorf("thread %q reached %v", tricky.Thread, h.Messages)
+	}
+	s.Reset("A", false)
+	if _, ok := s.History(tests); ok {
+		t.Error("resetting test A kept its thread")
+	}
+	if _, ok := s.History(tricky); !ok {
+		t.Errorf("resetting test A forgot thread %q of the requests without a test id", tricky.Thread)
 	}
 }
