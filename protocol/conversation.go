@@ -31,10 +31,17 @@ func (c *Conversation) Settle() {
 	c.streaming = nil
 }
 
-// AddInput merges a run input's messages into the conversation, as a client resending
-// its history would: messages whose id is already held are left alone. The input's state,
-// when present, becomes the baseline for the run's deltas.
+// AddInput brings a run input's messages into the conversation. An input that carries
+// a message of the agent's (see CarriesHistory) is the client's whole conversation, as
+// AG-UI clients send it, and replaces what the conversation held: a client that gives
+// the agent's messages ids of its own sees no turn twice. An input that carries none
+// brings the new turn alone (a user message, tool results), as some clients send it:
+// its messages are appended, those whose id is already held left alone. The input's
+// state, when present, becomes the baseline for the run's deltas.
 func (c *Conversation) AddInput(in *RunAgentInput) {
+	if CarriesHistory(in) {
+		c.Messages = make([]map[string]any, 0, len(in.Messages))
+	}
 	for _, m := range in.Messages {
 		if c.find(m.ID) < 0 {
 			c.Messages = append(c.Messages, CloneObject(m.Raw))
@@ -43,6 +50,19 @@ func (c *Conversation) AddInput(in *RunAgentInput) {
 	if in.State != nil {
 		c.State = in.State
 	}
+}
+
+// CarriesHistory reports whether a run input carries the conversation so far, not only
+// the new turn: it holds a message of the agent's, of role assistant, reasoning or
+// activity, which only a client that resends what the agent said can hold.
+func CarriesHistory(in *RunAgentInput) bool {
+	for _, m := range in.Messages {
+		switch m.Role {
+		case "assistant", "reasoning", "activity":
+			return true
+		}
+	}
+	return false
 }
 
 func (c *Conversation) find(id string) int {
