@@ -259,9 +259,15 @@ func (s *Server) forcedScenario(header http.Header, testID string) func() string
 	}
 }
 
-// planRun decides what a run plays: the continuation of the thread's paused scenario,
-// or the scenario its request matches.
+// planRun decides what a run plays: the continuation of the thread's paused scenario
+// (kept by the thread, or recalled from the request's messages), or the scenario its
+// request matches.
 func (s *Server) planRun(ctx context.Context, sreq *scenarios.Request, cursor *scenarios.Cursor, opts scenarios.PlanOptions, forced func() string) (*scenarios.Plan, selection, error) {
+	if cursor == nil && opts.Turn == 0 {
+		// A thread this server has played nothing on may continue a conversation that
+		// paused before a restart, or on another replica: its messages say where.
+		cursor, _ = s.set.Load().Recall(ctx, sreq, sreq.Header.Get(ScenarioHeader), opts)
+	}
 	start, continues, err := scenarios.Continue(cursor, sreq.Input, time.Now())
 	if err != nil {
 		return nil, "", resumeError(err, "")
