@@ -9,6 +9,8 @@ import (
 
 // MaxRecalledRuns bounds the runs Recall plays again to find where a conversation
 // paused: the frontend tool pauses of one scenario since the user's last message.
+// Their templates share the time limit of one run (Limits.Time), so that a request
+// costs no more than one run however many it makes the server play again.
 const MaxRecalledRuns = 16
 
 // Recall finds where a conversation paused from the client's messages alone, for a run
@@ -36,6 +38,8 @@ func (s *Set) Recall(ctx context.Context, req *Request, forced string, opts Plan
 	for from == 0 && from < last && msgs[from].Role != "assistant" {
 		from++
 	}
+	ctx, cancel := context.WithTimeout(ctx, opts.Limits.orDefault().Time)
+	defer cancel()
 	played := s.selectFor(earlier(req, from), forced)
 	if played == nil {
 		return nil, false
