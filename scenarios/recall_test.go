@@ -193,3 +193,36 @@ func TestRecallPlaysAtMostMaxRecalledRuns(t *testing.T) {
 		c.add(map[string]any{"id": fmt.Sprint("t", i), "role": "tool", "toolCallId": c.lastCall(), "content": "ok"})
 	}
 }
+
+func TestRecallContinuesARecordedSession(t *testing.T) {
+	set, err := loadOne(t, `
+id: recorded
+match: {message: ^find it$}
+events:
+  - {type: RUN_STARTED, threadId: "{{ .threadId }}", runId: "{{ .runId }}"}
+  - {type: TOOL_CALL_START, toolCallId: "{{ id `+"`c1`"+` }}", toolCallName: search}
+  - {type: TOOL_CALL_ARGS, toolCallId: "{{ id `+"`c1`"+` }}", delta: "{}"}
+  - {type: TOOL_CALL_END, toolCallId: "{{ id `+"`c1`"+` }}"}
+  - {type: RUN_FINISHED, threadId: "{{ .threadId }}", runId: "{{ .runId }}"}
+next:
+  - when: {toolResults: [found]}
+    events:
+      - {type: RUN_STARTED, threadId: "{{ .threadId }}", runId: "{{ .runId }}"}
+      - {type: TEXT_MESSAGE_START, messageId: "{{ id `+"`m1`"+` }}", role: assistant}
+      - {type: TEXT_MESSAGE_CONTENT, messageId: "{{ id `+"`m1`"+` }}", delta: Found it.}
+      - {type: TEXT_MESSAGE_END, messageId: "{{ id `+"`m1`"+` }}"}
+      - {type: RUN_FINISHED, threadId: "{{ .threadId }}", runId: "{{ .runId }}"}
+`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &clientMessages{t: t}
+	c.add(map[string]any{"id": "u1", "role": "user", "content": "find it"})
+	plan, _ := planned(t, set, c.request(), 1)
+	c.played(plan)
+	c.add(map[string]any{"id": "t1", "role": "tool", "toolCallId": c.lastCall(), "content": "found"})
+	plan, recalled := planned(t, set, c.request(), 2)
+	if !recalled || !slices.Equal(textsOf(plan), []string{"Found it."}) {
+		t.Fatalf("recalled %v, texts %q", recalled, textsOf(plan))
+	}
+}

@@ -156,3 +156,47 @@ func TestAToolAnswerContinuesTheConversationOnAServerThatNeverSawIt(t *testing.T
 		})
 	}
 }
+
+// TestEveryBuiltinToolPauseContinuesAlikeOnAServerThatNeverSawIt: for every example of
+// every built-in scenario whose run pauses for frontend tools, the answer plays the same
+// continuation on a server that never saw the thread as on the one that made the calls.
+func TestEveryBuiltinToolPauseContinuesAlikeOnAServerThatNeverSawIt(t *testing.T) {
+	configure := func(seed uint64) func(*Config) { return func(c *Config) { c.Speed = 0; c.Seed = seed } }
+	kept, fresh := newServer(t, "", configure(1)), newServer(t, "", configure(2))
+	paused := 0
+	for _, sc := range kept.set.Load().Scenarios() {
+		for i, ex := range sc.Examples {
+			thread := fmt.Sprintf("%s-%d", sc.ID, i)
+			route, body := exampleRun(ex, thread, "1.0")
+			first := post(t.Context(), kept, route, body, nil)
+			events := first.events(t)
+			outcome, _ := events[len(events)-1].Get("outcome")
+			o, _ := outcome.(map[string]any)
+			pending, _ := o["pendingToolCallIds"].([]any)
+			if len(pending) == 0 {
+				continue
+			}
+			paused++
+			var sent map[string]any
+			_ = json.Unmarshal([]byte(body), &sent)
+			held := clientAfter(t, []map[string]any{sent["messages"].([]any)[0].(map[string]any)}, events)
+			for j, id := range pending {
+				held = append(held, map[string]any{"id": fmt.Sprint("tool-", j), "role": "tool", "toolCallId": id, "content": "ok"})
+			}
+			sent["messages"], sent["runId"] = held, "run-2"
+			again, _ := json.Marshal(sent)
+			var got [2]string
+			for k, s := range []*Server{kept, fresh} {
+				rec := post(t.Context(), s, route, string(again), nil)
+				_, names := calledTools(rec.events(t))
+				got[k] = fmt.Sprint(types(rec.events(t)), texts(rec.events(t)), names)
+			}
+			if got[0] != got[1] {
+				t.Errorf("%s, example %d: the server that made the calls continued with\n%s\nthe one that never saw the thread with\n%s", sc.ID, i, got[0], got[1])
+			}
+		}
+	}
+	if paused < 3 {
+		t.Errorf("only %d examples pause for frontend tools", paused)
+	}
+}
