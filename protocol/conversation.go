@@ -34,11 +34,14 @@ func (c *Conversation) Settle() {
 // AddInput brings a run input's messages into the conversation. An input that carries
 // a message of the agent's (see CarriesHistory) is the client's whole conversation, as
 // AG-UI clients send it, and replaces what the conversation held: a client that gives
-// the agent's messages ids of its own sees no turn twice. An input that carries none
+// the agent's messages ids of its own sees no turn twice. Only activity messages stay,
+// each after as many of the other messages as before it, since clients keep them and
+// leave them out of what they send (@ag-ui/client does). An input that carries none
 // brings the new turn alone (a user message, tool results), as some clients send it:
 // its messages are appended, those whose id is already held left alone. The input's
 // state, when present, becomes the baseline for the run's deltas.
 func (c *Conversation) AddInput(in *RunAgentInput) {
+	held := c.Messages
 	if CarriesHistory(in) {
 		c.Messages = make([]map[string]any, 0, len(in.Messages))
 	}
@@ -47,9 +50,37 @@ func (c *Conversation) AddInput(in *RunAgentInput) {
 			c.Messages = append(c.Messages, CloneObject(m.Raw))
 		}
 	}
+	if CarriesHistory(in) {
+		c.Messages = keepActivities(held, c.Messages)
+	}
 	if in.State != nil {
 		c.State = in.State
 	}
+}
+
+// keepActivities puts the activity messages of held into sent, each after as many
+// messages of sent as held has other messages before it; one that sent holds is not
+// repeated.
+func keepActivities(held, sent []map[string]any) []map[string]any {
+	ids := make(map[any]bool, len(sent))
+	for _, m := range sent {
+		ids[m["id"]] = true
+	}
+	out := make([]map[string]any, 0, len(sent))
+	others, next := 0, 0
+	for _, m := range held {
+		if m["role"] != "activity" {
+			others++
+			continue
+		}
+		for ; next < min(others, len(sent)); next++ {
+			out = append(out, sent[next])
+		}
+		if !ids[m["id"]] {
+			out = append(out, m)
+		}
+	}
+	return append(out, sent[next:]...)
 }
 
 // CarriesHistory reports whether a run input carries the conversation so far, not only

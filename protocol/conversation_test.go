@@ -2,6 +2,7 @@ package protocol
 
 import (
 	"reflect"
+	"slices"
 	"testing"
 )
 
@@ -98,5 +99,31 @@ func TestAwaitedReadsOnInterruptEventsWhenTheOutcomeHasNone(t *testing.T) {
 	events[4] = events[4].With("outcome", map[string]any{"type": "interrupt", "interrupts": []any{map[string]any{"id": "std"}}})
 	if got, _ := Awaited(events, func(e Event) Event { return e }); len(got) != 1 || got[0]["id"] != "std" {
 		t.Errorf("with an interrupt outcome: got %v", got)
+	}
+}
+
+func TestAnInputThatCarriesTheConversationReplacesWhatWasHeld(t *testing.T) {
+	msg := func(id, role, content string) Message {
+		return Message{ID: id, Role: role, Content: content, Raw: map[string]any{"id": id, "role": role, "content": content}}
+	}
+	conv := Conversation{Messages: []map[string]any{
+		{"id": "u1", "role": "user", "content": "one"},
+		{"id": "act", "role": "activity", "content": map[string]any{}},
+		{"id": "a1", "role": "assistant", "content": "reply"},
+	}}
+	// the same turns under the client's own ids, without the activity message (clients
+	// do not send them), and a new one
+	conv.AddInput(&RunAgentInput{Messages: []Message{msg("c1", "user", "one"), msg("c2", "assistant", "reply"), msg("c3", "user", "two")}})
+	var got []string
+	for _, m := range conv.Messages {
+		got = append(got, m["id"].(string))
+	}
+	if want := []string{"c1", "act", "c2", "c3"}; !slices.Equal(got, want) {
+		t.Errorf("messages %q, want %q", got, want)
+	}
+	// the new turn alone is added to what is held
+	conv.AddInput(&RunAgentInput{Messages: []Message{msg("c3", "user", "two"), msg("c4", "tool", "result")}})
+	if len(conv.Messages) != 5 || conv.Messages[4]["id"] != "c4" {
+		t.Errorf("a new turn alone: %v", conv.Messages)
 	}
 }
