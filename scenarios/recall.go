@@ -35,8 +35,10 @@ func (s *Set) Recall(ctx context.Context, req *Request, forced string, opts Plan
 	// The run that began this part of the conversation was asked with the messages up to
 	// the user's last one; without one, with those before the agent's first answer.
 	from := lastRole(msgs, last, "user") + 1
-	for from == 0 && from < last && msgs[from].Role != "assistant" {
-		from++
+	if from == 0 {
+		for from < last && msgs[from].Role != "assistant" {
+			from++
+		}
 	}
 	ctx, cancel := context.WithTimeout(ctx, opts.Limits.orDefault().Time)
 	defer cancel()

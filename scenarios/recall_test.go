@@ -169,6 +169,10 @@ func TestRecallTakesOnlyTheMocksOwnCalls(t *testing.T) {
 				t.Errorf("the cursor waits for %+v, want the client's call-1", cursor.ToolCalls)
 			}
 		})
+	} // a scenario the request forces starts the conversation played again, whatever it matches
+	c := &clientMessages{t: t, msgs: []map[string]any{{"id": "u1", "role": "user", "content": "hello"}, call("ask_place"), answer}}
+	if _, ok := set.Recall(t.Context(), c.request(), "two-pauses", PlanOptions{Now: time.Now()}); !ok {
+		t.Error("the forced scenario's call was not recalled")
 	}
 }
 
@@ -224,5 +228,28 @@ next:
 	plan, recalled := planned(t, set, c.request(), 2)
 	if !recalled || !slices.Equal(textsOf(plan), []string{"Found it."}) {
 		t.Fatalf("recalled %v, texts %q", recalled, textsOf(plan))
+	}
+}
+
+func TestRecallWithoutAUserMessageStartsFromTheMessagesBeforeTheAgentsFirst(t *testing.T) {
+	set, err := loadOne(t, `
+id: by-route
+match: {route: /plan}
+steps:
+  - tool: {name: ask_place}
+  - text: Noted.
+`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &clientMessages{t: t, msgs: []map[string]any{
+		{"id": "s1", "role": "system", "content": "be brief"},
+		{"id": "a1", "role": "assistant", "toolCalls": []any{map[string]any{"id": "call-1", "type": "function", "function": map[string]any{"name": "ask_place", "arguments": "{}"}}}},
+		{"id": "t1", "role": "tool", "toolCallId": "call-1", "content": "Lisbon"},
+	}}
+	req := c.request()
+	req.Route = "/plan"
+	if _, ok := set.Recall(t.Context(), req, "", PlanOptions{Now: time.Now()}); !ok {
+		t.Error("not recalled")
 	}
 }
