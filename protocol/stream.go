@@ -40,6 +40,16 @@ var streamedTypes = []StreamedType{
 	{ThinkingTextContent, ThinkingStream, "delta", "", false, ThinkingTextStart, ThinkingTextEnd},
 }
 
+// streamedByType indexes streamedTypes by type: Streamed is asked of every event a
+// server writes.
+var streamedByType = func() map[string]StreamedType {
+	m := make(map[string]StreamedType, len(streamedTypes))
+	for _, s := range streamedTypes {
+		m[s.Type] = s
+	}
+	return m
+}()
+
 // StreamedTypes returns the event types that carry streamed deltas, one entry each.
 func StreamedTypes() []StreamedType {
 	return append([]StreamedType(nil), streamedTypes...)
@@ -48,12 +58,8 @@ func StreamedTypes() []StreamedType {
 // Streamed returns the description of an event type that carries streamed deltas, and
 // whether it is one.
 func Streamed(typ string) (StreamedType, bool) {
-	for _, s := range streamedTypes {
-		if s.Type == typ {
-			return s, true
-		}
-	}
-	return StreamedType{}, false
+	s, ok := streamedByType[typ]
+	return s, ok
 }
 
 // PatchField returns the field of an event type that holds a JSON Patch (RFC 6902),
