@@ -18,6 +18,7 @@ type Conversation struct {
 	// streaming collects the deltas of messages being streamed, so that a long message
 	// costs a copy once, not once per delta; Settle writes them into Messages.
 	streaming map[string]*strings.Builder
+	streams   StreamTracker // which message or call each chunk continues
 }
 
 // Settle writes streamed text into the messages. Call it before reading Messages.
@@ -112,10 +113,51 @@ func (c *Conversation) message(id string) map[string]any {
 	return nil
 }
 
-// Apply folds one event into the conversation. Like the client, it ignores events that
-// name unknown messages and keeps the old state when a patch does not apply; the error it
+// Apply folds one event into the conversation. Like the client, it expands chunks into
+// the start and content of the stream they open or continue, ignores events that name
+// unknown messages and keeps the old state when a patch does not apply; the error it
 // returns says what was ignored.
 func (c *Conversation) Apply(ev Event) error {
+	if key, s, isDelta := c.streams.Next(ev); isDelta && s.Chunk {
+		return c.applyChunk(ev, s, key)
+	}
+	return c.apply(ev)
+}
+
+// applyChunk folds a chunk in as the client expands it: its stream's start event when
+// the message or tool call is not there yet, then its delta as the stream's content.
+func (c *Conversation) applyChunk(ev Event, chunk StreamedType, key StreamKey) error {
+	content := contentOf(chunk.Family)
+	if key.ID == "" {
+		return fmt.Errorf("%s: no %s, and no stream open to continue", ev.Type, chunk.IDField)
+	}
+	opened := c.message(key.ID) != nil
+	if chunk.Family == ToolArgsStream {
+		opened = c.toolCall(key.ID) != nil
+	}
+	if !opened {
+		start := NewEvent(content.Start, content.IDField, key.ID)
+		for _, name := range []string{"role", "name", "toolCallName", "parentMessageId"} {
+			if v := ev.Str(name); v != "" {
+				start = start.With(name, v)
+			}
+		}
+		if chunk.Family == ReasoningStream {
+			start = start.With("role", "reasoning")
+		}
+		if err := c.apply(start); err != nil {
+			return err
+		}
+	}
+	delta, ok := ev.Get(chunk.DeltaField)
+	if !ok {
+		return nil
+	}
+	return c.apply(NewEvent(content.Type, content.IDField, key.ID, content.DeltaField, delta))
+}
+
+// apply folds in one event of the expanded form.
+func (c *Conversation) apply(ev Event) error {
 	switch ev.Type {
 	case TextMessageContent, ReasoningMessageContent, TextMessageStart, ReasoningMessageStart:
 	default:

@@ -127,3 +127,38 @@ func TestAnInputThatCarriesTheConversationReplacesWhatWasHeld(t *testing.T) {
 		t.Errorf("a new turn alone: %v", conv.Messages)
 	}
 }
+
+// TestChunksBecomeTheMessagesTheyStream folds chunks of which only the first names its
+// stream into a conversation: a text message, a tool call with its arguments and a
+// reasoning message, as the client expands them.
+func TestChunksBecomeTheMessagesTheyStream(t *testing.T) {
+	var c Conversation
+	for _, ev := range []Event{
+		NewEvent(RunStarted, "threadId", "t", "runId", "r"),
+		NewEvent(ReasoningMessageChunk, "messageId", "r1", "delta", "Let me "),
+		NewEvent(ReasoningMessageChunk, "delta", "think."),
+		NewEvent(TextMessageChunk, "messageId", "m1", "delta", "Hello "),
+		NewEvent(TextMessageChunk, "delta", "there."),
+		NewEvent(ToolCallChunk, "toolCallId", "c1", "toolCallName", "pick", "parentMessageId", "m1", "delta", `{"a":`),
+		NewEvent(ToolCallChunk, "delta", `1}`),
+		NewEvent(RunFinished, "threadId", "t", "runId", "r"),
+	} {
+		if err := c.Apply(ev); err != nil {
+			t.Fatalf("%v: %v", ev, err)
+		}
+	}
+	c.Settle()
+	want := []map[string]any{
+		{"id": "r1", "role": "reasoning", "content": "Let me think."},
+		{"id": "m1", "role": "assistant", "content": "Hello there.", "toolCalls": []any{
+			map[string]any{"id": "c1", "type": "function", "function": map[string]any{"name": "pick", "arguments": `{"a":1}`}},
+		}},
+	}
+	if !reflect.DeepEqual(c.Messages, want) {
+		t.Errorf("messages %v\nwant %v", c.Messages, want)
+	}
+	_ = c.Apply(NewEvent(RunStarted, "threadId", "t", "runId", "r2"))
+	if err := c.Apply(NewEvent(TextMessageChunk, "delta", "lost")); err == nil || len(c.Messages) != 2 {
+		t.Errorf("a next run's chunk that names no message is folded in: %v", c.Messages)
+	}
+}

@@ -51,10 +51,10 @@ type Verifier struct {
 }
 
 type chunkState struct {
-	mode string // "", "text", "tool" or "reasoning"
-	id   string
-	role string
-	name string
+	family StreamFamily // of the open chunk stream, "" when none is open
+	id     string
+	role   string
+	name   string
 }
 
 // Check verifies the next event of the stream.
@@ -124,19 +124,35 @@ func keepsChunk(typ string) bool {
 	return false
 }
 
-// chunkKind describes how a chunk event expands.
-type chunkKind struct{ mode, idField, nameField, start, content, nameLabel string }
-
-func chunkKindOf(typ string) (chunkKind, bool) {
-	switch typ {
-	case TextMessageChunk:
-		return chunkKind{"text", "messageId", "name", TextMessageStart, TextMessageContent, "name"}, true
-	case ToolCallChunk:
-		return chunkKind{"tool", "toolCallId", "toolCallName", ToolCallStart, ToolCallArgs, "toolCallName"}, true
-	case ReasoningMessageChunk:
-		return chunkKind{"reasoning", "messageId", "", ReasoningMessageStart, ReasoningMessageContent, ""}, true
+// chunkOf returns the chunk form of a stream family and its expanded content form.
+func chunkOf(typ string) (chunk, content StreamedType, ok bool) {
+	chunk, ok = Streamed(typ)
+	if !ok || !chunk.Chunk {
+		return StreamedType{}, StreamedType{}, false
 	}
-	return chunkKind{}, false
+	return chunk, contentOf(chunk.Family), true
+}
+
+// contentOf returns the content form of a stream family, which a chunk expands into.
+func contentOf(f StreamFamily) StreamedType {
+	for _, s := range streamedTypes {
+		if s.Family == f && !s.Chunk {
+			return s
+		}
+	}
+	return StreamedType{}
+}
+
+// chunkNameField is the field that names what a chunk stream of the family streams,
+// which its chunks must not change.
+func chunkNameField(f StreamFamily) string {
+	switch f {
+	case TextStream:
+		return "name"
+	case ToolArgsStream:
+		return "toolCallName"
+	}
+	return ""
 }
 
 // expandChunks turns chunk events into the start/content/end events the client
@@ -144,19 +160,15 @@ func chunkKindOf(typ string) (chunkKind, bool) {
 func (v *Verifier) expandChunks(ev Event) ([]Event, error) {
 	var out []Event
 	closeOpen := func() {
-		switch v.chunk.mode {
-		case "text":
-			out = append(out, NewEvent(TextMessageEnd, "messageId", v.chunk.id))
-		case "tool":
-			out = append(out, NewEvent(ToolCallEnd, "toolCallId", v.chunk.id))
-		case "reasoning":
-			out = append(out, NewEvent(ReasoningMessageEnd, "messageId", v.chunk.id))
+		if v.chunk.family != "" {
+			content := contentOf(v.chunk.family)
+			out = append(out, NewEvent(content.End, content.IDField, v.chunk.id))
 		}
 		v.chunk = chunkState{}
 	}
-	k, isChunk := chunkKindOf(ev.Type)
+	k, content, isChunk := chunkOf(ev.Type)
 	if !isChunk {
-		if v.chunk.mode == "" {
+		if v.chunk.family == "" {
 			v.single[0] = ev
 			return v.single[:], nil // the common case: nothing to expand or close
 		}
@@ -165,24 +177,25 @@ func (v *Verifier) expandChunks(ev Event) ([]Event, error) {
 		}
 		return append(out, ev), nil
 	}
-	id := ev.Str(k.idField)
-	if v.chunk.mode != k.mode || (id != "" && id != v.chunk.id) {
+	nameField := chunkNameField(k.Family)
+	id := ev.Str(k.IDField)
+	if v.chunk.family != k.Family || (id != "" && id != v.chunk.id) {
 		closeOpen()
 	}
-	if v.chunk.mode == "" {
+	if v.chunk.family == "" {
 		if id == "" {
-			return nil, fmt.Errorf("First %s must have a %s", ev.Type, k.idField)
+			return nil, fmt.Errorf("First %s must have a %s", ev.Type, k.IDField)
 		}
-		start := NewEvent(k.start, k.idField, id)
-		switch k.mode {
-		case "text":
+		start := NewEvent(k.Start, k.IDField, id)
+		switch k.Family {
+		case TextStream:
 			role := ev.Str("role")
 			if role == "" {
 				role = "assistant"
 			}
 			start = start.With("role", role)
 			v.chunk.role = role
-		case "tool":
+		case ToolArgsStream:
 			if ev.Str("toolCallName") == "" {
 				return nil, fmt.Errorf("First %s must have a toolCallName", ev.Type)
 			}
@@ -190,33 +203,33 @@ func (v *Verifier) expandChunks(ev Event) ([]Event, error) {
 			if p := ev.Str("parentMessageId"); p != "" {
 				start = start.With("parentMessageId", p)
 			}
-		case "reasoning":
+		case ReasoningStream:
 			start = start.With("role", "reasoning")
 		}
-		if k.nameField != "" {
-			v.chunk.name = ev.Str(k.nameField)
+		if nameField != "" {
+			v.chunk.name = ev.Str(nameField)
 		}
-		v.chunk.mode, v.chunk.id = k.mode, id
+		v.chunk.family, v.chunk.id = k.Family, id
 		if sa := ev.Str("subagentRunId"); sa != "" {
 			start = start.With("subagentRunId", sa)
 		}
 		out = append(out, start)
 	} else {
-		if r := ev.Str("role"); k.mode == "text" && r != "" && r != v.chunk.role {
+		if r := ev.Str("role"); k.Family == TextStream && r != "" && r != v.chunk.role {
 			return nil, fmt.Errorf("role %q does not match the open stream's role %q", r, v.chunk.role)
 		}
-		if k.nameLabel != "" {
-			if n := ev.Str(k.nameField); n != "" && v.chunk.name != "" && n != v.chunk.name {
-				return nil, fmt.Errorf("%s %q does not match the open stream's %s %q", k.nameLabel, n, k.nameLabel, v.chunk.name)
+		if nameField != "" {
+			if n := ev.Str(nameField); n != "" && v.chunk.name != "" && n != v.chunk.name {
+				return nil, fmt.Errorf("%s %q does not match the open stream's %s %q", nameField, n, nameField, v.chunk.name)
 			}
 		}
 	}
-	if delta, ok := ev.Get("delta"); ok {
-		content := NewEvent(k.content, k.idField, v.chunk.id, "delta", delta)
+	if delta, ok := ev.Get(k.DeltaField); ok {
+		piece := NewEvent(content.Type, content.IDField, v.chunk.id, content.DeltaField, delta)
 		if sa := ev.Str("subagentRunId"); sa != "" {
-			content = content.With("subagentRunId", sa)
+			piece = piece.With("subagentRunId", sa)
 		}
-		out = append(out, content)
+		out = append(out, piece)
 	}
 	return out, nil
 }
@@ -304,6 +317,17 @@ func (v *Verifier) apply(ev Event) error {
 	return nil
 }
 
+// entityOf returns the stream an event of an entity with an id opens, continues or
+// closes (a text message, a tool call, a reasoning message), in its content form.
+func entityOf(typ string) (StreamedType, bool) {
+	for _, s := range streamedTypes {
+		if !s.Chunk && s.IDField != "" && (typ == s.Type || typ == s.Start || typ == s.End) {
+			return s, true
+		}
+	}
+	return StreamedType{}, false
+}
+
 // checkAttribution rejects an event whose subagentRunId differs from the one its entity
 // was opened with.
 func (v *Verifier) checkAttribution(ev Event) error {
@@ -311,18 +335,12 @@ func (v *Verifier) checkAttribution(ev Event) error {
 	if sa == "" {
 		return nil // nothing to record or to match
 	}
-	var key string
-	switch ev.Type {
-	case TextMessageStart, TextMessageContent, TextMessageEnd:
-		key = "text:" + ev.Str("messageId")
-	case ToolCallStart, ToolCallArgs, ToolCallEnd:
-		key = "tool:" + ev.Str("toolCallId")
-	case ReasoningMessageStart, ReasoningMessageContent, ReasoningMessageEnd:
-		key = "reasoning:" + ev.Str("messageId")
-	default:
+	s, ok := entityOf(ev.Type)
+	if !ok {
 		return nil
 	}
-	if strings.HasSuffix(ev.Type, "_START") {
+	key := string(s.Family) + ":" + ev.Str(s.IDField)
+	if ev.Type == s.Start {
 		if v.owners == nil {
 			v.owners = map[string]string{}
 		}
@@ -446,10 +464,10 @@ func closeItem(set map[string]bool, id, format string) error {
 // terminal event closes it.
 func (v *Verifier) Closers() []Event {
 	var out []Event
-	add := func(set map[string]bool, typ, field, chunkMode string) {
+	add := func(set map[string]bool, typ, field string, chunk StreamFamily) {
 		ids := make([]string, 0, len(set))
 		for id := range set {
-			if !(v.chunk.mode == chunkMode && v.chunk.id == id) {
+			if !(chunk != "" && v.chunk.family == chunk && v.chunk.id == id) {
 				ids = append(ids, id)
 			}
 		}
@@ -458,9 +476,9 @@ func (v *Verifier) Closers() []Event {
 			out = append(out, NewEvent(typ, field, id))
 		}
 	}
-	add(v.tools, ToolCallEnd, "toolCallId", "tool")
-	add(v.messages, TextMessageEnd, "messageId", "text")
-	add(v.reasonings, ReasoningMessageEnd, "messageId", "reasoning")
+	add(v.tools, ToolCallEnd, "toolCallId", ToolArgsStream)
+	add(v.messages, TextMessageEnd, "messageId", TextStream)
+	add(v.reasonings, ReasoningMessageEnd, "messageId", ReasoningStream)
 	add(v.spans, ReasoningEnd, "messageId", "")
 	add(v.steps, StepFinished, "stepName", "")
 	return out

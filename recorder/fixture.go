@@ -115,9 +115,23 @@ func (s *session) localName(id, prefix string) string {
 	return "{{ id `" + name + "` }}"
 }
 
-// idFields are the event fields whose values are generated ids, and the prefix of the
-// local names they get.
-var idFields = map[string]string{"messageId": "m", "toolCallId": "c", "parentMessageId": "m", "entityId": "m"}
+// idPrefix returns the prefix of the local names a field's generated ids get, and
+// whether the field holds one: the field that names a stream of the protocol (c for a
+// tool call's, m for a message's), and the fields that refer to a message.
+func idPrefix(field string) (string, bool) {
+	if field == "parentMessageId" || field == "entityId" {
+		return "m", true
+	}
+	for _, s := range protocol.StreamedTypes() {
+		if s.IDField == field && field != "" {
+			if s.Family == protocol.ToolArgsStream {
+				return "c", true
+			}
+			return "m", true
+		}
+	}
+	return "", false
+}
 
 // templated turns a run's events into the explicit form's entries: the run's own thread
 // and run ids become templates that echo the replayed request's, generated ids become
@@ -126,7 +140,7 @@ var idFields = map[string]string{"messageId": "m", "toolCallId": "c", "parentMes
 func (s *session) templated(events []capturedEvent, threadID, runID string) []*yaml.Node {
 	for _, ce := range events { // name ids in order of appearance
 		for _, f := range ce.event.Fields {
-			if prefix, ok := idFields[f.Name]; ok {
+			if prefix, ok := idPrefix(f.Name); ok {
 				if id, isStr := f.Value.(string); isStr && id != "" && id != threadID && id != runID {
 					s.localName(id, prefix)
 				}

@@ -350,3 +350,82 @@ func TestPastTheRecordingLimitTheRunIsOnlyRelayed(t *testing.T) {
 		})
 	}
 }
+
+// TestSecretsSplitAcrossAnyStreamsDeltasAreRedacted has the upstream split credentials
+// across the deltas of every kind of stream: reasoning chunks, THINKING text, text
+// chunks of which only the first names the message (the rest one character each) and
+// tool call chunks, and set one through an activity's patch. The client gets them as
+// sent; the fixture holds none of them, says how many it redacted, and replays.
+func TestSecretsSplitAcrossAnyStreamsDeltasAreRedacted(t *testing.T) {
+	const ghToken = "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"
+	events := []string{
+		`{"type":"RUN_STARTED","threadId":"t","runId":"r"}`,
+		`{"type":"REASONING_START","messageId":"r0"}`,
+		`{"type":"REASONING_MESSAGE_CHUNK","messageId":"r1","delta":"the key is sk-proj-abcdefgh"}`,
+		`{"type":"REASONING_MESSAGE_CHUNK","delta":"ijklmnopqrstuvwxyz012345, noted"}`,
+		`{"type":"REASONING_END","messageId":"r0"}`,
+		`{"type":"THINKING_START"}`,
+		`{"type":"THINKING_TEXT_MESSAGE_START"}`,
+		`{"type":"THINKING_TEXT_MESSAGE_CONTENT","delta":"use AKIAIOSF"}`,
+		`{"type":"THINKING_TEXT_MESSAGE_CONTENT","delta":"ODNN7EXAMPLE here"}`,
+		`{"type":"THINKING_TEXT_MESSAGE_END"}`,
+		`{"type":"THINKING_END"}`,
+		`{"type":"TEXT_MESSAGE_CHUNK","messageId":"m1","role":"assistant","delta":"Your token: g"}`,
+	}
+	for _, c := range ghToken[1:] + " (keep it)" {
+		events = append(events, fmt.Sprintf(`{"type":"TEXT_MESSAGE_CHUNK","delta":%q}`, string(c)))
+	}
+	events = append(events,
+		`{"type":"TOOL_CALL_CHUNK","toolCallId":"c1","toolCallName":"post","delta":"{\"channel\":\"ops\",\"hook\":\"xoxb-1234"}`,
+		`{"type":"TOOL_CALL_CHUNK","delta":"56789012-AbCdEfGhIjKl\"}"}`,
+		`{"type":"ACTIVITY_SNAPSHOT","messageId":"a1","activityType":"plan","content":{"step":1}}`,
+		`{"type":"ACTIVITY_DELTA","messageId":"a1","activityType":"plan","patch":[{"op":"add","path":"/apiKey","value":"plain-activity-key"}]}`,
+		`{"type":"RUN_FINISHED","threadId":"t","runId":"r"}`,
+	)
+	upstream := streamingUpstream(t, func(w http.ResponseWriter) {
+		for _, ev := range events {
+			fmt.Fprintf(w, "data: %s\n\n", ev)
+		}
+	})
+	out := t.TempDir()
+	progress := make(lines, 1)
+	proxy := recordingProxy(t, recorder.Config{Upstream: upstream, OutDir: out, Progress: progress})
+	request := `{"threadId":"t","runId":"r","messages":[{"id":"u","role":"user","content":"split secrets"}]}`
+	got, _ := client{t, proxy.URL}.run(request)
+	if len(got) != len(events) {
+		t.Fatalf("the client got %d events of %d", len(got), len(events))
+	}
+	if line := <-progress; !strings.Contains(line, "complete, 5 secrets redacted →") {
+		t.Errorf("the recorder says: %s", line)
+	}
+	files, _ := filepath.Glob(filepath.Join(out, "*.yaml"))
+	if len(files) != 1 {
+		t.Fatalf("recordings %v", files)
+	}
+	data, _ := os.ReadFile(files[0])
+	for _, part := range []string{"abcdefgh", "ijklmnop", "AKIAIOSF", "ODNN7EXAMPLE", "wWPw5k", "pINUx", "xoxb-1234", "AbCdEfGh", "plain-activity-key"} {
+		if strings.Contains(string(data), part) {
+			t.Errorf("the fixture holds %q", part)
+		}
+	}
+	if t.Failed() {
+		t.Logf("the fixture:\n%s", data)
+	}
+	replay := serverFor(t, server.DefaultConfig(), scenarios.Source{FS: os.DirFS(out), Root: ".", Label: out})
+	replayed, _ := client{t, replay.URL}.run(request)
+	texts := map[string]string{}
+	for _, ev := range replayed {
+		texts[ev.Type] += ev.Str("delta")
+	}
+	want := map[string]string{
+		"REASONING_MESSAGE_CHUNK":       "the key is [REDACTED], noted",
+		"THINKING_TEXT_MESSAGE_CONTENT": "use [REDACTED] here",
+		"TEXT_MESSAGE_CHUNK":            "Your token: [REDACTED] (keep it)",
+		"TOOL_CALL_CHUNK":               `{"channel":"ops","hook":"[REDACTED]"}`,
+	}
+	for typ, text := range want {
+		if texts[typ] != text {
+			t.Errorf("the replay's %s says %q, want %q", typ, texts[typ], text)
+		}
+	}
+}

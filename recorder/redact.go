@@ -180,14 +180,15 @@ func (rd *redactor) patch(v any) any {
 }
 
 // event redacts every field of an event but the deltas of streamed text, which
-// streams redacts as a whole.
+// streams redacts as a whole; a JSON Patch by the paths it sets.
 func (rd *redactor) event(ev protocol.Event) protocol.Event {
 	out := protocol.Event{Type: ev.Type, Fields: make([]protocol.Field, len(ev.Fields))}
-	_, isStreamed := streamed[ev.Type]
+	streamed, isStreamed := protocol.Streamed(ev.Type)
+	patch, isPatch := protocol.PatchField(ev.Type)
 	for i, f := range ev.Fields {
 		switch {
-		case f.Name == "delta" && isStreamed:
-		case f.Name == "delta" && ev.Type == protocol.StateDelta:
+		case isStreamed && f.Name == streamed.DeltaField:
+		case isPatch && f.Name == patch:
 			f.Value = rd.patch(f.Value)
 		default:
 			f.Value = rd.value(f.Value, isSecretKey(f.Name))
@@ -206,28 +207,20 @@ func (rd *redactor) events(events []capturedEvent) []capturedEvent {
 	return events
 }
 
-// streamed are the events whose deltas make up one text together.
-var streamed = map[string]string{
-	protocol.TextMessageContent:      "messageId",
-	protocol.ReasoningMessageContent: "messageId",
-	protocol.ToolCallArgs:            "toolCallId",
-	protocol.TextMessageChunk:        "messageId",
-	protocol.ToolCallChunk:           "toolCallId",
-}
-
-// streams scrubs secrets from streamed text, where a secret may be split across deltas:
-// each message's or tool call's deltas are joined and redacted as one text, and the
-// deltas a secret spans are merged into one; the merged-away events' time passes to the
-// next event.
+// streams scrubs secrets from streamed text, where a secret may be split across deltas,
+// down to one character each: the deltas of each logical stream (protocol.StreamTracker:
+// a message's, a tool call's arguments, whichever form carries them) are joined and
+// redacted as one text, and the deltas a secret spans are merged into the first; the
+// merged-away events' time passes to the next event.
 func (rd *redactor) streams(events []capturedEvent) []capturedEvent {
-	groups := map[string][]int{}
-	var order []string
+	groups := map[protocol.StreamKey][]int{}
+	var order []protocol.StreamKey
+	var tracker protocol.StreamTracker
 	for i, ce := range events {
-		field, ok := streamed[ce.event.Type]
+		key, _, ok := tracker.Next(ce.event)
 		if !ok {
 			continue
 		}
-		key := ce.event.Type + "\x00" + ce.event.Str(field)
 		if groups[key] == nil {
 			order = append(order, key)
 		}
@@ -240,7 +233,7 @@ func (rd *redactor) streams(events []capturedEvent) []capturedEvent {
 		starts := make([]int, len(idx)+1)
 		for n, i := range idx {
 			starts[n] = joined.Len()
-			joined.WriteString(events[i].event.Str("delta"))
+			joined.WriteString(deltaOf(events[i].event))
 		}
 		text := joined.String()
 		starts[len(idx)] = len(text)
@@ -261,12 +254,17 @@ func (rd *redactor) streams(events []capturedEvent) []capturedEvent {
 					within[j] = [2]int{sp[0] - lo, sp[1] - lo}
 				}
 				merged := rd.replace(text[lo:starts[last+1]], within)
-				events[idx[n]].event = events[idx[n]].event.With("delta", merged)
+				head := events[idx[n]].event
+				s, _ := protocol.Streamed(head.Type)
+				events[idx[n]].event = head.With(s.DeltaField, merged)
 				for m := n + 1; m <= last; m++ {
 					drop[idx[m]] = true
 				}
 			}
 			n = last + 1
+		}
+		if slices.ContainsFunc(idx, func(i int) bool { return drop[i] }) {
+			named(events, idx, drop, key)
 		}
 	}
 	out := make([]capturedEvent, 0, len(events))
@@ -281,6 +279,24 @@ func (rd *redactor) streams(events []capturedEvent) []capturedEvent {
 		out = append(out, ce)
 	}
 	return out
+}
+
+// named gives the stream's id to the kept events of a stream that were sent without it,
+// once deltas of the stream were merged away: the chunk that named the stream may have
+// been one of them, and a chunk without an id continues only a stream a chunk opened.
+func named(events []capturedEvent, idx []int, drop map[int]bool, key protocol.StreamKey) {
+	for _, i := range idx {
+		s, _ := protocol.Streamed(events[i].event.Type)
+		if !drop[i] && s.IDField != "" && key.ID != "" && events[i].event.Str(s.IDField) == "" {
+			events[i].event = events[i].event.With(s.IDField, key.ID)
+		}
+	}
+}
+
+// deltaOf returns the piece of streamed text an event carries.
+func deltaOf(ev protocol.Event) string {
+	s, _ := protocol.Streamed(ev.Type)
+	return ev.Str(s.DeltaField)
 }
 
 // spans returns the sorted, disjoint spans of s that are secrets: for a JSON object or

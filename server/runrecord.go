@@ -145,6 +145,15 @@ type runDetail struct {
 type eventAt struct {
 	AtMs  float64        `json:"atMs"`
 	Event protocol.Event `json:"event"`
+	// Stream is the logical stream an event's delta belongs to (protocol.StreamTracker),
+	// and the member that holds the delta, so that the page joins a message's text as a
+	// client does.
+	Stream *streamAt `json:"stream,omitempty"`
+}
+
+type streamAt struct {
+	protocol.StreamKey
+	Delta string `json:"delta"`
 }
 
 type pauseAt struct {
@@ -183,8 +192,13 @@ func (s *Server) getRun(c echo.Context) error {
 	d := runDetail{Entry: found[0], Events: []eventAt{}, Pauses: []pauseAt{}, Interrupts: []map[string]any{}}
 	if rec := s.runs.get(seq); rec != nil {
 		d.Kept, d.Fault, d.Source = true, rec.fault, rec.scenario.Source.String()
+		var streams protocol.StreamTracker
 		for _, e := range rec.events {
-			d.Events = append(d.Events, eventAt{AtMs: ms(e.At), Event: e.Event})
+			at := eventAt{AtMs: ms(e.At), Event: e.Event}
+			if key, s, ok := streams.Next(e.Event); ok {
+				at.Stream = &streamAt{StreamKey: key, Delta: s.DeltaField}
+			}
+			d.Events = append(d.Events, at)
 		}
 		if raised, _ := protocol.Awaited(rec.events, func(e recordedEvent) protocol.Event { return e.Event }); raised != nil {
 			d.Interrupts = raised

@@ -32,8 +32,9 @@ type runDetailJSON struct {
 	}
 	Kept   bool
 	Events []struct {
-		AtMs  float64
-		Event map[string]any
+		AtMs   float64
+		Event  map[string]any
+		Stream *struct{ Family, ID, Delta string }
 	}
 	Pauses []struct {
 		AtMs, Ms   float64
@@ -163,4 +164,28 @@ func TestARunKeepsTheFaultThatStruck(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestARunsEventsSayTheStreamOfTheirDeltas plays chunks of which only the first names
+// its message: the run's page is told that each belongs to that message's text, and
+// which member holds its delta; other events belong to no stream.
+func TestARunsEventsSayTheStreamOfTheirDeltas(t *testing.T) {
+	s := newServer(t, `
+events:
+  - {type: RUN_STARTED, threadId: "{{ .threadId }}", runId: "{{ .runId }}"}
+  - {type: TEXT_MESSAGE_CHUNK, messageId: m1, delta: "Streamed "}
+  - {type: TEXT_MESSAGE_CHUNK, delta: "in chunks."}
+  - {type: RUN_FINISHED, threadId: "{{ .threadId }}", runId: "{{ .runId }}"}
+`, nil)
+	post(t.Context(), s, "/agui/chat", `{"messages":[]}`, map[string]string{SpeedHeader: "0"})
+	_, d := runDetailOf(t, s, "1")
+	if len(d.Events) != 4 {
+		t.Fatalf("events %+v", d.Events)
+	}
+	for i, e := range d.Events {
+		chunk := i == 1 || i == 2
+		if got := e.Stream; chunk != (got != nil) || (chunk && (got.Family != "text" || got.ID != "m1" || got.Delta != "delta")) {
+			t.Errorf("event %d (%v): stream %+v", i, e.Event["type"], got)
+		}
+	}
 }

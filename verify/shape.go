@@ -57,15 +57,6 @@ type Interrupt struct {
 	ResponseSchema string
 }
 
-// contentDeltas are the event types that stream a piece of a message, a tool call's
-// arguments or reasoning: however many an agent sends in a row, they count as one step.
-var contentDeltas = map[string]bool{
-	protocol.TextMessageContent: true, protocol.TextMessageChunk: true,
-	protocol.ToolCallArgs: true, protocol.ToolCallChunk: true,
-	protocol.ReasoningMessageContent: true, protocol.ReasoningMessageChunk: true,
-	protocol.ThinkingTextContent: true,
-}
-
 // nameFields says which field names an event of each type: the name is part of its step.
 var nameFields = map[string]string{
 	protocol.ToolCallStart: "toolCallName", protocol.ToolCallChunk: "toolCallName",
@@ -80,8 +71,9 @@ func ShapeOf(events []protocol.Event, at []time.Duration) Shape {
 	var sh Shape
 	calls := map[string]int{} // tool call id → index in sh.Tools
 	texts := map[string]int{} // text message id → index in sh.Texts
-	var text []strings.Builder
+	var text []*strings.Builder
 	paths := map[string]bool{}
+	var streams protocol.StreamTracker
 	for i, ev := range events {
 		if i < len(at) {
 			if sh.FirstStep == 0 && ev.Type != protocol.RunStarted {
@@ -89,31 +81,36 @@ func ShapeOf(events []protocol.Event, at []time.Duration) Shape {
 			}
 			sh.End = at[i]
 		}
+		// a run of content deltas of one type is one step
+		stream, streamed, isDelta := streams.Next(ev)
 		step := Step{Type: ev.Type, Name: ev.Str(nameFields[ev.Type])}
-		if n := len(sh.Steps); !(contentDeltas[ev.Type] && n > 0 && sh.Steps[n-1] == step) {
+		if n := len(sh.Steps); !(isDelta && n > 0 && sh.Steps[n-1] == step) {
 			sh.Steps = append(sh.Steps, step)
 		}
+		if isDelta {
+			delta := ev.Str(streamed.DeltaField)
+			switch stream.Family {
+			case protocol.ToolArgsStream:
+				if !known(calls, stream.ID) && stream.ID != "" && streamed.Chunk {
+					calls[stream.ID] = len(sh.Tools)
+					sh.Tools = append(sh.Tools, ToolCall{Name: ev.Str("toolCallName")})
+				}
+				if k, ok := calls[stream.ID]; ok {
+					sh.Tools[k].raw += delta
+				}
+			case protocol.TextStream:
+				text[textOf(texts, &text, stream.ID)].WriteString(delta)
+			}
+			continue
+		}
 		switch ev.Type {
-		case protocol.ToolCallStart, protocol.ToolCallChunk:
-			id := ev.Str("toolCallId")
-			if _, known := calls[id]; !known && (ev.Type == protocol.ToolCallStart || id != "") {
+		case protocol.ToolCallStart:
+			if id := ev.Str("toolCallId"); !known(calls, id) {
 				calls[id] = len(sh.Tools)
 				sh.Tools = append(sh.Tools, ToolCall{Name: ev.Str("toolCallName")})
 			}
-			if ev.Type == protocol.ToolCallChunk {
-				addArgs(&sh, calls, ev)
-			}
-		case protocol.ToolCallArgs:
-			addArgs(&sh, calls, ev)
-		case protocol.TextMessageStart, protocol.TextMessageContent, protocol.TextMessageChunk:
-			id := ev.Str("messageId")
-			k, known := texts[id]
-			if !known {
-				k = len(text)
-				texts[id] = k
-				text = append(text, strings.Builder{})
-			}
-			text[k].WriteString(ev.Str("delta"))
+		case protocol.TextMessageStart:
+			textOf(texts, &text, ev.Str("messageId"))
 		case protocol.StateDelta:
 			ops, _ := ev.Get("delta")
 			list, _ := ops.([]any)
@@ -144,11 +141,22 @@ func ShapeOf(events []protocol.Event, at []time.Duration) Shape {
 	return sh
 }
 
-// addArgs adds a delta of a tool call's arguments to its call.
-func addArgs(sh *Shape, calls map[string]int, ev protocol.Event) {
-	if k, ok := calls[ev.Str("toolCallId")]; ok {
-		sh.Tools[k].raw += ev.Str("delta")
+// known reports whether a tool call of the id was seen.
+func known(calls map[string]int, id string) bool {
+	_, ok := calls[id]
+	return ok
+}
+
+// textOf returns the index of a text message's text, by its id, starting one for a
+// message not seen before.
+func textOf(texts map[string]int, text *[]*strings.Builder, id string) int {
+	k, ok := texts[id]
+	if !ok {
+		k = len(*text)
+		texts[id] = k
+		*text = append(*text, &strings.Builder{}) // a pointer: a Builder must not be copied
 	}
+	return k
 }
 
 // outcomeOf says how a terminal event ends its run.

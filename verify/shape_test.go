@@ -64,3 +64,29 @@ func TestCompareTextAndTimingOnRequest(t *testing.T) {
 		t.Errorf("within 50%%: %q", d)
 	}
 }
+
+// TestShapeOfReadsChunksByTheirStream sends messages and a tool call as chunks of which
+// only the first names its stream, and a message whose deltas come between another's:
+// the shape has each message's text and the call's arguments, as a client reads them.
+func TestShapeOfReadsChunksByTheirStream(t *testing.T) {
+	in := &protocol.RunAgentInput{ThreadID: "t", RunID: "r"}
+	sh := ShapeOf(join(protocol.NewEvent(protocol.RunStarted, "threadId", "t", "runId", "r"),
+		protocol.NewEvent(protocol.TextMessageChunk, "messageId", "m1", "delta", "one "),
+		protocol.NewEvent(protocol.TextMessageChunk, "delta", "two"),
+		protocol.NewEvent(protocol.ToolCallChunk, "toolCallId", "c1", "toolCallName", "pick", "delta", `{"a":`),
+		protocol.NewEvent(protocol.ToolCallChunk, "delta", `[1]}`),
+		protocol.NewEvent(protocol.TextMessageChunk, "messageId", "m2", "delta", "three"),
+		protocol.NewEvent(protocol.TextMessageChunk, "delta", " four"),
+		protocol.NewEvent(protocol.TextMessageStart, "messageId", "m3", "role", "assistant"),
+		protocol.NewEvent(protocol.TextMessageStart, "messageId", "m4", "role", "assistant"),
+		protocol.NewEvent(protocol.TextMessageContent, "messageId", "m3", "delta", "five"),
+		protocol.NewEvent(protocol.TextMessageContent, "messageId", "m4", "delta", "six"),
+		protocol.NewEvent(protocol.TextMessageContent, "messageId", "m3", "delta", " seven"),
+		finished(in)), nil)
+	if !slices.Equal(sh.Texts, []string{"one two", "three four", "five seven", "six"}) {
+		t.Errorf("texts %q", sh.Texts)
+	}
+	if len(sh.Tools) != 1 || sh.Tools[0].Name != "pick" || sh.Tools[0].raw != `{"a":[1]}` || sh.Tools[0].Args == nil {
+		t.Errorf("tools %+v", sh.Tools)
+	}
+}

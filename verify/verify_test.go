@@ -515,3 +515,56 @@ func TestVerifyAnswersALangGraphAgentThroughItsCommand(t *testing.T) {
 		t.Errorf("the branches were answered with approved = %v, want false (the sample, which only the catch-all takes) and true", approved)
 	}
 }
+
+// TestUpdateWritesNoSplitSecret re-records a scenario whose agent now thinks aloud and
+// answers in chunks, with credentials split across reasoning chunks and across text
+// chunks of which only the first names the message, the rest one character each: the
+// file written holds none of them, and verifies clean against the agent.
+func TestUpdateWritesNoSplitSecret(t *testing.T) {
+	const key, token = "sk-proj-abcdefghijklmnopqrstuvwxyz012345", "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"
+	agent := &testAgent{replies: map[string]func(*protocol.RunAgentInput) []protocol.Event{
+		"secrets": func(in *protocol.RunAgentInput) []protocol.Event {
+			events := []protocol.Event{
+				protocol.NewEvent(protocol.ReasoningMessageChunk, "messageId", "r1", "delta", "I will use "+key[:12]),
+				protocol.NewEvent(protocol.ReasoningMessageChunk, "delta", key[12:]+" for this."),
+				protocol.NewEvent(protocol.TextMessageChunk, "messageId", "m1", "delta", "Your token: "+token[:1]),
+			}
+			for _, c := range token[1:] {
+				events = append(events, protocol.NewEvent(protocol.TextMessageChunk, "delta", string(c)))
+			}
+			return join(events, finished(in))
+		},
+	}}
+	url := agent.start(t)
+	fixture := "id: secrets\nmatch: {message: ^secrets$}\nexamples: [{message: secrets}]\nsteps:\n  - text: Nothing to see.\n"
+	rep, set, dir := verifyFiles(t, url, map[string]string{"secrets.yaml": fixture}, nil)
+	if rep.Count(Drift) != 1 {
+		t.Fatalf("before: %+v", rep.Results)
+	}
+	cfg := Config{Upstream: mustURL(t, url)}
+	Update(context.Background(), cfg, set, rep, UpdateConfig{})
+	if res := rep.Results[0]; res.NotUpdated != "" || res.Updated == "" {
+		t.Fatalf("update: %+v", res)
+	}
+	data, err := os.ReadFile(filepath.Join(dir, "secrets.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var joined strings.Builder // the file's text without its YAML, where one-character deltas would meet
+	for _, line := range strings.Split(string(data), "\n") {
+		if _, delta, ok := strings.Cut(line, "delta: "); ok {
+			joined.WriteString(strings.Trim(strings.TrimSuffix(strings.TrimSpace(delta), "}"), `"`))
+		}
+	}
+	for _, part := range []string{key[3:12], key[12:24], token[4:12], token[20:30]} {
+		if strings.Contains(string(data), part) || strings.Contains(joined.String(), part) {
+			t.Errorf("the file holds %q:\n%s", part, data)
+		}
+	}
+	if !strings.Contains(string(data), "[REDACTED]") {
+		t.Errorf("nothing was redacted:\n%s", data)
+	}
+	if again := Run(context.Background(), cfg, load(t, dir)); again.Count(Pass) != 1 {
+		t.Errorf("after the update: %+v", again.Results)
+	}
+}

@@ -69,6 +69,17 @@ steps:
         resolved: [{text: Published.}]
 `;
 
+// A message streamed as chunks of which only the first names it, as AG-UI allows.
+const CHUNKS = `\
+id: chunks
+match: {message: ^chunks}
+events:
+  - {type: RUN_STARTED, threadId: "{{ .threadId }}", runId: "{{ .runId }}"}
+  - {type: TEXT_MESSAGE_CHUNK, messageId: m1, delta: "Streamed "}
+  - {type: TEXT_MESSAGE_CHUNK, delta: "in chunks."}
+  - {type: RUN_FINISHED, threadId: "{{ .threadId }}", runId: "{{ .runId }}"}
+`;
+
 describe('the inspector at /_mock/ui, in headless Chromium', () => {
   let dir;
   let mock;
@@ -79,7 +90,7 @@ describe('the inspector at /_mock/ui, in headless Chromium', () => {
 
   before(async () => {
     mkdirSync(ARTIFACTS, { recursive: true });
-    dir = writeTempFiles({ 'greet.yaml': GREET, 'approve.yaml': APPROVE, 'publish.yaml': PUBLISH });
+    dir = writeTempFiles({ 'greet.yaml': GREET, 'approve.yaml': APPROVE, 'publish.yaml': PUBLISH, 'chunks.yaml': CHUNKS });
     mock = await startServer(['--no-builtin', '--scenarios', dir, '--admin-token', TOKEN, '--journal-size', '5000', '--journal-events', '100']);
     browser = await launchChromium();
     page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
@@ -246,6 +257,18 @@ describe('the inspector at /_mock/ui, in headless Chromium', () => {
     assert.match(turns[0], /User: delete the file[\s\S]*Interrupts raised \(1\): approve-delete/);
     assert.match(turns[1], /Answered:[\s\S]*resolved[\s\S]*branch that played: “Deleted the file\.”/);
     await shot('threads');
+  });
+
+  test("a thread shows a message streamed in chunks as the agent's whole text", async () => {
+    await go('#/runs');
+    const run = openRun(mock, runInput('chunks please', { threadId: 'thread-chunks' }), { headers });
+    await run.ready;
+    await run.done;
+    await rowOf(run.headers.get('x-request-id'), finished);
+    await go(`#/threads/${encodeURIComponent(testId)}/thread-chunks`);
+    await page.waitForSelector('#thread-body article.turn .bubble.agent');
+    assert.equal(await page.textContent('#thread-body article.turn .bubble.agent'), 'Agent: Streamed in chunks.');
+    await go('#/runs');
   });
 
   test('each control calls the admin API for the test id', async () => {

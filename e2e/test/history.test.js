@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { describe, test } from 'node:test';
 import { assertCleanRun, CLIENTS, Conversation, DEFAULT_ROUTE, SPEED_HEADER } from './clients.js';
 import { admin } from './admin.js';
-import { useServer } from './harness.js';
+import { useServer, writeTempFiles } from './harness.js';
 import {
   assertHistoryMatchesClient,
   CANCEL_PATH,
@@ -21,6 +21,21 @@ import {
 const server = useServer();
 const TOKEN = 'e2e-secret-token';
 const guarded = useServer(['--auth-token', TOKEN]);
+
+// A message and a tool call streamed as chunks of which only the first names its stream.
+const chunked = useServer(['--scenarios', writeTempFiles({
+  'chunks.yaml': `\
+id: chunks
+match: {message: ^chunks}
+events:
+  - {type: RUN_STARTED, threadId: "{{ .threadId }}", runId: "{{ .runId }}"}
+  - {type: TEXT_MESSAGE_CHUNK, messageId: m1, delta: "Streamed "}
+  - {type: TEXT_MESSAGE_CHUNK, delta: "in chunks."}
+  - {type: TOOL_CALL_CHUNK, toolCallId: c1, toolCallName: pick, parentMessageId: m1, delta: '{"a":'}
+  - {type: TOOL_CALL_CHUNK, delta: "1}"}
+  - {type: RUN_FINISHED, threadId: "{{ .threadId }}", runId: "{{ .runId }}"}
+`,
+})]);
 
 // The origin of a frontend dev server calling the mock from the browser.
 const BROWSER_ORIGIN = 'http://localhost:3000';
@@ -62,6 +77,19 @@ for (const client of CLIENTS) {
 }
 
 describe('the history endpoint over plain fetch', () => {
+  test('messages streamed in chunks, only the first naming its stream, are in the history as each client holds them', async () => {
+    for (const client of CLIENTS) {
+      const conversation = new Conversation(client, { url: chunked.url });
+      const run = await conversation.send('chunks please');
+      assert.equal(run.failure ?? run.rejection, undefined, client.label);
+      const history = await threadHistory(chunked, conversation.agent.threadId);
+      assertHistoryMatchesClient(history, conversation.agent);
+      const message = history.messages.find((m) => m.id === 'm1');
+      assert.equal(message?.content, 'Streamed in chunks.', `${client.label}: ${JSON.stringify(history.messages)}`);
+      assert.equal(message.toolCalls?.[0]?.function.arguments, '{"a":1}', client.label);
+    }
+  });
+
   test('an unknown thread is 404 unknown_thread', async () => {
     const { status, body } = await postJSON(server, HISTORY_PATH, { threadId: `thread-${randomUUID()}` });
     assert.equal(status, 404);

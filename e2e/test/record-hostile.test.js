@@ -1,6 +1,6 @@
 // (r) Record mode against a hostile or broken upstream, with the real HttpAgent: events
-// whose data spans several lines, redirects, credentials in what the agent sends, and a
-// run longer than a recording keeps.
+// whose data spans several lines, redirects, credentials in what the agent sends (split
+// across the deltas of any kind of stream too), and a run longer than a recording keeps.
 
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -26,6 +26,17 @@ async function progressLines(recorder, count) {
 function writeMultiLine(res, event) {
   const lines = JSON.stringify({ timestamp: Date.now(), ...event }, null, 1).split('\n');
   res.write(`${lines.map((line) => `data: ${line}`).join('\n')}\n\n`);
+}
+
+/**
+ * assertCleanRun for a run streamed in chunks: the events the client makes of them carry
+ * no timestamp of their own.
+ */
+function assertFinishedClean(run) {
+  assert.equal(run.failure, undefined, `onRunFailed was called: ${run.failure}`);
+  assert.equal(run.rejection, undefined, `runAgent rejected: ${run.rejection}`);
+  assert.deepEqual(run.consoleCalls, [], 'the client wrote warnings or errors');
+  assert.equal(run.events.at(-1)?.type, 'RUN_FINISHED');
 }
 
 describe('record mode with a hostile or broken upstream', () => {
@@ -115,6 +126,61 @@ describe('record mode with a hostile or broken upstream', () => {
       assertCleanRun(run);
       assert.deepEqual(run.agent.state, { api_key: '[REDACTED]', session: { password: '[REDACTED]' }, max_tokens: 4096 });
       assert.deepEqual(streamedTexts(run.events), ['Your token is [REDACTED], keep it.']);
+    } finally {
+      await replay.stop();
+    }
+  });
+
+  test('secrets split across reasoning, THINKING and id-less chunk deltas, one character each, reach each client, not the recording', async () => {
+    const dir = makeTempDir('agui-mock-split-');
+    const key = 'sk-proj-abcdefghijklmnopqrstuvwxyz012345';
+    const token = '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';
+    const upstream = await startFakeUpstream((req, res) => {
+      beginStream(res);
+      const [started, ...rest] = textRun(req.body, []);
+      // 1.x clients think in reasoning chunks; 0.0.x clients in THINKING text messages
+      const thinking = req.body.protocolVersion
+        ? [{ type: 'REASONING_START', messageId: 'r0' },
+          { type: 'REASONING_MESSAGE_CHUNK', messageId: 'r1', delta: `I will use ${key.slice(0, 12)}` },
+          { type: 'REASONING_MESSAGE_CHUNK', delta: `${key.slice(12)} for this.` },
+          { type: 'REASONING_END', messageId: 'r0' }]
+        : [{ type: 'THINKING_START' }, { type: 'THINKING_TEXT_MESSAGE_START' },
+          { type: 'THINKING_TEXT_MESSAGE_CONTENT', delta: `I will use ${key.slice(0, 12)}` },
+          { type: 'THINKING_TEXT_MESSAGE_CONTENT', delta: `${key.slice(12)} for this.` },
+          { type: 'THINKING_TEXT_MESSAGE_END' }, { type: 'THINKING_END' }];
+      // only the first chunk names the message; the token then comes one character each
+      const chunks = [{ type: 'TEXT_MESSAGE_CHUNK', messageId: 'up-msg-1', role: 'assistant', delta: `Your token: ${token[0]}` },
+        ...[...`${token.slice(1)} (keep it)`].map((c) => ({ type: 'TEXT_MESSAGE_CHUNK', delta: c }))];
+      for (const event of [started, ...thinking, ...chunks, rest.at(-1)]) writeEvent(res, event);
+      res.end();
+    });
+    const recorder = await startRecorder(upstream.url, dir);
+    try {
+      for (const client of CLIENTS) {
+        const run = await new Conversation(client, { url: recorder.url }).send(`split secrets for ${client.label}`);
+        assertFinishedClean(run);
+        assert.deepEqual(streamedTexts(run.events), [`Your token: ${token} (keep it)`], client.label);
+      }
+      const lines = await progressLines(recorder, CLIENTS.length);
+      for (const line of lines) {
+        assert.equal(line.redacted, 2, 'the recorder counts the key and the token');
+        const content = readFileSync(line.file, 'utf8');
+        // one-character deltas would meet again in a reader's join: check the deltas joined too
+        const deltas = [...content.matchAll(/delta: "?((?:[^"\\\n]|\\.)*)"?[,}]/g)].map((m) => m[1]).join('');
+        for (const part of [key.slice(3, 12), key.slice(12, 24), token.slice(4, 12), token.slice(20, 30)]) {
+          assert.ok(!content.includes(part) && !deltas.includes(part), `the recording holds ${part}:\n${content}`);
+        }
+      }
+    } finally {
+      await Promise.all([recorder.stop(), upstream.close()]);
+    }
+    const replay = await startReplay(dir);
+    try {
+      for (const client of CLIENTS) {
+        const run = await new Conversation(client, { url: replay.url }).send(`split secrets for ${client.label}`);
+        assertFinishedClean(run);
+        assert.deepEqual(streamedTexts(run.events), ['Your token: [REDACTED] (keep it)'], client.label);
+      }
     } finally {
       await replay.stop();
     }

@@ -4,9 +4,11 @@
 package spectest
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"testing"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
@@ -49,4 +51,49 @@ func EventSchema(t testing.TB) *jsonschema.Schema {
 		t.Fatal(err)
 	}
 	return s
+}
+
+// DeltaEvents reads the event types of the AG-UI 1.1 JSON Schema whose members carry a
+// delta: a string member named delta (a piece of a streamed text) or a JSON Patch. It
+// maps each type to the name of that member.
+func DeltaEvents(t testing.TB) map[string]string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(Dir(t), "1.1", "schema.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	type property struct {
+		Type  string `json:"type"`
+		Const string `json:"const"`
+		Ref   string `json:"$ref"`
+	}
+	var schema struct {
+		Defs map[string]struct {
+			OneOf []struct {
+				Ref string `json:"$ref"`
+			} `json:"oneOf"`
+			Properties map[string]property `json:"properties"`
+		} `json:"$defs"`
+	}
+	if err := json.Unmarshal(data, &schema); err != nil {
+		t.Fatal(err)
+	}
+	events := schema.Defs["Event"].OneOf
+	if len(events) < 30 {
+		t.Fatalf("the schema's Event lists only %d event types", len(events))
+	}
+	found := map[string]string{}
+	for _, ref := range events {
+		def := schema.Defs[strings.TrimPrefix(ref.Ref, "#/$defs/")]
+		typ := def.Properties["type"].Const
+		if typ == "" {
+			t.Fatalf("the schema's %s has no constant type", ref.Ref)
+		}
+		for name, p := range def.Properties {
+			if (name == "delta" && p.Type == "string") || p.Ref == "#/$defs/JsonPatch" {
+				found[typ] = name
+			}
+		}
+	}
+	return found
 }

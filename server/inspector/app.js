@@ -427,7 +427,8 @@ function turn(d) {
   const req = e.request && typeof e.request === 'object' ? e.request : {};
   const lastUser = [...(req.messages ?? [])].reverse().find((m) => m.role === 'user');
   const toolResults = (req.messages ?? []).filter((m) => m.role === 'tool');
-  const said = d.events.filter((x) => x.event.type === 'TEXT_MESSAGE_CONTENT').map((x) => x.event.delta).join('');
+  // the server says which events carry a text message's deltas, whatever their form
+  const said = d.events.filter((x) => x.stream?.family === 'text').map((x) => x.event[x.stream.delta] ?? '').join('');
   const interrupts = d.interrupts ?? [];
   const tools = d.events.filter((x) => x.event.type === 'TOOL_CALL_START').map((x) => x.event.toolCallName);
   return h('article', { class: `turn${interrupts.length ? ' interrupt' : ''}`, 'data-seq': e.seq },
