@@ -214,7 +214,7 @@ func TestARunFinishedWithTheAgentsOwnRunIDIsRecorded(t *testing.T) {
 	if strings.Contains(fixture, "1f0c-langgraph-run") || !strings.Contains(fixture, "type: RUN_FINISHED, runId: '{{ .runId }}'") {
 		t.Errorf("the fixture's RUN_FINISHED is not templated:\n%s", fixture)
 	}
-	if want := `complete, nothing redacted, normalised RUN_FINISHED's runId "1f0c-langgraph-run" recorded as RUN_STARTED's → `; !strings.Contains(progress.String(), want) {
+	if want := `complete, nothing redacted, normalised RUN_FINISHED's runId "1f0c-langgraph-run" read as RUN_STARTED's → `; !strings.Contains(progress.String(), want) {
 		t.Errorf("the run's line %q does not say %q", progress.String(), want)
 	}
 	replay := serverFor(t, server.DefaultConfig(), scenarios.Source{FS: os.DirFS(out), Root: ".", Label: out})

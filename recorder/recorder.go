@@ -306,7 +306,7 @@ func (r *Recorder) relay(ctx context.Context, w http.ResponseWriter, frames upst
 		}
 		ev, err := f.event, f.err
 		if err == nil {
-			ev = kept.identity.normalise(ev)
+			ev = kept.identity.Normalise(ev)
 		}
 		if err == nil && kept.passed == "" {
 			err = verify.Check(ev)
@@ -349,8 +349,8 @@ type capture struct {
 	bytes     int64 // their JSON, in bytes
 	maxEvents int
 	maxBytes  int64
-	passed    string // the bound the run passed, if it did, or why it is not recorded: nothing is kept from then on
-	identity  runIdentity
+	passed    string               // the bound the run passed, if it did, or why it is not recorded: nothing is kept from then on
+	identity  protocol.RunIdentity // what the recording changed of the stream, as the official client reads it
 }
 
 // add keeps an event whose JSON is size bytes long. It reports true when the event takes

@@ -126,7 +126,7 @@ describe('recording an agent that finishes with its own run id, as @ag-ui/langgr
       assert.equal(run.failure, undefined, `the client failed: ${run.failure}`);
       assert.equal(run.events.at(-1).runId, '1ef0-langgraph-run', 'the client gets the agent\'s RUN_FINISHED as sent');
       const [line] = await recordedRuns(rec.recorder, 1);
-      assert.match(line, /, complete, nothing redacted, normalised RUN_FINISHED's runId "1ef0-langgraph-run" recorded as RUN_STARTED's → /);
+      assert.match(line, /, complete, nothing redacted, normalised RUN_FINISHED's runId "1ef0-langgraph-run" read as RUN_STARTED's → /);
       const [file] = recordings(rec.dir);
       const fixture = readFileSync(path.join(rec.dir, file), 'utf8');
       assert.ok(!fixture.includes('1ef0-langgraph-run'), fixture);
