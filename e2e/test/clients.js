@@ -181,7 +181,8 @@ export function messagesOf(run, role) {
  * RUN_FINISHED or RUN_ERROR, carrying the agent's thread id and the request's run id,
  * each with an integer timestamp. The client must not have warned about anything.
  */
-export function assertCleanRun(run, { declared = run.client.protocolVersion } = {}) {
+export function assertCleanRun(run, options = {}) {
+  const declared = 'declared' in options ? options.declared : run.client.protocolVersion;
   const { agent, client } = run;
   assert.equal(run.failure, undefined, `onRunFailed was called: ${run.failure}`);
   assert.equal(run.rejection, undefined, `runAgent rejected: ${run.rejection}`);
