@@ -382,3 +382,62 @@ func TestARecordedExampleKeepsWhatTheClientOffered(t *testing.T) {
 		t.Errorf("the recorded example is\n%s\nwant\n%s\n%s", got, want, readFile(t, files[0]))
 	}
 }
+
+// In a later run of a session, the client's history — the user's message, the agent's
+// earlier reply as the client got it, the result of a frontend tool — is echoed in the
+// agent's snapshot: its replay carries the replayed client's history, ids and all,
+// followed by the agent's new reply.
+func TestASnapshotOfALaterRunCarriesTheClientsHistory(t *testing.T) {
+	agent := func(in map[string]any, send func(map[string]any)) {
+		thread, run := in["threadId"], in["runId"]
+		messages := in["messages"].([]any)
+		send(map[string]any{"type": "RUN_STARTED", "threadId": thread, "runId": run})
+		if len(messages) == 1 {
+			send(map[string]any{"type": "TOOL_CALL_START", "toolCallId": "lg-ask", "toolCallName": "ask", "parentMessageId": "lg-ai-1"})
+			send(map[string]any{"type": "TOOL_CALL_END", "toolCallId": "lg-ask"})
+			send(map[string]any{"type": "RUN_FINISHED", "threadId": thread, "runId": run})
+			return
+		}
+		send(map[string]any{"type": "TEXT_MESSAGE_START", "messageId": "lg-ai-2", "role": "assistant"})
+		send(map[string]any{"type": "TEXT_MESSAGE_CONTENT", "messageId": "lg-ai-2", "delta": "Thanks."})
+		send(map[string]any{"type": "TEXT_MESSAGE_END", "messageId": "lg-ai-2"})
+		snapshot := append(append([]any{}, messages...), map[string]any{"id": "lg-ai-2", "role": "assistant", "content": "Thanks."})
+		send(map[string]any{"type": "MESSAGES_SNAPSHOT", "messages": snapshot})
+		send(map[string]any{"type": "RUN_FINISHED", "threadId": thread, "runId": run})
+	}
+	session := func(url, thread, userID string) []protocol.Event {
+		c := client{t, url}
+		first, _ := c.run(`{"threadId":"` + thread + `","runId":"r1","messages":[{"id":"` + userID + `","role":"user","content":"ask me"}]}`)
+		call := toolCallID(first)
+		history := `{"id":"` + userID + `","role":"user","content":"ask me"},` +
+			`{"id":"` + first[1].Str("parentMessageId") + `","role":"assistant","toolCalls":[{"id":"` + call + `","type":"function","function":{"name":"ask","arguments":""}}]},` +
+			`{"id":"` + userID + `-answer","role":"tool","toolCallId":"` + call + `","content":"yes"}`
+		second, _ := c.run(`{"threadId":"` + thread + `","runId":"r2","messages":[` + history + `]}`)
+		return second
+	}
+	out := t.TempDir()
+	proxy := recordingProxy(t, recorder.Config{Upstream: scriptedUpstream(t, agent), OutDir: out, Dedupe: true})
+	session(proxy.URL, "t", "rec-user")
+	replay := serverFor(t, server.DefaultConfig(), scenarios.Source{FS: os.DirFS(out), Root: ".", Label: out})
+	second := session(replay.URL, "replay", "my-user")
+	var snapshot []any
+	for _, ev := range second {
+		if ev.Type == protocol.MessagesSnapshot {
+			list, _ := ev.Get("messages")
+			snapshot = list.([]any)
+		}
+	}
+	if len(snapshot) != 4 {
+		t.Fatalf("snapshot %v", snapshot)
+	}
+	ids := make([]any, len(snapshot))
+	for i, m := range snapshot {
+		ids[i] = m.(map[string]any)["id"]
+	}
+	if ids[0] != "my-user" || ids[2] != "my-user-answer" || ids[3] != second[1].Str("messageId") || ids[3] == "lg-ai-2" {
+		t.Errorf("the snapshot's ids are %v; the reply streamed as %q", ids, second[1].Str("messageId"))
+	}
+	if got := snapshot[1].(map[string]any)["toolCalls"].([]any)[0].(map[string]any)["id"]; got == "lg-ask" {
+		t.Errorf("the agent's earlier call keeps the recorded id %v", got)
+	}
+}
