@@ -441,3 +441,36 @@ func TestASnapshotOfALaterRunCarriesTheClientsHistory(t *testing.T) {
 		t.Errorf("the agent's earlier call keeps the recorded id %v", got)
 	}
 }
+
+// A run that answers tool calls of a run the recorder never saw — it was recorded before
+// the recorder restarted — is no session's first run: it does not replace the file of
+// the session it continues, and a warning names both files.
+func TestAContinuationAfterARestartNeverReplacesTheFirstRun(t *testing.T) {
+	out := t.TempDir()
+	upstream := scriptedUpstream(t, twoCalls)
+	before := recordingProxy(t, recorder.Config{Upstream: upstream, OutDir: out, Dedupe: true})
+	first, _ := client{t, before.URL}.run(`{"threadId":"t","runId":"r1","messages":[{"id":"u1","role":"user","content":"pick two"}]}`)
+	files := yamlFiles(t, out)
+	if len(files) != 1 || len(first) == 0 {
+		t.Fatalf("files %v", files)
+	}
+	recordedFirst := readFile(t, files[0])
+
+	var logs lockedBuffer
+	after := recordingProxy(t, recorder.Config{Upstream: upstream, OutDir: out, Dedupe: true, Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+	client{t, after.URL}.run(`{"threadId":"t","runId":"r2","messages":[{"id":"u1","role":"user","content":"pick two"},` +
+		`{"id":"a1","role":"assistant","toolCalls":[{"id":"up-call-a","type":"function","function":{"name":"choose","arguments":"{}"}},{"id":"up-call-b","type":"function","function":{"name":"choose","arguments":"{}"}}]},` +
+		`{"id":"t1","role":"tool","toolCallId":"up-call-a","content":"a"},{"id":"t2","role":"tool","toolCallId":"up-call-b","content":"b"}]}`)
+	if got := readFile(t, files[0]); got != recordedFirst {
+		t.Errorf("the continuation replaced the first run:\n%s", got)
+	}
+	later := yamlFiles(t, out)
+	if len(later) != 2 {
+		t.Fatalf("files %v", later)
+	}
+	for _, want := range []string{"level=WARN", files[0], later[1], "did not record"} {
+		if !strings.Contains(logs.String(), want) {
+			t.Errorf("the log does not say %q:\n%s", want, logs.String())
+		}
+	}
+}

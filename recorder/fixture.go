@@ -52,6 +52,21 @@ type session struct {
 	written map[string]string
 }
 
+// answersUnseen reports whether a run answers something of an earlier run: interrupts
+// (resume, or a LangGraph command), or tool calls, whose results follow its last user
+// message. Its recording is not a first run, whatever session it belongs to.
+func answersUnseen(in *protocol.RunAgentInput) bool {
+	if len(in.Resume) > 0 || in.Command != nil {
+		return true
+	}
+	for i := len(in.Messages) - 1; i >= 0 && in.Messages[i].Role != "user"; i-- {
+		if in.Messages[i].Role == "tool" {
+			return true
+		}
+	}
+	return false
+}
+
 // unplaced says why a run of the thread does not continue the session's latest run.
 func (s *session) unplaced(in *protocol.RunAgentInput) string {
 	switch interrupts := len(s.awaiting) - len(s.toolCalls); {

@@ -409,11 +409,19 @@ func (r *Recorder) save(route string, in *protocol.RunAgentInput, events []captu
 		r.name(s, route, in)
 		if earlier != nil {
 			s.written = earlier.written
-			if first, ok := s.written[s.stem]; ok && problem == "" {
-				r.nameApart(s)
-				r.cfg.Logger.Warn("a later run of a thread asks what an earlier session of the thread asked, without continuing the thread's latest run: it is recorded in a file of its own, which replays of that request do not reach, and the earlier file stays as it was",
-					"thread", in.ThreadID, "run", in.RunID, "why", earlier.unplaced(in), "earlier", first, "file", s.file)
-			}
+		}
+		first, why := "", ""
+		switch written, repeated := s.written[s.stem]; {
+		case problem != "":
+		case repeated:
+			first, why = written, earlier.unplaced(in)
+		case r.cfg.Dedupe && answersUnseen(in) && exists(s.file):
+			first, why = s.file, "it answers interrupts or tool calls of a run this recorder did not record (before it started, or on a thread it has forgotten), so it is not the first run of a session"
+		}
+		if why != "" {
+			r.nameApart(s)
+			r.cfg.Logger.Warn("a run the recorder cannot place in the session it belongs to would replace an earlier recording: it is recorded in a file of its own, which replays of that request do not reach, and the earlier file stays as it was",
+				"thread", in.ThreadID, "run", in.RunID, "why", why, "earlier", first, "file", s.file)
 		}
 	}
 	threadID, runID := in.ThreadID, in.RunID

@@ -116,6 +116,49 @@ describe('a recording never replaces what it holds', () => {
   }
 });
 
+describe('a recording never replaces what it holds, across a restart of the recorder', () => {
+  test('a run answering tool calls of a run recorded before the restart does not replace that run', async () => {
+    const upstream = await startFakeUpstream(({ body: { threadId, runId, messages } }, res) => {
+      const answered = messages.some((m) => m.role === 'tool');
+      const middle = answered
+        ? text('up-answer', 'Both chosen.')
+        : ['up-call-a', 'up-call-b'].flatMap((toolCallId) => [
+            { type: 'TOOL_CALL_START', toolCallId, toolCallName: 'choose' },
+            { type: 'TOOL_CALL_END', toolCallId },
+          ]);
+      answer(res, [{ type: 'RUN_STARTED', threadId, runId }, ...middle, { type: 'RUN_FINISHED', threadId, runId }]);
+    });
+    const dir = makeTempDir('agui-mock-fidelity-');
+    let recorder = await startRecorder(upstream.url, dir);
+    try {
+      const conversation = new Conversation(current, { url: recorder.url, speed: null });
+      const first = await conversation.send('pick two', { tools: ['choose'] });
+      await recordedRuns(recorder, 1);
+      const [firstFile] = recordings(dir);
+      const before = readFileSync(path.join(dir, firstFile), 'utf8');
+      await recorder.stop();
+
+      recorder = await startRecorder(upstream.url, dir);
+      const again = new Conversation(current, { url: recorder.url, speed: null, threadId: conversation.agent.threadId });
+      again.agent.messages = structuredClone(conversation.agent.messages);
+      for (const call of eventsOf(first, 'TOOL_CALL_START')) {
+        again.agent.addMessage({ id: `result-${call.toolCallId}`, role: 'tool', toolCallId: call.toolCallId, content: 'a' });
+      }
+      const second = await again.continue({ tools: ['choose'] });
+      assert.equal(second.failure, undefined);
+      await recordedRuns(recorder, 1);
+      assert.equal(readFileSync(path.join(dir, firstFile), 'utf8'), before, "the first run's file is unchanged");
+      const files = recordings(dir);
+      assert.equal(files.length, 2, `files ${files}`);
+      const warning = await recorder.waitForLog((r) => r.level === 'WARN' && r.thread === conversation.agent.threadId);
+      assert.equal(path.basename(warning.earlier), firstFile);
+      assert.equal(path.basename(warning.file), files.find((f) => f !== firstFile));
+    } finally {
+      await Promise.all([recorder.stop(), upstream.close()]);
+    }
+  });
+});
+
 describe('recording an agent that finishes with its own run id, as @ag-ui/langgraph does', () => {
   test('the run is relayed as sent, recorded complete with the ids templated, and the line says what was normalised', async () => {
     const rec = await recording(({ body: { threadId, runId } }, res) =>
