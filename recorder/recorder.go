@@ -554,11 +554,11 @@ func (r *Recorder) name(s *session, route string, in *protocol.RunAgentInput) {
 	s.file, s.id = filepath.Join(r.cfg.OutDir, stem+suffix+".yaml"), s.id+suffix
 }
 
-// nameApart gives a session whose first request an earlier session of its thread asked
-// a file of its own, so that it never replaces that session's file. Without dedupe every
-// session has one already. With it, the file is named after the earlier one's, with a
-// time stamp after "_", so that it loads after it: the earlier one keeps answering the
-// request, and the later one has no example, which would select the earlier one.
+// nameApart gives a session whose file would replace an earlier recording of the same
+// first request (see save) a file of its own. Without dedupe every session has one
+// already. With it, the file is named after the earlier one's, with a time stamp after
+// "_", so that it loads after it: the earlier one keeps answering the request, and the
+// later one has no example, which would select the earlier one.
 func (r *Recorder) nameApart(s *session) {
 	s.shadowed = true
 	if !r.cfg.Dedupe {
