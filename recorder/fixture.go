@@ -30,7 +30,7 @@ type capturedEvent struct {
 // session is what the recorder remembers of a thread it is recording.
 type session struct {
 	file     string            // the fixture the thread's runs go into
-	stem     string            // the name of its first request's fixture, under dedupe
+	stem     string            // its first request's file name, without time stamp or extension
 	id       string            // the fixture's scenario id
 	shadowed bool              // an earlier recording answers the same first request
 	path     []string          // the canonical when-keys from the root run to the latest
