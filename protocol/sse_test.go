@@ -81,15 +81,18 @@ func TestPeerAdapt(t *testing.T) {
 	parts := NewEvent(ToolCallResult, "messageId", "m", "toolCallId", "c", "content", []any{map[string]any{"type": "text", "text": "a"}, map[string]any{"type": "text", "text": "b"}})
 	encrypted := NewEvent(ReasoningEncryptedValue, "subtype", "message", "entityId", "m", "encryptedValue", "x", "encryptedValueType", "t")
 	started := NewEvent(RunStarted, "threadId", "t", "runId", "r")
+	declared := started.With("protocolVersion", "1.1")
 	tests := []struct {
 		name string
 		peer Peer
 		in   Event
 		want string // the adapted event as JSON; "" when dropped
 	}{
-		{"legacy gets no protocolVersion", PeerFor(""), started, `{"type":"RUN_STARTED","threadId":"t","runId":"r"}`},
-		{"1.0 declares 1.0", PeerFor("1.0"), started, `{"type":"RUN_STARTED","threadId":"t","runId":"r","protocolVersion":"1.0"}`},
-		{"newer peer gets our newest", PeerFor("1.7"), started, `{"type":"RUN_STARTED","threadId":"t","runId":"r","protocolVersion":"1.1"}`},
+		{"legacy gets no protocolVersion", PeerFor(""), declared, `{"type":"RUN_STARTED","threadId":"t","runId":"r"}`},
+		{"1.0 is declared 1.0", PeerFor("1.0"), declared, `{"type":"RUN_STARTED","threadId":"t","runId":"r","protocolVersion":"1.0"}`},
+		{"a newer peer gets the declared version", PeerFor("1.7"), declared, `{"type":"RUN_STARTED","threadId":"t","runId":"r","protocolVersion":"1.1"}`},
+		{"an undeclared version stays undeclared", PeerFor("1.1"), started, `{"type":"RUN_STARTED","threadId":"t","runId":"r"}`},
+		{"an older declared version stays", PeerFor("1.1"), started.With("protocolVersion", "1.0"), `{"type":"RUN_STARTED","threadId":"t","runId":"r","protocolVersion":"1.0"}`},
 		{"legacy cancelled becomes RUN_ERROR", PeerFor(""), cancelled, `{"type":"RUN_ERROR","message":"Run cancelled","code":"cancelled"}`},
 		{"1.1 keeps cancelled", PeerFor("1.1"), cancelled, `{"type":"RUN_FINISHED","threadId":"t","runId":"r","outcome":{"type":"cancelled"}}`},
 		{"legacy loses pendingToolCallIds", PeerFor(""), pending, `{"type":"RUN_FINISHED","threadId":"t","runId":"r","outcome":{"type":"success"}}`},
@@ -147,4 +150,18 @@ func FuzzAppendString(f *testing.F) {
 			t.Fatalf("HTML escaping in %s", enc)
 		}
 	})
+}
+
+func TestPeerDeclare(t *testing.T) {
+	started := NewEvent(RunStarted, "threadId", "t", "runId", "r")
+	for version, want := range map[string]string{
+		"":    `{"type":"RUN_STARTED","threadId":"t","runId":"r"}`,
+		"1.0": `{"type":"RUN_STARTED","threadId":"t","runId":"r","protocolVersion":"1.0"}`,
+		"1.7": `{"type":"RUN_STARTED","threadId":"t","runId":"r","protocolVersion":"1.1"}`,
+	} {
+		b, _ := PeerFor(version).Declare(started).AppendJSON(nil, -1)
+		if string(b) != want {
+			t.Errorf("client %q: got %s, want %s", version, b, want)
+		}
+	}
 }

@@ -68,13 +68,24 @@ func (p Peer) String() string {
 	return p.Version.String()
 }
 
+// Declare gives a RUN_STARTED the protocolVersion both sides speak, for a 1.x peer: what
+// the mock declares when it speaks for itself. A stream played as written (a recording)
+// declares only what it says.
+func (p Peer) Declare(ev Event) Event {
+	if ev.Type != RunStarted || p.Legacy {
+		return ev
+	}
+	return ev.With("protocolVersion", p.Version.String())
+}
+
 // Adapt rewrites an event into what the peer accepts. It reports false when the peer has
 // no way to receive the event at all (it would be fatal there), so it must be dropped.
+// A RUN_STARTED that declares a protocolVersion newer than the peer's declares the
+// peer's, since the rest of the stream is adapted to it; 0.0.x peers get none. A
+// RUN_STARTED that declares none is left so.
 func (p Peer) Adapt(ev Event) (Event, bool) {
-	if ev.Type == RunStarted && !p.Legacy {
-		if _, has := ev.Get("protocolVersion"); !has {
-			ev = ev.With("protocolVersion", p.Version.String())
-		}
+	if ev.Type == RunStarted {
+		ev = p.adaptDeclared(ev)
 	}
 	if p.Legacy {
 		switch ev.Type {
@@ -100,6 +111,23 @@ func (p Peer) Adapt(ev Event) (Event, bool) {
 		}
 	}
 	return ev, true
+}
+
+// adaptDeclared lowers the protocolVersion a RUN_STARTED declares to what the peer speaks.
+func (p Peer) adaptDeclared(ev Event) Event {
+	declared, has := ev.Get("protocolVersion")
+	if !has {
+		return ev
+	}
+	if p.Legacy {
+		return ev.Without("protocolVersion")
+	}
+	if s, ok := declared.(string); ok {
+		if v, err := ParseVersion(s); err == nil && !p.Version.Less(v) {
+			return ev
+		}
+	}
+	return ev.With("protocolVersion", p.Version.String())
 }
 
 // legacyRunFinished maps the 1.x-only outcomes onto what 0.0.53–0.0.58 accept: a

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -29,6 +30,7 @@ type capturedEvent struct {
 // session is what the recorder remembers of a thread it is recording.
 type session struct {
 	file     string            // the fixture the thread's runs go into
+	stem     string            // its first request's file name, without time stamp or extension
 	id       string            // the fixture's scenario id
 	shadowed bool              // an earlier recording answers the same first request
 	path     []string          // the canonical when-keys from the root run to the latest
@@ -45,6 +47,42 @@ type session struct {
 	// toolCalls lists, in the same order, the upstream ids of the tool calls the last
 	// run left without a result, when it raised no interrupt.
 	toolCalls []string
+	// written are the files the thread's sessions wrote, by stem: a later session of the
+	// thread with the same first request must not replace one.
+	written map[string]string
+}
+
+// answersUnseen reports whether a run answers something of an earlier run: interrupts
+// (resume, or a LangGraph command), or tool calls, whose results follow its last user
+// message. Its recording is not a first run, whatever session it belongs to.
+func answersUnseen(in *protocol.RunAgentInput) bool {
+	if len(in.Resume) > 0 || in.Command != nil {
+		return true
+	}
+	for i := len(in.Messages) - 1; i >= 0 && in.Messages[i].Role != "user"; i-- {
+		if in.Messages[i].Role == "tool" {
+			return true
+		}
+	}
+	return false
+}
+
+// unplaced says why a run of the thread does not continue the session's latest run.
+func (s *session) unplaced(in *protocol.RunAgentInput) string {
+	switch interrupts := len(s.awaiting) - len(s.toolCalls); {
+	case interrupts > 0:
+		return fmt.Sprintf("it answers none of the %d interrupt(s) the thread's latest run raised", interrupts)
+	case len(s.toolCalls) > 0:
+		results := protocol.ToolResults(in)
+		answered := 0
+		for _, id := range s.toolCalls {
+			if _, ok := results[id]; ok {
+				answered++
+			}
+		}
+		return fmt.Sprintf("it brings results for %d of the %d tool call(s) the thread's latest run left waiting", answered, len(s.toolCalls))
+	}
+	return "the thread's latest run waits for nothing, and the run's last user message is the one that session began with"
 }
 
 // noteAwaiting records what the session's latest run waits for.
@@ -135,10 +173,20 @@ func idPrefix(field string) (string, bool) {
 
 // templated turns a run's events into the explicit form's entries: the run's own thread
 // and run ids become templates that echo the replayed request's, generated ids become
-// {{ id "name" }} shared across the thread's runs, and text that looks like a template
-// is escaped so it replays verbatim.
-func (s *session) templated(events []capturedEvent, threadID, runID string) []*yaml.Node {
+// {{ id "name" }} shared across the thread's runs, the messages of a MESSAGES_SNAPSHOT
+// that echo what the client sent (the request's messages) become the replayed client's
+// own, and text that looks like a template is escaped so it replays verbatim.
+func (s *session) templated(events []capturedEvent, threadID, runID string, sent []protocol.Message) []*yaml.Node {
+	events = slices.Clone(events)
+	for i, ce := range events {
+		if ce.event.Type == protocol.MessagesSnapshot {
+			events[i].event = echoesOf(ce.event, sent)
+		}
+	}
 	for _, ce := range events { // name ids in order of appearance
+		if ce.event.Type == protocol.MessagesSnapshot {
+			s.nameSnapshotIDs(ce.event)
+		}
 		for _, f := range ce.event.Fields {
 			if prefix, ok := idPrefix(f.Name); ok {
 				if id, isStr := f.Value.(string); isStr && id != "" && id != threadID && id != runID {
@@ -184,8 +232,8 @@ func (s *session) templated(events []capturedEvent, threadID, runID string) []*y
 		written = at
 		m.Content = append(m.Content, scalar("type"), scalar(ce.event.Type))
 		for _, f := range ce.event.Fields {
-			if f.Name == "timestamp" || (ce.event.Type == protocol.RunStarted && f.Name == "protocolVersion") {
-				continue // replays stamp their own time, and declare the version their client speaks
+			if f.Name == "timestamp" {
+				continue // replays stamp their own time
 			}
 			v := toNode(f.Value, convert)
 			if ce.event.Type == protocol.RunFinished && f.Name == "outcome" {
@@ -196,6 +244,99 @@ func (s *session) templated(events []capturedEvent, threadID, runID string) []*y
 		nodes = append(nodes, m)
 	}
 	return nodes
+}
+
+// sentMessage stands, in a recorded MESSAGES_SNAPSHOT, for a message the client sent: its
+// index in the request's messages counted from the end (-1: the last). It is written as
+// {{ nth -1 .messages }}, so that a replay sends the replayed client's own message, with
+// its id, in its place, and leaves it out when that client sent no such message.
+type sentMessage int
+
+// echoesOf replaces the messages of a snapshot that echo a message of the request with
+// the sentMessage that stands for it. An echo carries the id of a message the client
+// sent; an agent that gives the client's messages ids of its own echoes them with the
+// same role and content (and toolCallId), which is looked for among the messages that
+// are not the agent's own (assistant ones).
+func echoesOf(ev protocol.Event, sent []protocol.Message) protocol.Event {
+	list, ok := ev.Get("messages")
+	messages, isList := list.([]any)
+	if !ok || !isList || len(sent) == 0 {
+		return ev
+	}
+	byID := map[string]int{}
+	for i, m := range sent {
+		if m.ID != "" {
+			byID[m.ID] = i
+		}
+	}
+	used := map[int]bool{}
+	out := make([]any, len(messages))
+	for i, item := range messages {
+		out[i] = item
+		m, _ := item.(map[string]any)
+		id, _ := m["id"].(string)
+		at, found := byID[id]
+		if !found && m["role"] != "assistant" {
+			at, found = sameMessage(m, sent, used)
+		}
+		if found && !used[at] {
+			used[at] = true
+			out[i] = sentMessage(at - len(sent))
+		}
+	}
+	return ev.With("messages", out)
+}
+
+// sameMessage finds the request's message, not yet echoed, with m's role, content and
+// toolCallId.
+func sameMessage(m map[string]any, sent []protocol.Message, used map[int]bool) (int, bool) {
+	content, _ := json.Marshal(m["content"])
+	for i, s := range sent {
+		if used[i] || s.Role != m["role"] || s.ToolCallID != fmt.Sprint(orNothing(m["toolCallId"])) {
+			continue
+		}
+		if b, _ := json.Marshal(s.Content); string(b) == string(content) {
+			return i, true
+		}
+	}
+	return 0, false
+}
+
+// orNothing is v, or "" for nil.
+func orNothing(v any) any {
+	if v == nil {
+		return ""
+	}
+	return v
+}
+
+// nameSnapshotIDs names the ids of the agent's own messages in a snapshot — their ids,
+// their tool calls' and the calls their tool messages answer — so that a replay
+// generates them per run like every other id, and the same ones where the run streamed
+// them.
+func (s *session) nameSnapshotIDs(ev protocol.Event) {
+	list, _ := ev.Get("messages")
+	messages, _ := list.([]any)
+	for _, item := range messages {
+		m, ok := item.(map[string]any)
+		if !ok {
+			continue
+		}
+		if id, ok := m["id"].(string); ok && id != "" {
+			s.localName(id, "m")
+		}
+		calls, _ := m["toolCalls"].([]any)
+		for _, c := range calls {
+			if call, ok := c.(map[string]any); ok {
+				if id, ok := call["id"].(string); ok && id != "" {
+					s.localName(id, "c")
+				}
+			}
+		}
+		if id, ok := m["toolCallId"].(string); ok && id != "" {
+			s.localName(id, "c")
+		}
+	}
 }
 
 // relativeExpiry rewrites the expiresAt of each interrupt in a run's outcome as the
@@ -250,6 +391,8 @@ func toNode(v any, convert func(string) string) *yaml.Node {
 		return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!float", Value: strconv.FormatFloat(x, 'g', -1, 64)}
 	case string:
 		return scalar(convert(x))
+	case sentMessage:
+		return scalar(fmt.Sprintf("{{ nth %d .messages }}", int(x)))
 	case []any:
 		n := &yaml.Node{Kind: yaml.SequenceNode, Style: yaml.FlowStyle}
 		for _, it := range x {

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"net/http"
 	"net/url"
 	"os"
@@ -240,8 +241,12 @@ func (r *Recorder) Record(w http.ResponseWriter, req *http.Request, route string
 	if problem != "" {
 		outcome = "INCOMPLETE: " + problem
 	}
-	fmt.Fprintf(r.cfg.Progress, "recorded run %s of thread %s: %d events in %s, %s, %s → %s\n",
-		in.RunID, in.ThreadID, len(events), time.Since(started).Round(time.Millisecond), outcome, redactedCount(redactions), file)
+	normalised := ""
+	if n := kept.identity.String(); n != "" {
+		normalised = ", " + n
+	}
+	fmt.Fprintf(r.cfg.Progress, "recorded run %s of thread %s: %d events in %s, %s, %s%s → %s\n",
+		in.RunID, in.ThreadID, len(events), time.Since(started).Round(time.Millisecond), outcome, redactedCount(redactions), normalised, file)
 	return nil
 }
 
@@ -300,6 +305,9 @@ func (r *Recorder) relay(ctx context.Context, w http.ResponseWriter, frames upst
 			return "the upstream stream broke off: " + err.Error()
 		}
 		ev, err := f.event, f.err
+		if err == nil {
+			ev = kept.identity.Normalise(ev)
+		}
 		if err == nil && kept.passed == "" {
 			err = verify.Check(ev)
 		}
@@ -341,7 +349,8 @@ type capture struct {
 	bytes     int64 // their JSON, in bytes
 	maxEvents int
 	maxBytes  int64
-	passed    string // the bound the run passed, if it did, or why it is not recorded: nothing is kept from then on
+	passed    string               // the bound the run passed, if it did, or why it is not recorded: nothing is kept from then on
+	identity  protocol.RunIdentity // what the recording changed of the stream, as the official client reads it
 }
 
 // add keeps an event whose JSON is size bytes long. It reports true when the event takes
@@ -379,7 +388,11 @@ func (r *Recorder) continuesUnrecorded(in *protocol.RunAgentInput) bool {
 func (r *Recorder) unrecorded(in *protocol.RunAgentInput) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.sessions[in.ThreadID] = &session{unrecorded: true}
+	var written map[string]string
+	if s := r.sessions[in.ThreadID]; s != nil {
+		written = s.written
+	}
+	r.sessions[in.ThreadID] = &session{unrecorded: true, written: written}
 }
 
 // save writes a run into its session's fixture, or apart as an incomplete recording, and
@@ -391,14 +404,31 @@ func (r *Recorder) save(route string, in *protocol.RunAgentInput, events []captu
 	continuing := s != nil && s.continuedBy(in)
 	rd := r.redactor()
 	if !continuing {
+		earlier := s
 		s = &session{ids: map[string]string{}, counts: map[string]int{}}
 		r.name(s, route, in)
+		if earlier != nil {
+			s.written = earlier.written
+		}
+		first, why := "", ""
+		switch written, repeated := s.written[s.stem]; {
+		case problem != "":
+		case repeated:
+			first, why = written, earlier.unplaced(in)
+		case r.cfg.Dedupe && answersUnseen(in) && exists(s.file):
+			first, why = s.file, "it answers interrupts or tool calls of a run this recorder did not record (before it started, or on a thread it has forgotten), so it is not the first run of a session"
+		}
+		if why != "" {
+			r.nameApart(s)
+			r.cfg.Logger.Warn("a run the recorder cannot place in the session it belongs to would replace an earlier recording: it is recorded in a file of its own, which replays of that request do not reach, and the earlier file stays as it was",
+				"thread", in.ThreadID, "run", in.RunID, "why", why, "earlier", first, "file", s.file)
+		}
 	}
 	threadID, runID := in.ThreadID, in.RunID
 	if len(events) > 0 && events[0].event.Type == protocol.RunStarted {
 		threadID, runID = events[0].event.Str("threadId"), events[0].event.Str("runId")
 	}
-	nodes := s.templated(rd.events(slices.Clone(events)), threadID, runID)
+	nodes := s.templated(rd.events(slices.Clone(events)), threadID, runID, in.Messages)
 	if problem != "" {
 		// kept apart, in a hidden directory no server loads, and marked as what it is
 		suffix := fmt.Sprintf("-run%d-%s", s.runs+1, time.Now().UTC().Format(stampFormat))
@@ -440,6 +470,15 @@ func (r *Recorder) save(route string, in *protocol.RunAgentInput, events []captu
 		return "", 0, err
 	}
 	s.noteAwaiting(events)
+	if !continuing {
+		s.written = maps.Clone(s.written)
+		if s.written == nil {
+			s.written = map[string]string{}
+		}
+		if _, ok := s.written[s.stem]; !ok {
+			s.written[s.stem] = s.file
+		}
+	}
 	s.runs++
 	if continuing {
 		s.path = append(s.path, whenKey(path[len(path)-1]))
@@ -500,6 +539,7 @@ func (r *Recorder) name(s *session, route string, in *protocol.RunAgentInput) {
 	msg, _ := in.LastUserMessage()
 	text := r.redactor().text(msg.Text()) // counted where the fixture writes it
 	stem := slug(text) + "-" + fixtureKey(route, msg.Text(), in.ForwardedProps)
+	s.stem = stem
 	s.id = "rec-" + slug(text) + "-" + fixtureKey(route, text, in.ForwardedProps)
 	if r.cfg.Dedupe {
 		s.file = filepath.Join(r.cfg.OutDir, stem+".yaml")
@@ -512,6 +552,24 @@ func (r *Recorder) name(s *session, route string, in *protocol.RunAgentInput) {
 		suffix = fmt.Sprintf("-%s-%d", stamp, n)
 	}
 	s.file, s.id = filepath.Join(r.cfg.OutDir, stem+suffix+".yaml"), s.id+suffix
+}
+
+// nameApart gives a session whose file would replace an earlier recording of the same
+// first request (see save) a file of its own. Without dedupe every session has one
+// already. With it, the file is named after the earlier one's, with a time stamp after
+// "_", so that it loads after it: the earlier one keeps answering the request, and the
+// later one has no example, which would select the earlier one.
+func (r *Recorder) nameApart(s *session) {
+	s.shadowed = true
+	if !r.cfg.Dedupe {
+		return
+	}
+	stamp := time.Now().UTC().Format(stampFormat)
+	suffix := stamp
+	for n := 2; exists(filepath.Join(r.cfg.OutDir, s.stem+"_"+suffix+".yaml")); n++ {
+		suffix = fmt.Sprintf("%s-%d", stamp, n)
+	}
+	s.file, s.id = filepath.Join(r.cfg.OutDir, s.stem+"_"+suffix+".yaml"), s.id+"-"+suffix
 }
 
 // recorded reports whether the output directory holds a fixture of a first request,
@@ -565,6 +623,7 @@ func (r *Recorder) newDocument(s *session, route string, in *protocol.RunAgentIn
 			setMember(example, "forwardedProps", props)
 		}
 	}
+	offered(example, in, rd)
 	if len(match.Content) > 0 {
 		setMember(doc, "match", match)
 	}
@@ -572,6 +631,47 @@ func (r *Recorder) newDocument(s *session, route string, in *protocol.RunAgentIn
 		setMember(doc, "examples", &yaml.Node{Kind: yaml.SequenceNode, Content: []*yaml.Node{example}})
 	}
 	return doc
+}
+
+// offered adds to a recorded example what the first request offered the agent besides
+// its message — its tools (by name, as examples name them), context, state and
+// forwardedProps — redacted as the rest of the fixture, so that the example asks what
+// the recording was asked. Empty ones, which clients send by default, are left out.
+func offered(example *yaml.Node, in *protocol.RunAgentInput, rd *redactor) {
+	literal := func(v string) string { return v }
+	if len(in.Tools) > 0 {
+		tools := &yaml.Node{Kind: yaml.SequenceNode, Style: yaml.FlowStyle}
+		for _, t := range in.Tools {
+			tools.Content = append(tools.Content, scalar(t.Name))
+		}
+		setMember(example, "tools", tools)
+	}
+	if len(in.Context) > 0 {
+		items := make([]any, len(in.Context))
+		for i, c := range in.Context {
+			items[i] = map[string]any{"description": rd.text(c.Description), "value": rd.text(c.Value)}
+		}
+		setMember(example, "context", toNode(items, literal))
+	}
+	if state := rd.value(in.State, false); !isEmpty(state) {
+		setMember(example, "state", toNode(state, literal))
+	}
+	if props := rd.value(in.ForwardedProps, false); !isEmpty(props) {
+		setMember(example, "forwardedProps", toNode(props, literal))
+	}
+}
+
+// isEmpty reports a value a request carries by default: none, an empty object or list.
+func isEmpty(v any) bool {
+	switch x := v.(type) {
+	case nil:
+		return true
+	case map[string]any:
+		return len(x) == 0
+	case []any:
+		return len(x) == 0
+	}
+	return false
 }
 
 func isDefaultRoute(route string) bool {

@@ -2,10 +2,13 @@ package scenarios
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/agui-mock/agui-mock/protocol"
 )
 
 const recordedSession = `
@@ -95,5 +98,39 @@ next:
 	got := texts(c.run(`{"messages":[{"id":"a","role":"assistant","toolCalls":[{"id":"` + id + `","type":"function","function":{"name":"pickColor","arguments":"{}"}}]},{"id":"tr","role":"tool","toolCallId":"` + id + `","content":"red"}]}`))
 	if strings.Join(got, "|") != "red it is" {
 		t.Errorf("continuation %q", got)
+	}
+}
+
+// A snapshot's {{ nth … .messages }} is the client's own message, counted from the end
+// of its messages; one the request does not have is left out of the snapshot.
+func TestASnapshotCarriesTheClientsMessagesByTheirPlace(t *testing.T) {
+	set, err := loadOne(t, `
+match: {message: find}
+events:
+  - {type: RUN_STARTED, threadId: "{{ .threadId }}", runId: "{{ .runId }}"}
+  - {type: MESSAGES_SNAPSHOT, messages: ["{{ nth -3 .messages }}", "{{ nth -2 .messages }}", "{{ nth -1 .messages }}", {id: a, role: assistant, content: found}]}
+  - {type: RUN_FINISHED, threadId: "{{ .threadId }}", runId: "{{ .runId }}"}
+`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for body, want := range map[string]string{
+		`{"messages":[{"id":"mine","role":"user","content":"find"}]}`:                                                                                        `[{"content":"find","id":"mine","role":"user"},{"content":"found","id":"a","role":"assistant"}]`,
+		`{"messages":[{"id":"s","role":"system","content":"be brief"},{"id":"u1","role":"user","content":"hi"},{"id":"u2","role":"user","content":"find"}]}`: `[{"content":"be brief","id":"s","role":"system"},{"content":"hi","id":"u1","role":"user"},{"content":"find","id":"u2","role":"user"},{"content":"found","id":"a","role":"assistant"}]`,
+	} {
+		c := &conversation{t: t, set: set}
+		snapshots := 0
+		for _, ev := range c.run(body) {
+			if ev.Type == protocol.MessagesSnapshot {
+				snapshots++
+				list, _ := ev.Get("messages")
+				if got, _ := json.Marshal(list); string(got) != want {
+					t.Errorf("%s: snapshot %s, want %s", body, got, want)
+				}
+			}
+		}
+		if snapshots != 1 {
+			t.Errorf("%s: %d snapshots", body, snapshots)
+		}
 	}
 }

@@ -311,7 +311,9 @@ func (p *planner) build(s *Scenario, in *protocol.RunAgentInput, start Start) er
 // or waiting for interrupts or tool results.
 func (p *planner) playSteps(s *Scenario, in *protocol.RunAgentInput, start Start) error {
 	p.wait(p.timing.FirstEvent)
-	p.emit(protocol.NewEvent(protocol.RunStarted, "threadId", in.ThreadID, "runId", in.RunID))
+	// A scenario of steps is the mock speaking for itself: it declares the version both
+	// sides speak. The explicit form plays its RUN_STARTED as written.
+	p.emit(protocol.PeerFor(in.ProtocolVersion).Declare(protocol.NewEvent(protocol.RunStarted, "threadId", in.ThreadID, "runId", in.RunID)))
 	stack := []frame{{steps: s.steps}}
 	if start.Resume != nil {
 		stack = p.continuation(start, in)

@@ -796,6 +796,9 @@ func (s *eventStep) emit(p *planner) error {
 		if err != nil {
 			return err
 		}
+		if list, ok := v.([]any); ok && s.typ == protocol.MessagesSnapshot && name == "messages" {
+			v = present(list)
+		}
 		ev.Fields = append(ev.Fields, protocol.Field{Name: name, Value: v})
 	}
 	p.emit(ev)
@@ -803,6 +806,21 @@ func (s *eventStep) emit(p *planner) error {
 		p.terminated = true
 	}
 	return nil
+}
+
+// present leaves out of a snapshot's messages those that rendered as nothing: a
+// recording's {{ nth -3 .messages }} for a message the replayed request does not have.
+func present(messages []any) []any {
+	if !slices.Contains(messages, nil) {
+		return messages
+	}
+	out := make([]any, 0, len(messages))
+	for _, m := range messages {
+		if m != nil {
+			out = append(out, m)
+		}
+	}
+	return out
 }
 
 // renderText renders a value to text: strings as they are, anything else as JSON, and

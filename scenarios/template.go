@@ -37,6 +37,7 @@ func funcMap(f *gofakeit.Faker, id func(name string) string) template.FuncMap {
 		"trim":     strings.TrimSpace,
 		"join":     joinAny,
 		"last":     lastItem,
+		"nth":      nthItem,
 		"kind":     kindOf,
 		"int":      toInt,
 		"float":    toFloat,
@@ -243,6 +244,20 @@ func lastItem(items []any) any {
 		return nil
 	}
 	return items[len(items)-1]
+}
+
+// nthItem returns a list's element at index i, counted from the end when i is negative
+// (-1 is the last), or nothing when the list has no such element: {{ nth -2 .messages }}
+// is the client's message before its last, which recordings use to replay the client's
+// own messages inside a MESSAGES_SNAPSHOT.
+func nthItem(i int, items []any) any {
+	if i < 0 {
+		i += len(items)
+	}
+	if i < 0 || i >= len(items) {
+		return nil
+	}
+	return items[i]
 }
 
 // joinAny is the template function join; it refuses a result longer than

@@ -310,7 +310,7 @@ func (s *Server) plan(ctx context.Context, sc *scenarios.Scenario, sreq *scenari
 	case errors.As(err, &le):
 		in := sreq.Input
 		return &scenarios.Plan{Scenario: sc, Events: []scenarios.Timed{
-			{Event: protocol.NewEvent(protocol.RunStarted, "threadId", in.ThreadID, "runId", in.RunID)},
+			{Event: protocol.PeerFor(in.ProtocolVersion).Declare(protocol.NewEvent(protocol.RunStarted, "threadId", in.ThreadID, "runId", in.RunID))},
 			{Event: protocol.NewEvent(protocol.RunError, "message", err.Error(), "code", "template_limit")},
 		}}, nil
 	case errors.As(err, &nb):

@@ -163,15 +163,19 @@ describe('agui-mock verify', () => {
       const clean = await verify(...args);
       assert.equal(clean.code, 0, clean.stdout + clean.stderr);
 
-      // the fixtures replay the new behaviour to the real client
+      // the fixtures replay the new behaviour to the real client, declaring the protocol
+      // version the agent declared to verify's requests, if any
+      const deploy = recordings(fixtures).find((f) => f.startsWith('deploy-the-app'));
+      const [, version] = /type: RUN_STARTED\b[^}]*protocolVersion: '?([\d.]+)/.exec(readFileSync(path.join(fixtures, deploy), 'utf8')) ?? [];
+      const declared = version && current.protocolVersion;
       const replay = await startReplay(fixtures);
       try {
         const conversation = new Conversation(current, { url: replay.url });
         const first = await conversation.send('deploy the app');
-        assertCleanRun(first);
+        assertCleanRun(first, { declared });
         const resume = conversation.agent.pendingInterrupts.map((i) => ({ interruptId: i.id, status: 'cancelled' }));
         const second = await conversation.continue({ resume });
-        assertCleanRun(second);
+        assertCleanRun(second, { declared });
         assert.ok(second.events.some((e) => e.type === 'TOOL_CALL_START' && e.toolCallName === 'notify'));
       } finally {
         await replay.stop();
