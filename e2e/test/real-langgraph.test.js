@@ -11,9 +11,9 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { agentsInstalled, startAgent } from './agents.js';
-import { assertCleanRun, CLIENTS, Conversation } from './clients.js';
+import { CLIENTS, Conversation } from './clients.js';
 import { makeTempDir } from './harness.js';
-import { assertAccepted, copilotKitApp, onInterrupts, shown, verify } from './realagents.js';
+import { assertAccepted, assertReplayed, copilotKitApp, onInterrupts, shown, verify } from './realagents.js';
 import { assertValid, recordings, startRecorder, startReplay } from './recording.js';
 
 const [current] = CLIENTS;
@@ -91,7 +91,7 @@ if (agentsInstalled('a real LangGraph agent')) {
       const replay = await startReplay(fixtures);
       try {
         for (const branch of BRANCHES) {
-          const { conv, first, second } = await converse(replay.url, branch, assertCleanRun);
+          const { conv, first, second } = await converse(replay.url, branch, assertReplayed);
           assert.deepEqual(shown(conv.agent.messages), conversation(branch), `${branch.name}: replayed`);
           const user = conv.agent.messages.filter((m) => m.role === 'user');
           assert.deepEqual(user.map((m) => m.id), [first.userMessage.id], "the snapshot keeps the client's message and its id");
