@@ -13,7 +13,7 @@ import { after, before, describe, test } from 'node:test';
 import { agentsInstalled, startAgent } from './agents.js';
 import { CLIENTS, Conversation } from './clients.js';
 import { makeTempDir } from './harness.js';
-import { assertAccepted, assertReplayed, copilotKitApp, onInterrupts, shown, verify } from './realagents.js';
+import { assertAccepted, assertReplayed, recordedLines, copilotKitApp, onInterrupts, shown, verify } from './realagents.js';
 import { assertValid, recordings, startRecorder, startReplay } from './recording.js';
 
 const [current] = CLIENTS;
@@ -74,7 +74,7 @@ if (agentsInstalled('a real LangGraph agent')) {
           const { conv } = await converse(recorder.url, branch);
           assert.deepEqual(shown(conv.agent.messages), conversation(branch), `${branch.name}: through the recorder`);
         }
-        const lines = recorder.output.filter((line) => line.startsWith('recorded run'));
+        const lines = await recordedLines(recorder, 4);
         assert.equal(lines.length, 4, recorder.output.join('\n'));
         assert.ok(lines.every((line) => line.includes('complete')), lines.join('\n'));
       } finally {

@@ -13,7 +13,7 @@ import { after, before, describe, test } from 'node:test';
 import { agentsInstalled, startAgent } from './agents.js';
 import { CLIENTS, Conversation } from './clients.js';
 import { makeTempDir } from './harness.js';
-import { assertAccepted, assertReplayed, shown, verify } from './realagents.js';
+import { assertAccepted, assertReplayed, recordedLines, shown, verify } from './realagents.js';
 import { assertValid, recordings, startRecorder, startReplay } from './recording.js';
 
 const [current] = CLIENTS;
@@ -92,7 +92,7 @@ if (agentsInstalled('a real Mastra agent')) {
           const conv = await converse(recorder.url, assertAccepted);
           assert.deepEqual(shown(conv.agent.messages), truth[name], `${name}: through the recorder`);
         }
-        const lines = recorder.output.filter((line) => line.startsWith('recorded run'));
+        const lines = await recordedLines(recorder, 5);
         assert.equal(lines.length, 5, recorder.output.join('\n'));
       } finally {
         await recorder.stop();

@@ -33,6 +33,19 @@ export function shown(messages) {
   });
 }
 
+/**
+ * Resolves with the recorder's "recorded run" lines once there are count of them (a
+ * run's line is printed when its recording is written, just after its stream ended).
+ */
+export async function recordedLines(recorder, count, timeoutMs = 10_000) {
+  const deadline = performance.now() + timeoutMs;
+  for (;;) {
+    const lines = recorder.output.filter((line) => line.startsWith('recorded run'));
+    if (lines.length >= count || performance.now() > deadline) return lines;
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
 /** A run's CUSTOM on_interrupt values. */
 export function onInterrupts(run) {
   return run.events.filter((e) => e.type === 'CUSTOM' && e.name === 'on_interrupt').map((e) => e.value);
