@@ -24,13 +24,11 @@ export async function verify(...args) {
  * content, and the name and arguments of each tool call.
  */
 export function shown(messages) {
-  return messages.map((m) => {
-    return {
-      role: m.role,
-      ...(m.content && { content: m.content }),
-      ...(m.toolCalls?.length && { toolCalls: m.toolCalls.map((c) => [c.function.name, JSON.parse(c.function.arguments || '{}')]) }),
-    };
-  });
+  return messages.map((m) => ({
+    role: m.role,
+    ...(m.content && { content: m.content }),
+    ...(m.toolCalls?.length && { toolCalls: m.toolCalls.map((c) => [c.function.name, JSON.parse(c.function.arguments || '{}')]) }),
+  }));
 }
 
 /**
