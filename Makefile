@@ -54,10 +54,12 @@ fuzz:
 	go test -run XXX -fuzz '^FuzzLoad$$' -fuzztime $(FUZZTIME) ./scenarios
 	go test -run XXX -fuzz '^FuzzTemplates$$' -fuzztime $(FUZZTIME) ./scenarios
 
-# e2e-test builds the Testcontainers module the suite imports, and the image when a Docker
+# e2e-test builds the Testcontainers module the suite imports, installs the real agents the
+# suite records from (e2e/agents, their own lockfile), and builds the image when a Docker
 # daemon answers; without one, the container tests skip loudly (and fail in CI).
 e2e-test:
 	cd clients/testcontainers && npm ci --no-audit --no-fund && npm run build
 	cd e2e && npm ci --no-audit --no-fund
+	cd e2e/agents && npm ci --no-audit --no-fund
 	@if $(DOCKER) info >/dev/null 2>&1; then $(MAKE) image; else echo "e2e-test: no Docker daemon answers: the container tests will be skipped"; fi
 	cd e2e && DOCKER=$(DOCKER) AGUI_MOCK_IMAGE=$(IMAGE) npm test

@@ -1,0 +1,114 @@
+// What the real-agent tests share: running `agui-mock verify`, what a conversation
+// showed its user, and a CopilotKit app on the runtime of copilotkit.js.
+
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { CopilotKitCore, startRuntime } from './copilotkit.js';
+import { REPO_ROOT, serverBinary } from './harness.js';
+
+/** Runs `agui-mock verify` with args; resolves with {code, stdout, stderr}. */
+export async function verify(...args) {
+  const bin = await serverBinary();
+  try {
+    const { stdout, stderr } = await promisify(execFile)(bin, ['verify', ...args], { cwd: REPO_ROOT, timeout: 120_000 });
+    return { code: 0, stdout, stderr };
+  } catch (err) {
+    if (typeof err.code !== 'number') throw err;
+    return { code: err.code, stdout: err.stdout, stderr: err.stderr };
+  }
+}
+
+/**
+ * What a conversation's messages show the user, ids left out: each message's role and
+ * content, and the name and arguments of each tool call.
+ */
+export function shown(messages) {
+  return messages.map((m) => ({
+    role: m.role,
+    ...(m.content && { content: m.content }),
+    ...(m.toolCalls?.length && { toolCalls: m.toolCalls.map((c) => [c.function.name, JSON.parse(c.function.arguments || '{}')]) }),
+  }));
+}
+
+/**
+ * Resolves with the recorder's "recorded run" lines once there are count of them (a
+ * run's line is printed when its recording is written, just after its stream ended).
+ */
+export async function recordedLines(recorder, count, timeoutMs = 10_000) {
+  const deadline = performance.now() + timeoutMs;
+  for (;;) {
+    const lines = recorder.output.filter((line) => line.startsWith('recorded run'));
+    if (lines.length >= count || performance.now() > deadline) return lines;
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
+/** A run's CUSTOM on_interrupt values. */
+export function onInterrupts(run) {
+  return run.events.filter((e) => e.type === 'CUSTOM' && e.name === 'on_interrupt').map((e) => e.value);
+}
+
+/** Asserts that a run neither failed nor rejected, and the client warned of nothing. */
+export function assertAccepted(run) {
+  assert.equal(run.failure, undefined, `onRunFailed was called: ${run.failure}`);
+  assert.equal(run.rejection, undefined, `runAgent rejected: ${run.rejection}`);
+  assert.deepEqual(run.consoleCalls, [], 'the client wrote warnings or errors');
+  assert.equal(run.events.at(-1)?.type, 'RUN_FINISHED', `the run ended with ${JSON.stringify(run.events.at(-1))}`);
+}
+
+/**
+ * Asserts what holds for a replayed run besides assertAccepted: it starts and finishes
+ * with the request's thread and run ids. (Events carry timestamps only when the agent
+ * sent them: a replay sends what the agent sent.)
+ */
+export function assertReplayed(run) {
+  assertAccepted(run);
+  for (const event of [run.events[0], run.events.at(-1)]) {
+    assert.deepEqual([event.threadId, event.runId], [run.agent.threadId, run.runId], `${event.type} carries the request's ids`);
+  }
+}
+
+/**
+ * A CopilotKit app (@copilotkit/core) on a CopilotKit runtime whose agent is an
+ * HttpAgent to mockURL: say() runs a user message, resumeLangGraph() answers the last
+ * on_interrupt as useInterrupt does; messages is the agent's conversation.
+ */
+export async function copilotKitApp(mockURL) {
+  const runtime = await startRuntime(mockURL);
+  const core = new CopilotKitCore({ runtimeUrl: runtime.url });
+  const agent =
+    core.getAgent('default') ??
+    (await new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`no agent at ${runtime.url}`)), 30_000);
+      const subscription = core.subscribe({
+        onAgentsChanged: ({ agents }) => {
+          if (!agents.default) return;
+          clearTimeout(timer);
+          subscription.unsubscribe();
+          resolve(agents.default);
+        },
+      });
+    }));
+  const seen = { interrupts: [], errors: [], runIds: [] };
+  agent.subscribe({
+    onCustomEvent: ({ event }) => {
+      if (event.name === 'on_interrupt') seen.interrupts.push(event.value);
+    },
+    onRunFinishedEvent: ({ event }) => seen.runIds.push(event.runId),
+    onRunFailed: ({ error }) => seen.errors.push(error),
+  });
+  return {
+    agent,
+    seen,
+    async say(content) {
+      agent.addMessage({ id: `user-${crypto.randomUUID()}`, role: 'user', content });
+      await core.runAgent({ agent });
+    },
+    async resumeLangGraph(resume) {
+      const interruptEvent = seen.interrupts.at(-1);
+      await core.runAgent({ agent, runId: seen.runIds.at(-1), forwardedProps: { command: { resume, interruptEvent } } });
+    },
+    close: () => runtime.close(),
+  };
+}
