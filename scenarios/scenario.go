@@ -38,6 +38,10 @@ type Scenario struct {
 	eventsHint int
 }
 
+// Default reports whether the scenario is of a Fallback source (the built-in set): a
+// default, which every scenario of the other sources comes before.
+func (sc *Scenario) Default() bool { return sc.fallback }
+
 // StepIDs returns the ids given to the scenario's steps, nested ones included, in file
 // order.
 func (sc *Scenario) StepIDs() []string { return slices.Clone(sc.stepIDs) }
