@@ -79,10 +79,19 @@ type Example struct {
 	Message        string            `json:"message,omitempty"`
 	ForwardedProps map[string]any    `json:"forwardedProps,omitempty"`
 	State          any               `json:"state,omitempty"`
-	Tools          []string          `json:"tools,omitempty"`
+	Tools          []ExampleTool     `json:"tools,omitempty"`
 	Headers        map[string]string `json:"headers,omitempty"`
 	Context        []ContextItem     `json:"context,omitempty"`
 	pos            pos
+}
+
+// ExampleTool is a tool an example's client offers. An example may name a tool alone;
+// its description and the JSON Schema of its parameters, when given, are sent as
+// written, so that an agent that reads them answers as it answered the client.
+type ExampleTool struct {
+	Name        string         `json:"name"`
+	Description string         `json:"description,omitempty"`
+	Parameters  map[string]any `json:"parameters,omitempty"`
 }
 
 // ContextItem is one piece of application context an example request carries.

@@ -135,9 +135,14 @@ func NewSet(ctx context.Context, limits Limits, list []*Scenario) (*Set, error) 
 	sort.SliceStable(set.scenarios, func(i, j int) bool { return precedes(set.scenarios[i], set.scenarios[j]) })
 	for _, sc := range set.scenarios {
 		for _, ex := range sc.Examples {
-			req := ex.request()
-			sel, _ := set.Select(req)
+			req, err := ex.request()
+			var sel *Selection
+			if err == nil {
+				sel, _ = set.Select(req)
+			}
 			switch {
+			case err != nil:
+				diags = append(diags, Diagnostic{File: ex.pos.File, Line: ex.pos.Line, Column: ex.pos.Column, Message: fmt.Sprintf("this example of scenario %s is not a run request a client can send: %v", sc.ID, err)})
 			case sel == nil:
 				diags = append(diags, Diagnostic{File: ex.pos.File, Line: ex.pos.Line, Column: ex.pos.Column, Message: fmt.Sprintf("this example of scenario %s matches no scenario", sc.ID)})
 			case sel.Scenario != sc && !(sc.fallback && !sel.Scenario.fallback): // the user's scenarios override fallback ones

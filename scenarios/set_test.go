@@ -84,7 +84,8 @@ func TestExamplesOfFallbackScenariosGiveWayToTheUsersScenarios(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			sel, _ := set.Select(Example{Message: "Hello there"}.request())
+			req, _ := Example{Message: "Hello there"}.request()
+			sel, _ := set.Select(req)
 			if sel == nil || sel.Scenario.ID != "greet" {
 				t.Errorf("selected %v", sel)
 			}
@@ -113,7 +114,8 @@ func TestTheUsersScenariosComeBeforeTheBuiltinOnes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sel, _ := set.Select(Example{Route: "/agentic_chat", Message: "hi"}.request())
+	req, _ := Example{Route: "/agentic_chat", Message: "hi"}.request()
+	sel, _ := set.Select(req)
 	if sel == nil || sel.Scenario.ID != "my-chat" {
 		t.Errorf("selected %v, want the user's my-chat", sel)
 	}
