@@ -189,11 +189,6 @@ func (s *side) command(answers *scenarios.Answers) map[string]any {
 	return map[string]any{"resume": orEmpty(a.Payload), "interruptEvent": s.onInterrupt[0]}
 }
 
-// firstMessage is the user message that opens a conversation.
-func firstMessage(text string) map[string]any {
-	return map[string]any{"id": newUUID(), "role": "user", "content": text}
-}
-
 func orEmpty(v any) any {
 	if v == nil {
 		return map[string]any{}

@@ -263,7 +263,8 @@ type side struct {
 // the end of path), and returns how many ways each pause past path had.
 func (c *conversation) run(ctx context.Context, path []int, report func(Turn)) (forks []int) {
 	c.threadID = newUUID()
-	first := firstMessage(c.ex.Message)
+	// the example's user message, with an id of its own, opens the thread on both sides
+	first := c.ex.RunInput(scenarios.RunIDs{Message: newUUID()})["messages"].([]any)[0].(map[string]any)
 	agentSide := &side{history: []any{first}, state: c.ex.State}
 	mockSide := &side{history: []any{maps.Clone(first)}, state: c.ex.State}
 	var cursor *scenarios.Cursor
