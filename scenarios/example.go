@@ -43,7 +43,11 @@ func (ex Example) RunInput(ids RunIDs) map[string]any {
 		if t.Parameters == nil {
 			parameters = map[string]any{"type": "object", "properties": map[string]any{}}
 		}
-		tools[i] = map[string]any{"name": t.Name, "description": description, "parameters": parameters}
+		tool := map[string]any{"name": t.Name, "description": description, "parameters": parameters}
+		if t.Metadata != nil {
+			tool["metadata"] = t.Metadata
+		}
+		tools[i] = tool
 	}
 	context := make([]any, len(ex.Context))
 	for i, c := range ex.Context {

@@ -285,10 +285,11 @@ func (l *fileLoader) examples(n *yaml.Node) []Example {
 	return list
 }
 
-var toolKeys = []string{"name", "description", "parameters"}
+var toolKeys = []string{"name", "description", "parameters", "metadata"}
 
 // exampleTools reads the tools an example's client offers: a name, or a list of names
-// and definitions ({name, description, parameters}, as RunAgentInput.tools has them).
+// and definitions ({name, description, parameters, metadata}, as RunAgentInput.tools
+// has them).
 func (l *fileLoader) exampleTools(n *yaml.Node) []ExampleTool {
 	items := []*yaml.Node{n}
 	if n.Kind == yaml.SequenceNode {
@@ -316,6 +317,9 @@ func (l *fileLoader) exampleTools(n *yaml.Node) []ExampleTool {
 		}
 		if v := f["parameters"]; v != nil {
 			tool.Parameters = l.literalMapping(v, "an example's tool parameters")
+		}
+		if v := f["metadata"]; v != nil {
+			tool.Metadata = l.literalMapping(v, "an example's tool metadata")
 		}
 		tools = append(tools, tool)
 	}

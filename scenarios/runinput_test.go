@@ -19,6 +19,7 @@ examples:
         description: Ask the user to confirm
         parameters: {type: object, properties: {question: {type: string}}, required: [question]}
       - search
+      - {name: pay, metadata: {ui: card}}
     context: [{description: locale, value: de-DE}]
     state: {cart: [1]}
     forwardedProps: {tenant: acme}
@@ -33,7 +34,8 @@ steps: [{text: ok}]
 	want := `{"context":[{"description":"locale","value":"de-DE"}],"forwardedProps":{"tenant":"acme"},` +
 		`"messages":[{"content":"book it","id":"m","role":"user"}],"protocolVersion":"1.0","runId":"r","state":{"cart":[1]},"threadId":"t",` +
 		`"tools":[{"description":"Ask the user to confirm","name":"confirm","parameters":{"properties":{"question":{"type":"string"}},"required":["question"],"type":"object"}},` +
-		`{"description":"search","name":"search","parameters":{"properties":{},"type":"object"}}]}`
+		`{"description":"search","name":"search","parameters":{"properties":{},"type":"object"}},` +
+		`{"description":"pay","metadata":{"ui":"card"},"name":"pay","parameters":{"properties":{},"type":"object"}}]}`
 	if string(got) != want {
 		t.Errorf("run input\n%s\nwant\n%s", got, want)
 	}

@@ -92,6 +92,7 @@ type ExampleTool struct {
 	Name        string         `json:"name"`
 	Description string         `json:"description,omitempty"`
 	Parameters  map[string]any `json:"parameters,omitempty"`
+	Metadata    map[string]any `json:"metadata,omitempty"`
 }
 
 // ContextItem is one piece of application context an example request carries.
