@@ -8,14 +8,18 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/url"
+	"strings"
 	"time"
 
 	"github.com/agui-mock/agui-mock/loadtest"
+	"github.com/agui-mock/agui-mock/scenarios"
 )
 
 // loadOptions are the load command's settings.
 type loadOptions struct {
 	url, message, body, format string
+	example                    string
 	transport                  string
 	concurrency, runs, pid     int
 	ramp, gap, timeout         time.Duration
@@ -45,17 +49,29 @@ func runLoad(ctx context.Context, args []string, lookupEnv func(string) (string,
 		return 2
 	}
 	cfg := loadtest.Config{URL: o.url, Concurrency: o.concurrency, Runs: o.runs, Ramp: o.ramp, Hold: o.hold, ExpectGap: o.gap, PID: o.pid, Timeout: o.timeout, Proto: o.transport == "proto"}
-	cfg.Body = []byte(o.body)
-	if o.body == "" {
-		// Every run is a new conversation, also across loads against the same server.
-		msg, _ := json.Marshal(o.message)
-		thread := fmt.Sprintf("load-%x-{{n}}", time.Now().UnixNano())
-		cfg.Body = []byte(`{"threadId":"` + thread + `","runId":"run-{{n}}","messages":[{"id":"u-{{n}}","role":"user","content":` + string(msg) + `}]}`)
-	}
 	var err error
 	if cfg.Header, err = parseHeaders(o.headers); err != nil {
 		fmt.Fprintln(stderr, "agui-mock load:", err)
 		return 2
+	}
+	cfg.Body = []byte(o.body)
+	if o.body == "" {
+		ex := scenarios.Example{Message: o.message}
+		if o.example != "" {
+			if ex, err = loadExample(o.example); err != nil {
+				fmt.Fprintln(stderr, "agui-mock load: -example:", err)
+				return 2
+			}
+			cfg.URL = withRoute(cfg.URL, ex)
+			for name, value := range ex.Headers {
+				if cfg.Header.Get(name) == "" {
+					cfg.Header.Set(name, value)
+				}
+			}
+		}
+		// Every run is a new conversation, also across loads against the same server.
+		ids := scenarios.RunIDs{Thread: fmt.Sprintf("load-%x-{{n}}", time.Now().UnixNano()), Run: "run-{{n}}", Message: "u-{{n}}"}
+		cfg.Body, _ = json.Marshal(ex.RunInput(ids)) // JSON values read from YAML or a flag
 	}
 	res, err := loadtest.Run(ctx, cfg)
 	if err != nil {
@@ -91,6 +107,40 @@ func runLoad(ctx context.Context, args []string, lookupEnv func(string) (string,
 	return 0
 }
 
+// loadExample reads the example -example names: the first example of the scenario of
+// the file with the id after #, or of the file's first scenario. The file must load.
+func loadExample(spec string) (scenarios.Example, error) {
+	file, id, _ := strings.Cut(spec, "#")
+	set, err := scenarios.Load(pathSource(file, false))
+	if err != nil {
+		return scenarios.Example{}, err
+	}
+	var chosen *scenarios.Scenario
+	for _, sc := range set.Scenarios() {
+		if (id == "" && (chosen == nil || sc.Source.Line < chosen.Source.Line)) || sc.ID == id {
+			chosen = sc
+		}
+	}
+	switch {
+	case chosen == nil:
+		return scenarios.Example{}, fmt.Errorf("%s has no scenario %q", file, id)
+	case len(chosen.Examples) == 0:
+		return scenarios.Example{}, fmt.Errorf("scenario %s of %s has no examples", chosen.ID, file)
+	}
+	return chosen.Examples[0], nil
+}
+
+// withRoute is the run endpoint of an example: -url with the example's route as its path,
+// when the example names one.
+func withRoute(endpoint string, ex scenarios.Example) string {
+	u, err := url.Parse(endpoint)
+	if err != nil || ex.Route == "" {
+		return endpoint
+	}
+	u.Path = ex.Route
+	return u.String()
+}
+
 // loadFlags defines the load command's flags into o.
 func loadFlags(o *loadOptions, stderr io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet("agui-mock load", flag.ContinueOnError)
@@ -103,6 +153,7 @@ func loadFlags(o *loadOptions, stderr io.Writer) *flag.FlagSet {
 	fs.DurationVar(&o.gap, "expect-gap", 0, "the scripted gap between events, to measure timing error and drift")
 	fs.StringVar(&o.message, "message", "hello", "the user message of each run")
 	fs.StringVar(&o.body, "body", "", "the whole RunAgentInput to post instead ({{n}} is the run's number)")
+	fs.StringVar(&o.example, "example", "", "post a scenario's first example instead of -message, as verify sends it: FILE (its first scenario) or FILE#ID; the example's route replaces -url's path")
 	fs.IntVar(&o.pid, "pid", 0, "the server's process id, to measure its memory")
 	fs.DurationVar(&o.timeout, "run-timeout", 2*time.Minute, "longest a run may take")
 	fs.StringVar(&o.format, "format", "text", "output: text or json")

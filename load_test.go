@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -51,6 +52,42 @@ func TestLoadCommandMeasuresAgainstAnyEndpoint(t *testing.T) {
 	code, out, _ = load(t, "--url", mock+"/agui/chat", "--message", "nothing matches this", "--runs", "2")
 	if code != 1 || !strings.Contains(out, "2 runs (2 failed)") || !strings.Contains(out, "failure: HTTP 404") {
 		t.Errorf("failed runs, exit %d:\n%s", code, out)
+	}
+}
+
+// -example posts a scenario's example as verify sends it: on its route, with its
+// headers, and with the tools and context it offers, which the scenario here requires.
+func TestLoadCommandPostsAScenariosExample(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "booking.yaml")
+	writeFile(t, file, `id: other
+match: {message: ^other$}
+examples: [{message: other}]
+steps: [{text: other}]
+---
+id: booking
+match: {route: /tenant/agent, tools: [confirm], headers: {X-Tenant: ^acme$}, message: ^book}
+examples:
+  - route: /tenant/agent
+    message: book a table
+    headers: {X-Tenant: acme}
+    tools: [{name: confirm, description: Ask the user, parameters: {type: object, properties: {question: {type: string}}}}]
+    context: [{description: locale, value: de-DE}]
+steps: [{text: 'Booked ({{ (index .context 0).value }}).'}]
+`)
+	mock := start(t, []string{"--addr", "127.0.0.1:0", "--no-builtin", "--scenarios", dir, "--watch", "off", "--speed", "0"}, nil)
+	code, out, errs := load(t, "--url", mock+"/agui/chat", "--example", file+"#booking", "--runs", "4", "--concurrency", "2", "--format", "json")
+	var res loadtest.Result
+	if err := json.Unmarshal([]byte(out), &res); err != nil || code != 0 || res.Runs != 4 || res.Failed != 0 {
+		t.Fatalf("exit %d, %v: %+v\n%s%s", code, err, res, out, errs)
+	}
+	for spec, want := range map[string]string{
+		file + "#nope":                  `has no scenario "nope"`,
+		filepath.Join(dir, "none.yaml"): "no such file",
+	} {
+		if code, _, errs := load(t, "--url", mock+"/agui/chat", "--example", spec, "--runs", "1"); code != 2 || !strings.Contains(errs, want) {
+			t.Errorf("-example %s: exit %d, %q; want %q", spec, code, errs, want)
+		}
 	}
 }
 

@@ -112,7 +112,7 @@ func warnOfUnknownVariables(env environ, stderr io.Writer) {
 
 // flagVariables lists the variables that set the flags of every command.
 func flagVariables() []string {
-	validate, _, _ := validateFlags(io.Discard)
+	validate, _, _, _ := validateFlags(io.Discard)
 	healthcheck := healthcheckFlags(&healthcheckOptions{}, io.Discard)
 	floor, _, _, _ := floorFlags(io.Discard)
 	sets := []*flag.FlagSet{serveFlags(&options{}, io.Discard), loadFlags(&loadOptions{}, io.Discard), validate, healthcheck, floor, verifyFlags(&verifyOptions{}, io.Discard)}

@@ -121,7 +121,7 @@ func serveFlags(o *options, stderr io.Writer) *flag.FlagSet {
 	fs.DurationVar(&o.pollEvery, "poll-interval", 2*time.Second, "rescan period with -watch=poll; with -watch=auto, the safety rescan")
 	fs.StringVar(&o.upstream, "upstream", "", "the real AG-UI agent's base URL, to record from")
 	fs.StringVar(&o.recordDir, "record-dir", "recorded", "where recordings are written; with -record-missing it is served and watched too")
-	fs.BoolVar(&o.recMissing, "record-missing", false, "serve: proxy to -upstream and record what no scenario answers (the built-in catch-all is left out)")
+	fs.BoolVar(&o.recMissing, "record-missing", false, "serve: proxy to -upstream and record what none of your scenarios answers (the built-in scenarios are left out)")
 	fs.Var(&o.redact, "redact", "a regular expression scrubbed from recordings (repeatable; members named like secrets and common credentials always are)")
 	fs.BoolVar(&o.metrics, "metrics", false, "serve Prometheus metrics at /metrics")
 	fs.IntVar(&o.journal, "journal-size", 1000, "requests the admin journal keeps")
@@ -178,19 +178,17 @@ func serve(ctx context.Context, o options, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	var sources []scenarios.Source
+	var own []scenarios.Source
 	for _, dir := range dirs {
-		sources = append(sources, scenarios.Source{FS: os.DirFS(dir), Root: ".", Label: dir})
+		own = append(own, scenarios.Source{FS: os.DirFS(dir), Root: ".", Label: dir})
 	}
-	if !o.noBuiltin {
-		builtin := scenarios.Builtin()
-		if o.recMissing && !o.recordAll {
-			// it would answer every request, leaving nothing missing to record
-			builtin.Omit = []string{scenarios.CatchAllID}
-			logger.Info("the built-in catch-all scenario is left out, so that what no other scenario answers is recorded", "scenario", scenarios.CatchAllID)
-		}
-		sources = append(sources, builtin)
+	builtin := !o.noBuiltin
+	if builtin && o.recMissing && !o.recordAll {
+		// they would answer what the agent is to be recorded answering
+		builtin = false
+		logger.Info("the built-in scenarios are left out, so that what your scenarios do not answer is recorded")
 	}
+	sources := setSources(own, builtin)
 	load := func() (*scenarios.Set, error) { return scenarios.LoadWith(ctx, o.templates, nil, sources...) }
 	var watch *watcher.Watcher
 	if len(dirs) > 0 && o.watch != watcher.ModeOff {
@@ -252,6 +250,17 @@ func serve(ctx context.Context, o options, stdout, stderr io.Writer) error {
 	}()
 	logStarted(logger, len(set.Scenarios()), o)
 	return srv.Serve(ctx, ln, o.shutdownIn)
+}
+
+// setSources are the sources of a scenario set: the user's, then the built-in set
+// unless it is left out. serve and validate build their sets from it, so that they
+// judge the same directories alike; which scenario of the set comes first is the set's
+// rule (the user's before the built-in ones).
+func setSources(own []scenarios.Source, builtin bool) []scenarios.Source {
+	if builtin {
+		return append(slices.Clip(own), scenarios.Builtin())
+	}
+	return own
 }
 
 // checkScenarioDir checks that dir is a directory this process can list, before its

@@ -27,7 +27,7 @@ type report struct {
 // runValidate is the validate command: scenario files and directories, and AG-UI event
 // streams, checked as the server would check them.
 func runValidate(args []string, lookupEnv func(string) (string, bool), stdout, stderr io.Writer) int {
-	fs, format, limits := validateFlags(stderr)
+	fs, format, limits, noBuiltin := validateFlags(stderr)
 	paths, code := parseFlags(fs, args, true, lookupEnv, stderr)
 	if code >= 0 {
 		return code
@@ -44,7 +44,7 @@ func runValidate(args []string, lookupEnv func(string) (string, bool), stdout, s
 		fs.Usage()
 		return 2
 	}
-	rep := validatePaths(paths, *limits)
+	rep := validatePaths(paths, *limits, !*noBuiltin)
 	if *format == "json" {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
@@ -62,17 +62,18 @@ func runValidate(args []string, lookupEnv func(string) (string, bool), stdout, s
 }
 
 // validateFlags defines the validate command's flags.
-func validateFlags(stderr io.Writer) (fs *flag.FlagSet, format *string, limits *scenarios.Limits) {
+func validateFlags(stderr io.Writer) (fs *flag.FlagSet, format *string, limits *scenarios.Limits, noBuiltin *bool) {
 	fs = flag.NewFlagSet("agui-mock validate", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	format = fs.String("format", "text", "output format: text or json")
+	noBuiltin = fs.Bool("no-builtin", false, "check the scenarios without the built-in ones, as serve -no-builtin serves them")
 	limits = &scenarios.Limits{}
 	templateLimitFlags(fs, limits)
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, `Usage: agui-mock validate [flags] PATH...
 
 Checks scenario files (.yaml, .yml; directories are searched) exactly as the server
-loads them, and AG-UI event streams (.json: an array of events or a conformance fixture
+loads them, together with the built-in scenarios unless -no-builtin, and AG-UI event streams (.json: an array of events or a conformance fixture
 with a "stream" array; .jsonl: one event per line) against the event rules of the
 official client. Every problem is printed as file:line:col: message, or as
 file:line: message for YAML syntax errors, whose column is not known. The exit status
@@ -82,7 +83,7 @@ Flags:
 `)
 		fs.PrintDefaults()
 	}
-	return fs, format, limits
+	return fs, format, limits, noBuiltin
 }
 
 func summary(rep report) string {
@@ -101,19 +102,19 @@ func summary(rep report) string {
 }
 
 // validatePaths checks every path and the scenarios found together, as one set, their
-// templates within limits.
-func validatePaths(paths []string, limits scenarios.Limits) report {
+// templates within limits: the set serve makes of the same files, with the built-in
+// scenarios when builtin is set (see setSources). What is counted and reported is the
+// paths' scenarios.
+func validatePaths(paths []string, limits scenarios.Limits, builtin bool) report {
 	rep := report{Problems: []scenarios.Diagnostic{}}
-	var found []*scenarios.Scenario
+	var own []scenarios.Source
 	for _, p := range paths {
 		info, err := os.Stat(p)
 		switch {
 		case err != nil:
 			rep.Problems = append(rep.Problems, scenarios.Diagnostic{File: p, Message: err.Error()})
 		case info.IsDir() || scenarios.IsScenarioFile(p):
-			list, diags := readScenarios(p, info.IsDir())
-			found = append(found, list...)
-			rep.Problems = append(rep.Problems, diags...)
+			own = append(own, pathSource(p, info.IsDir()))
 		case isStreamFile(p):
 			rep.Streams++
 			rep.Problems = append(rep.Problems, validateStream(p)...)
@@ -121,8 +122,14 @@ func validatePaths(paths []string, limits scenarios.Limits) report {
 			rep.Problems = append(rep.Problems, scenarios.Diagnostic{File: p, Message: "not a scenario file (.yaml, .yml) or an event stream (.json, .jsonl)"})
 		}
 	}
-	rep.Scenarios = len(found)
-	if len(found) > 0 {
+	if len(own) > 0 {
+		found, diags := scenarios.Gather(nil, setSources(own, builtin)...)
+		rep.Problems = append(rep.Problems, diags...)
+		for _, sc := range found {
+			if !sc.Default() {
+				rep.Scenarios++
+			}
+		}
 		var le *scenarios.LoadError
 		set, err := scenarios.NewSet(context.Background(), limits, found)
 		switch {
@@ -141,21 +148,13 @@ func validatePaths(paths []string, limits scenarios.Limits) report {
 	return rep
 }
 
-// readScenarios reads the scenarios of a path named on the command line: the files of a
-// directory, searched, or one scenario file.
-func readScenarios(p string, isDir bool) ([]*scenarios.Scenario, []scenarios.Diagnostic) {
+// pathSource is the source of a scenario path named on the command line: a directory,
+// searched, or one scenario file, walked from itself.
+func pathSource(p string, isDir bool) scenarios.Source {
 	if isDir {
-		return scenarios.ReadFiles(scenarios.Source{FS: os.DirFS(p), Root: ".", Label: p})
+		return scenarios.Source{FS: os.DirFS(p), Root: ".", Label: p}
 	}
-	return parseFile(p)
-}
-
-func parseFile(p string) ([]*scenarios.Scenario, []scenarios.Diagnostic) {
-	data, diag := readFile(p)
-	if diag != nil {
-		return nil, []scenarios.Diagnostic{*diag}
-	}
-	return scenarios.Parse(p, data)
+	return scenarios.Source{FS: os.DirFS(filepath.Dir(p)), Root: filepath.Base(p), Label: p}
 }
 
 // readFile reads a file named on the command line as the loader reads scenario files:

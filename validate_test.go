@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -261,5 +262,32 @@ func TestValidateChecksBothDialects(t *testing.T) {
 				t.Errorf("output lacks %q:\n%s", line, out.String())
 			}
 		}
+	}
+}
+
+// validate and serve judge the same directory alike: a scenario of yours on a route a
+// built-in scenario answers (a Dojo route) is valid to both, with the built-in scenarios
+// or without, and serve plays it on that route.
+func TestValidateAndServeAgreeOnAScenarioOnABuiltinRoute(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "chat.yaml"), "id: my-chat\nmatch: {route: /agentic_chat}\nexamples: [{route: /agentic_chat, message: hi}]\nsteps: [{text: served-mine}]\n")
+	for _, args := range [][]string{{dir}, {"--no-builtin", dir}} {
+		var out strings.Builder
+		if code := run(t.Context(), append([]string{"validate"}, args...), env(nil), &out, &out); code != 0 || !strings.Contains(out.String(), "1 scenario(s), 0 stream(s): valid") {
+			t.Errorf("validate %v: exit %d\n%s", args, code, out.String())
+		}
+	}
+	url := start(t, []string{"--addr", "127.0.0.1:0", "--scenarios", dir, "--watch", "off"}, nil)
+	req, _ := http.NewRequest("POST", url+"/agentic_chat", strings.NewReader(`{"messages":[{"role":"user","content":"hi"}]}`))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("X-Agui-Mock-Speed", "0")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	if !strings.Contains(string(body), "served-mine") {
+		t.Errorf("/agentic_chat played %s", body)
 	}
 }

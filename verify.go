@@ -177,9 +177,10 @@ func parseTolerance(s string) (*verify.Tolerance, error) {
 	return nil, checkFlags(flagCheck{"timing", s, false, "a duration such as 250ms or a percentage such as 50%"})
 }
 
-// loadScenarios reads the scenarios under the paths as one set, as validate checks them.
+// loadScenarios reads the scenarios under the paths as one set, as validate checks them
+// but without the built-in scenarios, which stand for no agent of yours.
 func loadScenarios(ctx context.Context, paths []string) (*scenarios.Set, []scenarios.Diagnostic) {
-	var found []*scenarios.Scenario
+	var own []scenarios.Source
 	var diags []scenarios.Diagnostic
 	for _, p := range paths {
 		info, err := os.Stat(p)
@@ -187,12 +188,13 @@ func loadScenarios(ctx context.Context, paths []string) (*scenarios.Set, []scena
 		case err != nil:
 			diags = append(diags, scenarios.Diagnostic{File: p, Message: err.Error()})
 		case info.IsDir() || scenarios.IsScenarioFile(p):
-			list, d := readScenarios(p, info.IsDir())
-			found, diags = append(found, list...), append(diags, d...)
+			own = append(own, pathSource(p, info.IsDir()))
 		default:
 			diags = append(diags, scenarios.Diagnostic{File: p, Message: "not a scenario file (.yaml, .yml) or a directory"})
 		}
 	}
+	found, d := scenarios.Gather(nil, setSources(own, false)...)
+	diags = append(diags, d...)
 	if len(diags) > 0 {
 		return nil, diags
 	}

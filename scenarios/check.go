@@ -4,36 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/textproto"
 	"slices"
 	"time"
 
 	"github.com/agui-mock/agui-mock/protocol"
 )
-
-// request builds the run request an example stands for.
-func (ex Example) request() *Request {
-	in := &protocol.RunAgentInput{ThreadID: "thread-example", RunID: "run-example", State: ex.State, Raw: map[string]any{}}
-	if ex.ForwardedProps != nil {
-		in.ForwardedProps = ex.ForwardedProps
-	}
-	in.Messages = []protocol.Message{{ID: "msg-example", Role: "user", Content: ex.Message, Raw: map[string]any{"id": "msg-example", "role": "user", "content": ex.Message}}}
-	for _, t := range ex.Tools {
-		in.Tools = append(in.Tools, protocol.Tool{Name: t, Description: t})
-	}
-	for _, c := range ex.Context {
-		in.Context = append(in.Context, protocol.Context{Description: c.Description, Value: c.Value})
-	}
-	route := ex.Route
-	if route == "" {
-		route = "/agui/chat"
-	}
-	h := textproto.MIMEHeader{}
-	for k, v := range ex.Headers {
-		h.Set(k, v)
-	}
-	return &Request{Route: route, Input: in, Header: h}
-}
 
 // Limits of the load-time exploration of a conversation's branches.
 const (
@@ -45,7 +20,10 @@ const (
 // continuations: templates must render within limits, JSON Patches must apply, and the
 // events must follow the protocol unless the scenario says it is broken on purpose.
 func (sc *Scenario) check(ctx context.Context, limits Limits) []Diagnostic {
-	req := sc.sampleRequest()
+	req, err := sc.sampleRequest()
+	if err != nil {
+		return nil // the example that cannot be sent is the set's problem to report
+	}
 	captures, _ := sc.Match.test(req)
 	x := explorer{ctx: ctx, limits: limits, runs: maxCheckRuns}
 	diags := x.explore(sc, req, Start{Captures: captures}, 1)
@@ -216,11 +194,14 @@ func (sc *Scenario) protoWarnings(plan *Plan, origins []pos) []Diagnostic {
 
 // sampleRequest is a request the scenario answers: its first example, or one made from
 // its match criteria.
-func (sc *Scenario) sampleRequest() *Request {
+func (sc *Scenario) sampleRequest() (*Request, error) {
 	if len(sc.Examples) > 0 {
 		return sc.Examples[0].request()
 	}
-	ex := Example{Tools: sc.Match.Tools, State: sc.Match.State, ForwardedProps: sc.Match.ForwardedProps}
+	ex := Example{State: sc.Match.State, ForwardedProps: sc.Match.ForwardedProps}
+	for _, name := range sc.Match.Tools {
+		ex.Tools = append(ex.Tools, ExampleTool{Name: name})
+	}
 	if len(sc.Match.Routes) > 0 {
 		ex.Route = sc.Match.Routes[0]
 	}

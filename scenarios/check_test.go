@@ -23,7 +23,8 @@ func TestAnExampleSuppliesTheContextTemplatesRead(t *testing.T) {
 		t.Fatal(err)
 	}
 	ex := set.Scenarios()[0].Examples[0]
-	if got := ex.request().Input.Context; len(got) != 1 || got[0].Description != "locale" || got[0].Value != "de-DE" {
+	req, _ := ex.request()
+	if got := req.Input.Context; len(got) != 1 || got[0].Description != "locale" || got[0].Value != "de-DE" {
 		t.Errorf("the example's request carries context %+v", got)
 	}
 }

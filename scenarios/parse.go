@@ -152,7 +152,7 @@ type requestParts struct {
 	message        *yaml.Node
 	forwardedProps map[string]any
 	state          any
-	tools          []string
+	tools          *yaml.Node            // names for a match; for an example, names or definitions
 	headers        map[string]*yaml.Node // by name as written
 }
 
@@ -180,9 +180,7 @@ func (l *fileLoader) requestParts(f map[string]*yaml.Node, label string) request
 	if v := f["state"]; v != nil {
 		p.state = l.literal(v)
 	}
-	if v := f["tools"]; v != nil {
-		p.tools = l.strings(v)
-	}
+	p.tools = f["tools"]
 	if v := f["headers"]; v != nil {
 		p.headers = l.fields(v, label+"headers", nil)
 		if p.headers == nil {
@@ -194,7 +192,10 @@ func (l *fileLoader) requestParts(f map[string]*yaml.Node, label string) request
 
 func (l *fileLoader) match(n *yaml.Node) Match {
 	p := l.requestParts(l.fields(n, "match", requestKeys), "match.")
-	m := Match{Routes: p.routes, ForwardedProps: p.forwardedProps, State: p.state, Tools: p.tools}
+	m := Match{Routes: p.routes, ForwardedProps: p.forwardedProps, State: p.state}
+	if p.tools != nil {
+		m.Tools = l.strings(p.tools)
+	}
 	if p.message != nil {
 		m.Message = l.regex(p.message)
 		if m.Message != nil {
@@ -256,7 +257,10 @@ func (l *fileLoader) examples(n *yaml.Node) []Example {
 	for _, item := range n.Content {
 		f := l.fields(item, "an example", exampleKeys)
 		p := l.requestParts(f, "an example's ")
-		ex := Example{pos: l.pos(item), ForwardedProps: p.forwardedProps, State: p.state, Tools: p.tools}
+		ex := Example{pos: l.pos(item), ForwardedProps: p.forwardedProps, State: p.state}
+		if p.tools != nil {
+			ex.Tools = l.exampleTools(p.tools)
+		}
 		switch len(p.routes) {
 		case 0:
 		case 1:
@@ -279,6 +283,47 @@ func (l *fileLoader) examples(n *yaml.Node) []Example {
 		list = append(list, ex)
 	}
 	return list
+}
+
+var toolKeys = []string{"name", "description", "parameters", "metadata"}
+
+// exampleTools reads the tools an example's client offers: a name, or a list of names
+// and definitions ({name, description, parameters, metadata}, as RunAgentInput.tools
+// has them).
+func (l *fileLoader) exampleTools(n *yaml.Node) []ExampleTool {
+	items := []*yaml.Node{n}
+	if n.Kind == yaml.SequenceNode {
+		items = n.Content
+	}
+	tools := make([]ExampleTool, 0, len(items))
+	for _, it := range items {
+		if it.Kind == yaml.ScalarNode {
+			tools = append(tools, ExampleTool{Name: l.str(it)})
+			continue
+		}
+		if it.Kind != yaml.MappingNode {
+			l.diag.add(l.pos(it), "", "an example's tool is a name or a mapping of name, description and parameters")
+			continue
+		}
+		f := l.fields(it, "an example's tool", toolKeys)
+		var tool ExampleTool
+		if v := f["name"]; v != nil {
+			tool.Name = l.str(v)
+		} else {
+			l.diag.add(l.pos(it), "", "an example's tool needs a name")
+		}
+		if v := f["description"]; v != nil {
+			tool.Description = l.str(v)
+		}
+		if v := f["parameters"]; v != nil {
+			tool.Parameters = l.literalMapping(v, "an example's tool parameters")
+		}
+		if v := f["metadata"]; v != nil {
+			tool.Metadata = l.literalMapping(v, "an example's tool metadata")
+		}
+		tools = append(tools, tool)
+	}
+	return tools
 }
 
 // exampleContext reads an example's context: a list of {description, value}.

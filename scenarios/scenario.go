@@ -38,6 +38,10 @@ type Scenario struct {
 	eventsHint int
 }
 
+// Default reports whether the scenario is of a Fallback source (the built-in set): a
+// default, which every scenario of the other sources comes before.
+func (sc *Scenario) Default() bool { return sc.fallback }
+
 // StepIDs returns the ids given to the scenario's steps, nested ones included, in file
 // order.
 func (sc *Scenario) StepIDs() []string { return slices.Clone(sc.stepIDs) }
@@ -75,10 +79,20 @@ type Example struct {
 	Message        string            `json:"message,omitempty"`
 	ForwardedProps map[string]any    `json:"forwardedProps,omitempty"`
 	State          any               `json:"state,omitempty"`
-	Tools          []string          `json:"tools,omitempty"`
+	Tools          []ExampleTool     `json:"tools,omitempty"`
 	Headers        map[string]string `json:"headers,omitempty"`
 	Context        []ContextItem     `json:"context,omitempty"`
 	pos            pos
+}
+
+// ExampleTool is a tool an example's client offers. An example may name a tool alone;
+// its description and the JSON Schema of its parameters, when given, are sent as
+// written, so that an agent that reads them answers as it answered the client.
+type ExampleTool struct {
+	Name        string         `json:"name"`
+	Description string         `json:"description,omitempty"`
+	Parameters  map[string]any `json:"parameters,omitempty"`
+	Metadata    map[string]any `json:"metadata,omitempty"`
 }
 
 // ContextItem is one piece of application context an example request carries.

@@ -43,6 +43,18 @@ func Load(sources ...Source) (*Set, error) {
 // the sources' scenarios of the same id. The dry runs of every scenario have limits,
 // and stop when ctx is done: then LoadWith fails with ctx's cause.
 func LoadWith(ctx context.Context, limits Limits, extra []*Scenario, sources ...Source) (*Set, error) {
+	all, diags := Gather(extra, sources...)
+	if len(diags) > 0 {
+		return nil, &LoadError{Diagnostics: diags}
+	}
+	return NewSet(ctx, limits, all)
+}
+
+// Gather reads every source and returns the scenarios a set of them holds, with the
+// problems of their files: the scenarios added at run time (extra) first, overriding
+// those of the same id; then the sources' scenarios, except those a source omits and
+// those of a Fallback source that another scenario of the same id overrides.
+func Gather(extra []*Scenario, sources ...Source) ([]*Scenario, []Diagnostic) {
 	all := slices.Clone(extra)
 	var diags []Diagnostic
 	runtime := map[string]bool{}
@@ -74,13 +86,11 @@ func LoadWith(ctx context.Context, limits Limits, extra []*Scenario, sources ...
 			all = append(all, sc)
 		}
 	}
-	if len(diags) > 0 {
-		return nil, &LoadError{Diagnostics: diags}
-	}
-	return NewSet(ctx, limits, all)
+	return all, diags
 }
 
-// NewSet validates scenarios together and orders them by precedence. Each example must
+// NewSet validates scenarios together and orders them by precedence (the user's
+// scenarios before the built-in ones, see precedes). Each example must
 // select its own scenario, except that an example of a fallback scenario may select one
 // of another source: that scenario overrides it. Each scenario is dry-run within limits;
 // when ctx is done the dry runs stop and NewSet fails with ctx's cause.
@@ -122,21 +132,17 @@ func NewSet(ctx context.Context, limits Limits, list []*Scenario) (*Set, error) 
 			set.routes[r] = true
 		}
 	}
-	sort.SliceStable(set.scenarios, func(i, j int) bool {
-		a, b := set.scenarios[i], set.scenarios[j]
-		if a.Priority != b.Priority {
-			return a.Priority > b.Priority
-		}
-		if a.Match.Criteria() != b.Match.Criteria() {
-			return a.Match.Criteria() > b.Match.Criteria()
-		}
-		return a.order < b.order
-	})
+	sort.SliceStable(set.scenarios, func(i, j int) bool { return precedes(set.scenarios[i], set.scenarios[j]) })
 	for _, sc := range set.scenarios {
 		for _, ex := range sc.Examples {
-			req := ex.request()
-			sel, _ := set.Select(req)
+			req, err := ex.request()
+			var sel *Selection
+			if err == nil {
+				sel, _ = set.Select(req)
+			}
 			switch {
+			case err != nil:
+				diags = append(diags, Diagnostic{File: ex.pos.File, Line: ex.pos.Line, Column: ex.pos.Column, Message: fmt.Sprintf("this example of scenario %s is not a run request a client can send: %v", sc.ID, err)})
 			case sel == nil:
 				diags = append(diags, Diagnostic{File: ex.pos.File, Line: ex.pos.Line, Column: ex.pos.Column, Message: fmt.Sprintf("this example of scenario %s matches no scenario", sc.ID)})
 			case sel.Scenario != sc && !(sc.fallback && !sel.Scenario.fallback): // the user's scenarios override fallback ones
@@ -151,6 +157,24 @@ func NewSet(ctx context.Context, limits Limits, list []*Scenario) (*Set, error) 
 	}
 	set.warnings = warnings
 	return set, nil
+}
+
+// precedes says whether scenario a is tried before b. The built-in scenarios are
+// defaults: every scenario of the user's sources comes before them, whatever its
+// priority, so that a request both match plays the user's. Within each group the higher
+// priority comes first, then the scenario with more match criteria, then the one loaded
+// first.
+func precedes(a, b *Scenario) bool {
+	if a.fallback != b.fallback {
+		return b.fallback
+	}
+	if a.Priority != b.Priority {
+		return a.Priority > b.Priority
+	}
+	if a.Match.Criteria() != b.Match.Criteria() {
+		return a.Match.Criteria() > b.Match.Criteria()
+	}
+	return a.order < b.order
 }
 
 // Warnings are what the load-time check found that does not make the set invalid: what

@@ -84,7 +84,8 @@ func TestExamplesOfFallbackScenariosGiveWayToTheUsersScenarios(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			sel, _ := set.Select(Example{Message: "Hello there"}.request())
+			req, _ := Example{Message: "Hello there"}.request()
+			sel, _ := set.Select(req)
 			if sel == nil || sel.Scenario.ID != "greet" {
 				t.Errorf("selected %v", sel)
 			}
@@ -101,5 +102,30 @@ func TestExampleConflictsBetweenUserScenariosAreStillReported(t *testing.T) {
 	var le *LoadError
 	if !errors.As(err, &le) || len(le.Diagnostics) != 1 || !strings.Contains(le.Diagnostics[0].Error(), "d/a.yaml:3:12: this example of scenario a selects scenario b") {
 		t.Errorf("got %v", err)
+	}
+}
+
+// The built-in scenarios are defaults: a user's scenario on a route a built-in one also
+// answers (a Dojo route, whose built-in scenarios have priority 10) comes first, whatever
+// its priority, and its example selects it.
+func TestTheUsersScenariosComeBeforeTheBuiltinOnes(t *testing.T) {
+	user := Source{FS: fstest.MapFS{"d/chat.yaml": {Data: []byte("id: my-chat\nmatch: {route: /agentic_chat}\nexamples: [{route: /agentic_chat, message: hi}]\nsteps: [{text: mine}]\n")}}, Root: "d", Label: "d"}
+	set, err := Load(user, Builtin())
+	if err != nil {
+		t.Fatal(err)
+	}
+	req, _ := Example{Route: "/agentic_chat", Message: "hi"}.request()
+	sel, _ := set.Select(req)
+	if sel == nil || sel.Scenario.ID != "my-chat" {
+		t.Errorf("selected %v, want the user's my-chat", sel)
+	}
+	var firstDefault int
+	for i, sc := range set.Scenarios() {
+		if sc.Default() && firstDefault == 0 {
+			firstDefault = i
+		}
+		if !sc.Default() && firstDefault > 0 {
+			t.Errorf("the user's %s is tried after the built-in %s", sc.ID, set.Scenarios()[firstDefault].ID)
+		}
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"net/http"
 	"reflect"
 	"slices"
@@ -98,15 +99,33 @@ func (s *Server) readyz(c echo.Context) error {
 
 // scenarioInfo describes a loaded scenario for the admin API.
 type scenarioInfo struct {
-	ID          string              `json:"id"`
-	Description string              `json:"description,omitempty"`
-	Source      string              `json:"source"`
-	Priority    int                 `json:"priority"`
-	Broken      string              `json:"broken,omitempty"`
-	Dialect     scenarios.Dialect   `json:"dialect,omitempty"` // empty: the server's --dialect
-	Runtime     bool                `json:"runtime,omitempty"`
-	Examples    []scenarios.Example `json:"examples,omitempty"`
+	ID          string            `json:"id"`
+	Description string            `json:"description,omitempty"`
+	Source      string            `json:"source"`
+	Priority    int               `json:"priority"`
+	Broken      string            `json:"broken,omitempty"`
+	Dialect     scenarios.Dialect `json:"dialect,omitempty"` // empty: the server's --dialect
+	Runtime     bool              `json:"runtime,omitempty"`
+	Examples    []exampleInfo     `json:"examples,omitempty"`
 }
+
+// exampleInfo is an example with the run input it stands for (scenarios.Example.RunInput,
+// with fresh ids), which the inspector's "Play example" sends as it is.
+type exampleInfo struct {
+	scenarios.Example
+	Input map[string]any `json:"input"`
+}
+
+func examplesOf(sc *scenarios.Scenario) []exampleInfo {
+	out := make([]exampleInfo, len(sc.Examples))
+	for i, ex := range sc.Examples {
+		ids := scenarios.RunIDs{Thread: newUUID(), Run: newUUID(), Message: newUUID()}
+		out[i] = exampleInfo{Example: ex, Input: ex.RunInput(ids)}
+	}
+	return out
+}
+
+func newUUID() string { return protocol.NewUUID(rand.Uint64(), rand.Uint64()) }
 
 func (s *Server) listScenarios(c echo.Context) error {
 	set := s.set.Load()
@@ -114,7 +133,7 @@ func (s *Server) listScenarios(c echo.Context) error {
 	list := make([]scenarioInfo, 0, len(set.Scenarios()))
 	for _, sc := range set.Scenarios() {
 		list = append(list, scenarioInfo{ID: sc.ID, Description: sc.Description, Source: sc.Source.String(), Priority: sc.Priority,
-			Broken: sc.Broken, Dialect: sc.Dialect, Runtime: runtime[sc.ID], Examples: sc.Examples})
+			Broken: sc.Broken, Dialect: sc.Dialect, Runtime: runtime[sc.ID], Examples: examplesOf(sc)})
 	}
 	return c.JSON(http.StatusOK, map[string]any{"scenarios": list, "routes": set.Routes(), "errors": s.Status().Errors})
 }

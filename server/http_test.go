@@ -1,7 +1,6 @@
 package server
 
 import (
-	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -83,21 +82,9 @@ func runHTTP(t *testing.T, url, body string) []protocol.Event {
 // exampleRun is the route and body of a run that sends a scenario's example on thread,
 // as a client of the given protocol version sends it ("": a 0.0.x client, which sends none).
 func exampleRun(ex scenarios.Example, thread, version string) (route, body string) {
-	in := map[string]any{"threadId": thread, "runId": "run-1",
-		"messages": []any{map[string]any{"id": "u1", "role": "user", "content": ex.Message}}}
-	if version != "" {
-		in["protocolVersion"] = version
-	}
-	if ex.ForwardedProps != nil {
-		in["forwardedProps"] = ex.ForwardedProps
-	}
-	var tools []any
-	for _, name := range ex.Tools {
-		tools = append(tools, map[string]any{"name": name, "description": name})
-	}
-	in["tools"] = tools
+	in := ex.RunInput(scenarios.RunIDs{Thread: thread, Run: "run-1", Message: "u1", ProtocolVersion: version})
 	b, _ := json.Marshal(in)
-	return cmp.Or(ex.Route, "/agui/chat"), string(b)
+	return ex.RunRoute(), string(b)
 }
 
 // TestBuiltinStreamsConformToTheSpec plays every example of every built-in scenario,

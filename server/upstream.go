@@ -42,9 +42,9 @@ func newUpstream(cfg Config) upstream {
 	return upstream{mode: recordMissing, rec: cfg.Recorder}
 }
 
-// anyPostRuns reports whether a POST to any path is a run: capturing, any path may be
-// the agent's run endpoint.
-func (u upstream) anyPostRuns() bool { return u.mode == capture }
+// anyPostRuns reports whether a POST to any path is a run: recording, any path may be
+// the agent's run endpoint (a Dojo route, say, which only a built-in scenario names).
+func (u upstream) anyPostRuns() bool { return u.mode == capture || u.mode == recordMissing }
 
 // proxies reports whether a thread's requests go to the real agent before any scenario
 // is looked at: every thread's when capturing, and the threads being recorded when

@@ -19,7 +19,7 @@ func TestTheUpstreamModeFollowsTheRecorderAndRecordAll(t *testing.T) {
 	}{
 		{"no recorder: simulate", Config{}, false, false, false},
 		{"RecordAll alone does nothing", Config{RecordAll: true}, false, false, false},
-		{"a recorder: record what is missing", Config{Recorder: rec}, false, false, true},
+		{"a recorder: record what is missing", Config{Recorder: rec}, true, false, true},
 		{"a recorder and RecordAll: capture", Config{Recorder: rec, RecordAll: true}, true, true, false},
 	}
 	for _, tt := range tests {

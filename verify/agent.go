@@ -10,7 +10,6 @@ import (
 	"maps"
 	"math/rand/v2"
 	"net/http"
-	"net/textproto"
 	"strings"
 	"time"
 
@@ -116,26 +115,25 @@ func (cfg Config) failure(ctx context.Context, what string, err error) error {
 	return fmt.Errorf("%s: %w", what, err)
 }
 
+// clientProtocolVersion is the protocol version verify declares in its requests, as
+// @ag-ui/client 1.0.0's HttpAgent does; the scenario's side of the conversation is
+// adapted to the same version, as the server adapts it for that client.
+const clientProtocolVersion = "1.0"
+
 // body is the run request of a turn, as the side has the thread: the example's request
-// with the thread's messages so far and the answers to what its last run waits for.
+// (scenarios.Example.RunInput: its tools, context and forwardedProps) with the thread's
+// messages so far, its state, and the answers to what its last run waits for. The ids
+// are UUIDs and activity messages stay with the client, as with HttpAgent.
 func (c *conversation) body(runID string, s *side, answers *scenarios.Answers) map[string]any {
-	ex := c.ex
-	messages := append([]any(nil), s.history...)
-	tools := make([]any, len(ex.Tools))
-	for i, name := range ex.Tools {
-		tools[i] = map[string]any{"name": name, "description": name, "parameters": map[string]any{"type": "object", "properties": map[string]any{}}}
+	body := c.ex.RunInput(scenarios.RunIDs{Thread: c.threadID, Run: runID, ProtocolVersion: clientProtocolVersion})
+	var messages []any
+	for _, m := range s.history {
+		if m.(map[string]any)["role"] != "activity" {
+			messages = append(messages, m)
+		}
 	}
-	context := make([]any, len(ex.Context))
-	for i, item := range ex.Context {
-		context[i] = map[string]any{"description": item.Description, "value": item.Value}
-	}
-	body := map[string]any{
-		"threadId": c.threadID, "runId": runID, "messages": messages, "tools": tools, "context": context,
-		"state": orEmpty(s.state), "forwardedProps": map[string]any{},
-	}
-	if ex.ForwardedProps != nil {
-		body["forwardedProps"] = ex.ForwardedProps
-	}
+	body["messages"] = messages
+	body["state"] = orEmpty(s.state)
 	if answers == nil {
 		return body
 	}
@@ -164,10 +162,13 @@ func (c *conversation) body(runID string, s *side, answers *scenarios.Answers) m
 			result = answers.Results[i]
 		}
 		body["messages"] = append(body["messages"].([]any), map[string]any{
-			"id": protocol.NewID("verify-tool", rand.Uint64()), "role": "tool", "toolCallId": id, "content": result})
+			"id": newUUID(), "role": "tool", "toolCallId": id, "content": result})
 	}
 	return body
 }
+
+// newUUID is a fresh id of a thread, a run or a message.
+func newUUID() string { return protocol.NewUUID(rand.Uint64(), rand.Uint64()) }
 
 // command is the LangGraph command that answers the side's pause, as CopilotKit sends
 // it: the first answer's payload as resume, the on_interrupt value it answers as
@@ -188,11 +189,6 @@ func (s *side) command(answers *scenarios.Answers) map[string]any {
 	return map[string]any{"resume": orEmpty(a.Payload), "interruptEvent": s.onInterrupt[0]}
 }
 
-// firstMessage is the user message that opens a conversation.
-func firstMessage(text string) map[string]any {
-	return map[string]any{"id": protocol.NewID("verify-msg", rand.Uint64()), "role": "user", "content": text}
-}
-
 func orEmpty(v any) any {
 	if v == nil {
 		return map[string]any{}
@@ -206,13 +202,4 @@ func jsonBody(body map[string]any) ([]byte, error) {
 		return nil, fmt.Errorf("encoding the request: %w", err)
 	}
 	return data, nil
-}
-
-// headerOf is the header an example's request carries.
-func headerOf(h map[string]string) textproto.MIMEHeader {
-	out := textproto.MIMEHeader{}
-	for k, v := range h {
-		out.Set(k, v)
-	}
-	return out
 }

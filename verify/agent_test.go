@@ -1,9 +1,11 @@
 package verify
 
 import (
+	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -21,6 +23,7 @@ type testAgent struct {
 
 	mu      sync.Mutex
 	headers []http.Header // of every run received
+	bodies  [][]byte      // of every run received
 }
 
 // start serves the agent until the test ends and returns its URL.
@@ -40,6 +43,9 @@ func (a *testAgent) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	body, _ := io.ReadAll(r.Body)
+	a.mu.Lock()
+	a.bodies = append(a.bodies, body)
+	a.mu.Unlock()
 	in, err := protocol.DecodeRunAgentInput(body, protocol.DecodeOptions{Strict: true})
 	if err != nil {
 		http.Error(w, err.Error(), http.StatusBadRequest)
@@ -111,4 +117,77 @@ func join(parts ...any) []protocol.Event {
 		}
 	}
 	return out
+}
+
+// offeredFixture's example keeps what the client offered; its conversation pauses on an
+// interrupt after an activity, so that the second run shows what verify resends.
+const offeredFixture = `id: offered
+match: {message: ^book it$}
+examples:
+  - message: book it
+    tools:
+      - {name: confirm, description: Ask the user, parameters: {type: object, properties: {question: {type: string}}}}
+    context: [{description: locale, value: de-DE}]
+    state: {cart: [1]}
+    forwardedProps: {tenant: acme}
+steps:
+  - activity: {type: progress, content: {done: 1}}
+  - interrupt:
+      reason: confirmation
+      on:
+        resolved: [{text: Booked.}]
+`
+
+// verify asks as @ag-ui/client 1.0.0's HttpAgent does: UUID thread, run and message ids,
+// protocolVersion 1.0, the example's tools as defined, its context, state and
+// forwardedProps, the headers HttpAgent sends, and no activity messages in the history.
+func TestVerifyAsksAsHttpAgentDoes(t *testing.T) {
+	uuid := regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$`)
+	agent := &testAgent{replies: map[string]func(in *protocol.RunAgentInput) []protocol.Event{
+		"book it": func(in *protocol.RunAgentInput) []protocol.Event {
+			if !uuid.MatchString(in.ThreadID) || !uuid.MatchString(in.RunID) {
+				return join(protocol.NewEvent(protocol.RunError, "message", "not UUIDs: "+in.ThreadID+" "+in.RunID))
+			}
+			activity := protocol.NewEvent(protocol.ActivitySnapshot, "messageId", "act-1", "activityType", "progress", "content", map[string]any{"done": 2})
+			if len(in.Resume) == 0 {
+				return join(activity, interrupted(in, map[string]any{"id": "int-1", "reason": "confirmation"}))
+			}
+			return join(text("m2", "Done."), finished(in))
+		},
+	}}
+	rep, _, _ := verifyFiles(t, agent.start(t), map[string]string{"offered.yaml": offeredFixture}, nil)
+	if got := rep.Results[0]; got.Status != Pass {
+		t.Fatalf("%s: %s", got.Status, got.Difference)
+	}
+	if len(agent.bodies) != 2 {
+		t.Fatalf("%d runs", len(agent.bodies))
+	}
+	for i, raw := range agent.bodies {
+		var body map[string]any
+		if err := json.Unmarshal(raw, &body); err != nil {
+			t.Fatal(err)
+		}
+		messages := body["messages"].([]any)
+		for _, m := range messages {
+			m := m.(map[string]any)
+			if !uuid.MatchString(m["id"].(string)) || m["role"] == "activity" {
+				t.Errorf("run %d sends message %v", i+1, m)
+			}
+		}
+		if body["protocolVersion"] != "1.0" {
+			t.Errorf("run %d declares protocolVersion %v", i+1, body["protocolVersion"])
+		}
+		offered, _ := json.Marshal([]any{body["tools"], body["context"], body["forwardedProps"]})
+		if want := `[[{"description":"Ask the user","name":"confirm","parameters":{"properties":{"question":{"type":"string"}},"type":"object"}}],[{"description":"locale","value":"de-DE"}],{"tenant":"acme"}]`; string(offered) != want {
+			t.Errorf("run %d offers %s, want %s", i+1, offered, want)
+		}
+		if h := agent.headers[i]; h.Get("Accept") != "text/event-stream" || h.Get("Content-Type") != "application/json" {
+			t.Errorf("run %d headers %v", i+1, h)
+		}
+	}
+	var first map[string]any
+	_ = json.Unmarshal(agent.bodies[0], &first)
+	if state, _ := json.Marshal(first["state"]); string(state) != `{"cart":[1]}` {
+		t.Errorf("the first run's state %s", state)
+	}
 }

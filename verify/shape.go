@@ -13,13 +13,15 @@ import (
 
 // Shape is the structure of one run's stream, what verify compares: its events in order
 // with the names that make them what they are (a run of content deltas counting as one),
-// the tools it calls and the shape of their arguments, the state paths it touches, the
+// the tools it calls and the shape of their arguments (streamed, or delivered inside a
+// MESSAGES_SNAPSHOT), the messages of each snapshot, the state paths it touches, the
 // interrupts it raises and how it ends. Text, ids and timestamps are left out; the text
 // and the timing are kept apart, for the comparisons that ask for them.
 type Shape struct {
 	Steps      []Step
 	Tools      []ToolCall
-	StatePaths []string // sorted, array indices as *
+	Snapshots  [][]SnapshotMessage // the messages of each MESSAGES_SNAPSHOT, in order
+	StatePaths []string            // sorted, array indices as *
 	Interrupts []Interrupt
 	// Terminal is the event that ended the run (RUN_FINISHED or RUN_ERROR), "" when none
 	// did; Outcome is how it ended: success, interrupt or error.
@@ -48,6 +50,32 @@ type ToolCall struct {
 	Name string
 	Args any
 	raw  string
+}
+
+// SnapshotMessage is a message of a MESSAGES_SNAPSHOT as far as its structure goes: its
+// role, the tools an assistant message calls, the tool whose call a tool message
+// answers. Its text and ids are data.
+type SnapshotMessage struct {
+	Role  string
+	Tools []string
+}
+
+// String names the message as a difference says it.
+func (m SnapshotMessage) String() string {
+	switch {
+	case m.Role == "tool" && len(m.Tools) > 0:
+		return "a tool message answering " + m.Tools[0]
+	case len(m.Tools) > 0:
+		return fmt.Sprintf("a%s %s message calling %s", article(m.Role), m.Role, strings.Join(m.Tools, ", "))
+	}
+	return fmt.Sprintf("a%s %s message", article(m.Role), m.Role)
+}
+
+func article(word string) string {
+	if word != "" && strings.ContainsRune("aeiou", rune(word[0])) {
+		return "n"
+	}
+	return ""
 }
 
 // Interrupt is an interrupt a run ends with: why, and the schema its answer must meet
@@ -124,6 +152,8 @@ func ShapeOf(events []protocol.Event, at []time.Duration) Shape {
 		case protocol.StateSnapshot:
 			snapshot, _ := ev.Get("snapshot")
 			memberPaths("", snapshot, paths)
+		case protocol.MessagesSnapshot:
+			sh.Snapshots = append(sh.Snapshots, snapshotShape(&sh, calls, ev))
 		case protocol.RunFinished, protocol.RunError:
 			sh.Terminal, sh.Outcome = ev.Type, outcomeOf(ev)
 			sh.Interrupts = interruptsOf(ev)
@@ -157,6 +187,42 @@ func textOf(texts map[string]int, text *[]*strings.Builder, id string) int {
 		*text = append(*text, &strings.Builder{}) // a pointer: a Builder must not be copied
 	}
 	return k
+}
+
+// snapshotShape reads the messages of a MESSAGES_SNAPSHOT, and adds the tool calls of
+// its assistant messages that the run has not streamed to the run's calls, with their
+// arguments: a tool the agent calls inside a snapshot is a tool it calls.
+func snapshotShape(sh *Shape, calls map[string]int, ev protocol.Event) []SnapshotMessage {
+	v, _ := ev.Get("messages")
+	list, _ := v.([]any)
+	names := map[string]string{} // tool call id → tool
+	out := make([]SnapshotMessage, 0, len(list))
+	for _, item := range list {
+		m, _ := item.(map[string]any)
+		msg := SnapshotMessage{}
+		msg.Role, _ = m["role"].(string)
+		toolCalls, _ := m["toolCalls"].([]any)
+		for _, tc := range toolCalls {
+			call, _ := tc.(map[string]any)
+			fn, _ := call["function"].(map[string]any)
+			id, _ := call["id"].(string)
+			name, _ := fn["name"].(string)
+			args, _ := fn["arguments"].(string)
+			names[id] = name
+			msg.Tools = append(msg.Tools, name)
+			if _, streamed := calls[id]; !streamed {
+				calls[id] = len(sh.Tools)
+				sh.Tools = append(sh.Tools, ToolCall{Name: name, raw: args})
+			}
+		}
+		if id, ok := m["toolCallId"].(string); ok && msg.Role == "tool" {
+			if name, known := names[id]; known {
+				msg.Tools = []string{name}
+			}
+		}
+		out = append(out, msg)
+	}
+	return out
 }
 
 // outcomeOf says how a terminal event ends its run.
@@ -295,6 +361,9 @@ func Compare(fixture, agent Shape, opts Options) []string {
 			add("interrupt %d now asks for an answer of schema %s (the fixture %s)", i+1, orNone(a.ResponseSchema), orNone(f.ResponseSchema))
 		}
 	}
+	if d := snapshotDifference(fixture.Snapshots, agent.Snapshots); d != "" {
+		add("%s", d)
+	}
 	for _, pair := range pairCalls(fixture.Tools, agent.Tools) {
 		if d := valueDifference("", pair[0].Args, pair[1].Args); d != "" {
 			add("the arguments of tool %s: %s", pair[0].Name, d)
@@ -373,6 +442,34 @@ func sequenceDifference(fixture, agent []Step) string {
 		}
 	}
 	return fmt.Sprintf("the agent now sends %s where the fixture has %s", agent[i], fixture[i])
+}
+
+// snapshotDifference says where the messages of the agent's snapshots first depart from
+// the fixture's: a message of another role or calling other tools, or messages added or
+// gone. Snapshots added or gone are the sequence's difference.
+func snapshotDifference(fixture, agent [][]SnapshotMessage) string {
+	for i := range min(len(fixture), len(agent)) {
+		f, a := fixture[i], agent[i]
+		for j := range min(len(f), len(a)) {
+			if f[j].Role != a[j].Role || !slices.Equal(f[j].Tools, a[j].Tools) {
+				return fmt.Sprintf("message %d of MESSAGES_SNAPSHOT %d is now %s (the fixture's is %s)", j+1, i+1, a[j], f[j])
+			}
+		}
+		switch {
+		case len(a) > len(f):
+			return fmt.Sprintf("MESSAGES_SNAPSHOT %d now ends with %s more: %s", i+1, count(len(a)-len(f), "message"), a[len(f)])
+		case len(a) < len(f):
+			return fmt.Sprintf("MESSAGES_SNAPSHOT %d no longer ends with %s: %s", i+1, count(len(f)-len(a), "message"), f[len(a)])
+		}
+	}
+	return ""
+}
+
+func count(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }
 
 // pairCalls pairs the n-th call of each tool in the fixture with the n-th call of the

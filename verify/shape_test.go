@@ -90,3 +90,57 @@ func TestShapeOfReadsChunksByTheirStream(t *testing.T) {
 		t.Errorf("tools %+v", sh.Tools)
 	}
 }
+
+// snapshotRun is a run that delivers a tool call and its result inside a
+// MESSAGES_SNAPSHOT, as LangGraph and backend tool rendering do.
+func snapshotRun(tool, args string) Shape {
+	in := &protocol.RunAgentInput{ThreadID: "t", RunID: "r"}
+	messages := []any{
+		map[string]any{"id": "u1", "role": "user", "content": "weather?"},
+		map[string]any{"id": "a1", "role": "assistant", "toolCalls": []any{
+			map[string]any{"id": "c1", "type": "function", "function": map[string]any{"name": tool, "arguments": args}}}},
+		map[string]any{"id": "t1", "role": "tool", "toolCallId": "c1", "content": "sunny"},
+		map[string]any{"id": "a2", "role": "assistant", "content": "It is sunny."},
+	}
+	return ShapeOf(join(protocol.NewEvent(protocol.RunStarted, "threadId", "t", "runId", "r"),
+		protocol.NewEvent(protocol.MessagesSnapshot, "messages", messages), finished(in)), nil)
+}
+
+// A tool renamed, or an argument renamed, inside a MESSAGES_SNAPSHOT is drift, as it is
+// in a streamed TOOL_CALL_START.
+func TestCompareSeesToolCallsInsideSnapshots(t *testing.T) {
+	fixture := snapshotRun("get_weather", `{"city":"Paris"}`)
+	if d := Compare(fixture, snapshotRun("get_weather", `{"city":"Rome"}`), Options{}); len(d) != 0 {
+		t.Errorf("the same structure: %q", d)
+	}
+	tests := map[string]struct {
+		agent Shape
+		want  string
+	}{
+		"a renamed tool": {snapshotRun("fetch_weather", `{"city":"Paris"}`),
+			"message 2 of MESSAGES_SNAPSHOT 1 is now an assistant message calling fetch_weather (the fixture's is an assistant message calling get_weather)"},
+		"a renamed argument": {snapshotRun("get_weather", `{"town":"Paris"}`),
+			"the arguments of tool get_weather: the agent now sends argument town"},
+	}
+	for name, tt := range tests {
+		d := Compare(fixture, tt.agent, Options{})
+		if !slices.Contains(d, tt.want) {
+			t.Errorf("%s: %q, want %q among them", name, d, tt.want)
+		}
+	}
+	if got := fixture.Snapshots[0][2].String(); got != "a tool message answering get_weather" {
+		t.Errorf("the tool message: %q", got)
+	}
+}
+
+// A call streamed and then repeated in the run's snapshot is one call.
+func TestASnapshotRepeatingAStreamedCallAddsNoCall(t *testing.T) {
+	in := &protocol.RunAgentInput{ThreadID: "t", RunID: "r"}
+	events := join(protocol.NewEvent(protocol.RunStarted, "threadId", "t", "runId", "r"), toolCall("c1", "pick", `{"a":1}`),
+		protocol.NewEvent(protocol.MessagesSnapshot, "messages", []any{map[string]any{"id": "a1", "role": "assistant", "toolCalls": []any{
+			map[string]any{"id": "c1", "type": "function", "function": map[string]any{"name": "pick", "arguments": `{"a":1}`}}}}}),
+		finished(in))
+	if sh := ShapeOf(events, nil); len(sh.Tools) != 1 {
+		t.Errorf("tools %+v", sh.Tools)
+	}
+}

@@ -262,8 +262,9 @@ type side struct {
 // run holds the conversation, choosing at the d-th pause the way path[d] (way 0 past
 // the end of path), and returns how many ways each pause past path had.
 func (c *conversation) run(ctx context.Context, path []int, report func(Turn)) (forks []int) {
-	c.threadID = protocol.NewID("verify-thread", rand.Uint64())
-	first := firstMessage(c.ex.Message)
+	c.threadID = newUUID()
+	// the example's user message, with an id of its own, opens the thread on both sides
+	first := c.ex.RunInput(scenarios.RunIDs{Message: newUUID()})["messages"].([]any)[0].(map[string]any)
 	agentSide := &side{history: []any{first}, state: c.ex.State}
 	mockSide := &side{history: []any{maps.Clone(first)}, state: c.ex.State}
 	var cursor *scenarios.Cursor
@@ -271,7 +272,7 @@ func (c *conversation) run(ctx context.Context, path []int, report func(Turn)) (
 	for turn := 1; turn <= maxTurns; turn++ {
 		t := Turn{Example: c.ex.n, Turn: turn, Answers: strings.Join(c.answers, ", "), Status: Pass}
 		started := time.Now()
-		runID := protocol.NewID("verify-run", rand.Uint64())
+		runID := newUUID()
 		agentEvents, at, err := c.agent.run(ctx, c.ex.Route, c.ex.Headers, c.body(runID, agentSide, answers))
 		t.Duration = time.Since(started)
 		if err != nil {
@@ -287,11 +288,7 @@ func (c *conversation) run(ctx context.Context, path []int, report func(Turn)) (
 		case planErr != nil:
 			cursor = nil
 		default:
-			mockEvents := make([]protocol.Event, len(plan.Events))
-			offsets := make([]time.Duration, len(plan.Events))
-			for i, e := range plan.Events {
-				mockEvents[i], offsets[i] = e.Event, e.At
-			}
+			mockEvents, offsets := adapted(plan)
 			mockSide.follow(mockEvents)
 			// A stream the client would refuse is the first thing to say of it.
 			if _, err := protocol.VerifyStream(agentEvents, ""); err != nil {
@@ -342,7 +339,7 @@ func (c *conversation) play(ctx context.Context, cursor *scenarios.Cursor, runID
 	if err != nil {
 		return nil, fmt.Errorf("the request does not decode: %w", err)
 	}
-	req := &scenarios.Request{Route: cmp.Or(c.ex.Route, "/agui/chat"), Input: in, Header: headerOf(c.ex.Headers)}
+	req := &scenarios.Request{Route: c.ex.RunRoute(), Input: in, Header: c.ex.RunHeader()}
 	now := time.Now()
 	opts := scenarios.PlanOptions{Seed: 1, Turn: turn - 1, Timing: scenarios.DefaultTiming(), Now: now}
 	if cursor == nil {
@@ -360,6 +357,20 @@ func (c *conversation) play(ctx context.Context, cursor *scenarios.Cursor, runID
 		return nil, errors.New("the answers do not continue the scenario's conversation")
 	}
 	return c.sc.Plan(ctx, req, start, opts)
+}
+
+// adapted is the plan's events as the server plays them to a client of verify's protocol
+// version, and when each falls due.
+func adapted(plan *scenarios.Plan) ([]protocol.Event, []time.Duration) {
+	peer := protocol.PeerFor(clientProtocolVersion)
+	events := make([]protocol.Event, 0, len(plan.Events))
+	offsets := make([]time.Duration, 0, len(plan.Events))
+	for _, e := range plan.Events {
+		if ev, ok := peer.Adapt(e.Event); ok {
+			events, offsets = append(events, ev), append(offsets, e.At)
+		}
+	}
+	return events, offsets
 }
 
 // follow takes a run's events into the side's history, and notes what the run waits for.

@@ -114,7 +114,8 @@ steps:
     assert.equal(entry.runtime, true);
     assert.equal(entry.description, 'Added at run time.');
     assert.match(entry.source, /^runtime-\d+\.yaml:1:1$/);
-    assert.deepEqual(entry.examples, [{ message: 'runtime hello' }]);
+    assert.deepEqual(entry.examples.map(({ input, ...example }) => example), [{ message: 'runtime hello' }]);
+    assert.equal(entry.examples[0].input.messages[0].content, 'runtime hello');
     assert.equal((await listed()).get('from-file').runtime, undefined, 'file scenarios are not runtime');
 
     for (const client of CLIENTS) {

@@ -42,6 +42,8 @@ description: Asks before deleting a file, and honours the answer.
 match: {message: ^delete}
 examples:
   - message: delete the file
+    tools: [{name: pick_file, description: Let the user pick a file, parameters: {type: object, properties: {path: {type: string}}}}]
+    context: [{description: folder, value: /tmp}]
 steps:
   - text: I need your approval first.
   - interrupt:
@@ -360,6 +362,10 @@ describe('the inspector at /_mock/ui, in headless Chromium', () => {
     assert.match(await page.textContent('#run-body'), /Test idinspector(?!-)[\s\S]*approve \(forced\)[\s\S]*delete the file/);
     const played = (await journalEntries(mock, {}, 'inspector')).at(-1);
     assert.deepEqual([played.scenario, played.outcome, played.awaiting], ['approve', 'interrupt', 1]);
+    // what the example offered, on a thread and a run of UUIDs, as a client sends it
+    assert.deepEqual(played.request.tools, [{ name: 'pick_file', description: 'Let the user pick a file', parameters: { type: 'object', properties: { path: { type: 'string' } } } }]);
+    assert.deepEqual(played.request.context, [{ description: 'folder', value: '/tmp' }]);
+    for (const id of [played.request.threadId, played.request.runId]) assert.match(id, /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
     assert.ok((await page.locator('svg.timeline .mark').count()) > 0);
   });
 

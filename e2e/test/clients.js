@@ -56,13 +56,17 @@ assert.deepEqual(
   ],
 );
 
-/** Tool definitions for the given tool names, in the shape HttpAgent sends them. */
+/** Tool definitions for the given tool names (or definitions, kept), in the shape HttpAgent sends them. */
 export function toolDefinitions(names = []) {
-  return names.map((name) => ({
-    name,
-    description: `The ${name} tool`,
-    parameters: { type: 'object', properties: {} },
-  }));
+  return names.map((tool) =>
+    typeof tool === 'string'
+      ? {
+          name: tool,
+          description: `The ${tool} tool`,
+          parameters: { type: 'object', properties: {} },
+        }
+      : tool,
+  );
 }
 
 /**

@@ -69,7 +69,7 @@ describe('discovery', () => {
             });
             const run = await conversation.send(example.message ?? '', {
               forwardedProps: example.forwardedProps,
-              tools: example.tools,
+              tools: example.input.tools,
             });
             // A scenario marked broken breaks the protocol on purpose, so only the
             // server's side of its run is checked.

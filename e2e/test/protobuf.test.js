@@ -46,7 +46,7 @@ async function play(example, transport, threadId, runId) {
     threadId,
     transport,
   });
-  return conversation.send(example.message ?? '', { runId, messageId: `user-${runId}`, forwardedProps: example.forwardedProps, tools: example.tools });
+  return conversation.send(example.message ?? '', { runId, messageId: `user-${runId}`, forwardedProps: example.forwardedProps, tools: example.input.tools });
 }
 
 describe('the protobuf transport with @ag-ui/client 1.0.0', () => {

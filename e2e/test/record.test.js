@@ -695,17 +695,17 @@ describe('serve --record-missing', () => {
     }
   });
 
-  test('as the README runs it: built-in scenarios on, a record directory of its own, and misses still recorded and replayed', async () => {
+  test('as the README runs it: without -no-builtin, a record directory of its own, and misses recorded and replayed', async () => {
     const dir = makeTempDir('agui-mock-missing-own-');
     const upstream = await startFakeUpstream();
     const server = await startServer(['--scenarios', tenantScenarioDir(), '--record-missing', '--upstream', upstream.url, '--record-dir', dir]);
     try {
-      // The built-in scenarios still answer their own requests...
-      const showcase = await new Conversation(current, { url: server.url }).send('showcase');
-      assertCleanRun(showcase);
+      // Your scenarios answer their own requests...
+      const pong = await new Conversation(current, { url: server.url, route: '/tenant/agent', headers: { 'X-Tenant': 'acme' }, state: { user: { signedIn: true } } }).send('ping');
+      assertCleanRun(pong);
       assert.equal(upstream.requests.length, 0);
 
-      // ...but the built-in catch-all is left out, so a miss reaches the agent and is
+      // ...and the built-in scenarios are left out, so a miss reaches the agent and is
       // recorded; the record directory, outside every scenario directory, is served too.
       await assertMissRecordedThenReplayed(server, upstream);
     } finally {

@@ -483,15 +483,20 @@ async function loadScenarios() {
   updateDatalists();
 }
 
+/** A random UUID, as clients give ids; crypto.randomUUID is missing outside secure contexts (a mock on http://mock:8000). */
+function uuid() {
+  const b = crypto.getRandomValues(new Uint8Array(16));
+  b[6] = (b[6] & 0x0f) | 0x40;
+  b[8] = (b[8] & 0x3f) | 0x80;
+  const h = [...b].map((x) => x.toString(16).padStart(2, '0')).join('');
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
+}
+
 /** Plays a scenario's example as a client would, then opens its run. */
 async function play(s, ex) {
-  const id = Math.random().toString(36).slice(2, 10);
-  const input = {
-    threadId: `inspector-${id}`, runId: `run-${id}`,
-    messages: ex.message ? [{ id: `msg-${id}`, role: 'user', content: ex.message }] : [],
-    tools: (ex.tools ?? []).map((name) => ({ name, description: name, parameters: { type: 'object', properties: {} } })),
-    context: ex.context ?? [], state: ex.state ?? {}, forwardedProps: ex.forwardedProps ?? {},
-  };
+  // The server builds the example's run input (its tools, context, state and
+  // forwardedProps); each play is a thread and a run of its own.
+  const input = { ...ex.input, threadId: uuid(), runId: uuid() };
   const route = ex.route || '/agui/chat'; // the loader gives an example its scenario's route
   const res = await fetch(route, { method: 'POST', headers: { ...(ex.headers ?? {}), ...authHeaders(), 'Content-Type': 'application/json', Accept: 'text/event-stream', 'X-Test-Id': 'inspector', 'X-Agui-Mock-Scenario': s.id }, body: JSON.stringify(input) });
   const requestId = res.headers.get('X-Request-Id');

@@ -1,0 +1,97 @@
+package scenarios
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/textproto"
+
+	"github.com/agui-mock/agui-mock/protocol"
+)
+
+// DefaultRoute is the route of an example that names none.
+const DefaultRoute = "/agui/chat"
+
+// RunRoute is the route an example's run is posted to.
+func (ex Example) RunRoute() string {
+	if ex.Route == "" {
+		return DefaultRoute
+	}
+	return ex.Route
+}
+
+// RunIDs are the ids an example's run carries, and the protocol version its client
+// declares ("" for a 0.0.x client, which declares none).
+type RunIDs struct {
+	Thread, Run, Message string
+	ProtocolVersion      string
+}
+
+// RunInput is the RunAgentInput an example stands for, as JSON members, the way
+// @ag-ui/client's HttpAgent posts it: the ids, the example's message as the one user
+// message, and what the client offered — its tools (a tool named alone is described by
+// its name, with parameters that take any object), context, state and forwardedProps,
+// each an empty object or list when the example has none. It is the one builder of an
+// example's run: the load-time check, verify, the inspector's "Play example" and the
+// tests all send this.
+func (ex Example) RunInput(ids RunIDs) map[string]any {
+	tools := make([]any, len(ex.Tools))
+	for i, t := range ex.Tools {
+		description, parameters := t.Description, any(t.Parameters)
+		if description == "" {
+			description = t.Name
+		}
+		if t.Parameters == nil {
+			parameters = map[string]any{"type": "object", "properties": map[string]any{}}
+		}
+		tool := map[string]any{"name": t.Name, "description": description, "parameters": parameters}
+		if t.Metadata != nil {
+			tool["metadata"] = t.Metadata
+		}
+		tools[i] = tool
+	}
+	context := make([]any, len(ex.Context))
+	for i, c := range ex.Context {
+		context[i] = map[string]any{"description": c.Description, "value": c.Value}
+	}
+	in := map[string]any{
+		"threadId": ids.Thread, "runId": ids.Run,
+		"messages": []any{map[string]any{"id": ids.Message, "role": "user", "content": ex.Message}},
+		"tools":    tools, "context": context,
+		"state": ex.State, "forwardedProps": ex.ForwardedProps,
+	}
+	if ex.State == nil {
+		in["state"] = map[string]any{}
+	}
+	if ex.ForwardedProps == nil {
+		in["forwardedProps"] = map[string]any{}
+	}
+	if ids.ProtocolVersion != "" {
+		in["protocolVersion"] = ids.ProtocolVersion
+	}
+	return in
+}
+
+// RunHeader is the header an example's request carries.
+func (ex Example) RunHeader() textproto.MIMEHeader {
+	h := textproto.MIMEHeader{}
+	for k, v := range ex.Headers {
+		h.Set(k, v)
+	}
+	return h
+}
+
+// request is the run request an example stands for, decoded as the server decodes it:
+// an example whose parts a client could not send (a state that is not an object, say)
+// is an error.
+func (ex Example) request() (*Request, error) {
+	ids := RunIDs{Thread: "thread-example", Run: "run-example", Message: "msg-example"}
+	body, err := json.Marshal(ex.RunInput(ids))
+	if err != nil {
+		return nil, fmt.Errorf("encoding the example's request: %w", err)
+	}
+	in, err := protocol.DecodeRunAgentInput(body, protocol.DecodeOptions{})
+	if err != nil {
+		return nil, err
+	}
+	return &Request{Route: ex.RunRoute(), Input: in, Header: ex.RunHeader()}, nil
+}
