@@ -291,7 +291,12 @@ func (c *conversation) run(ctx context.Context, path []int, report func(Turn)) (
 			mockEvents, offsets := adapted(plan)
 			mockSide.follow(mockEvents)
 			// A stream the client would refuse is the first thing to say of it.
-			if _, err := protocol.VerifyStream(agentEvents, ""); err != nil {
+			var identity protocol.RunIdentity
+			read := make([]protocol.Event, len(agentEvents))
+			for i, ev := range agentEvents {
+				read[i] = identity.Normalise(ev)
+			}
+			if _, err := protocol.VerifyStream(read, ""); err != nil {
 				t.Differences = append(t.Differences, "the agent's stream breaks the AG-UI event rules: "+err.Error())
 			}
 			t.Differences = append(t.Differences, Compare(ShapeOf(mockEvents, offsets), ShapeOf(agentEvents, at), c.cfg.Compare)...)
