@@ -31,6 +31,7 @@ type ExistsError struct {
 	Paths []string // the files that exist, relative to Dir
 }
 
+// Error names the files that exist.
 func (e *ExistsError) Error() string {
 	return fmt.Sprintf("%s already holds %s: nothing written (move them away, or init another directory)",
 		e.Dir, strings.Join(e.Paths, ", "))
