@@ -1,12 +1,30 @@
 # `make test` runs every test from a fresh clone: it installs the Go modules and the
 # end-to-end suite's npm packages (from the lockfile), then runs the Go tests with the
 # race detector and the end-to-end suite against the real binary.
-.PHONY: test go-test e2e-test lint static image fuzz bench
+.PHONY: test go-test e2e-test lint static image fuzz bench npm
 
 # static builds the binary exactly as the Dockerfile does: static, stripped, reproducible.
+# VERSION=1.2.3 stamps the version --version prints; without it, the build info's.
 OUT ?= agui-mock
+VERSION ?=
 static:
-	CGO_ENABLED=0 go build -trimpath -buildvcs=false -ldflags="-s -w" -o $(OUT) .
+	CGO_ENABLED=0 go build -trimpath -buildvcs=false -ldflags="-s -w$(if $(VERSION), -X main.version=$(VERSION))" -o $(OUT) .
+
+# npm cross-compiles the binary (as static does) for each platform of NPM_PLATFORMS into
+# one npm package per platform, and writes agui-mock, the package whose bin runs the
+# right one (npm/pack.mjs), all in NPM_DIR: `npm pack` or `npm publish` each directory.
+NPM_VERSION ?= 0.0.0-dev
+NPM_PLATFORMS ?= linux-x64 linux-arm64 darwin-x64 darwin-arm64 win32-x64
+NPM_DIR ?= build/npm
+npm:
+	rm -rf $(NPM_DIR)
+	for platform in $(NPM_PLATFORMS); do \
+	  os=$${platform%-*}; cpu=$${platform#*-}; exe=agui-mock; \
+	  goos=$$os; [ $$os = win32 ] && goos=windows && exe=agui-mock.exe; \
+	  goarch=$$cpu; [ $$cpu = x64 ] && goarch=amd64; \
+	  GOOS=$$goos GOARCH=$$goarch $(MAKE) --no-print-directory static OUT=$(NPM_DIR)/$$platform/bin/$$exe VERSION=$(NPM_VERSION) || exit 1; \
+	done
+	node npm/pack.mjs $(NPM_DIR) $(NPM_VERSION) $(NPM_PLATFORMS)
 
 # image builds the Dockerfile offline as agui-mock:dev (see the Dockerfile): the binary
 # `make static` builds and a scratch base with the CA bundle and the nonroot user (65532),
