@@ -117,7 +117,7 @@ func shippedScenarioFiles(t *testing.T) []string {
 				return err
 			}
 			if d.IsDir() {
-				if p != root && strings.HasPrefix(d.Name(), ".") {
+				if p != root && SkipsDir(d.Name()) {
 					return filepath.SkipDir
 				}
 				return nil
