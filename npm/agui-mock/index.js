@@ -2,16 +2,15 @@
 // (@agui-mock/cli-<os>-<cpu>), which npm installed as an optional dependency because its
 // os and cpu fields match. Nothing is downloaded, at install or at run time.
 
-import { createRequire } from 'node:module';
-import path from 'node:path';
+'use strict';
 
-const require = createRequire(import.meta.url);
+const path = require('node:path');
 
 /** The platforms a binary is published for, as Node names them: `${process.platform}-${process.arch}`. */
-export const PLATFORMS = ['linux-x64', 'linux-arm64', 'darwin-x64', 'darwin-arm64', 'win32-x64'];
+const PLATFORMS = ['linux-x64', 'linux-arm64', 'darwin-x64', 'darwin-arm64', 'win32-x64'];
 
 /** The path of the agui-mock binary for this platform; throws, saying what to do, when there is none. */
-export function binaryPath() {
+function binaryPath() {
   const platform = `${process.platform}-${process.arch}`;
   const pkg = `@agui-mock/cli-${platform}`;
   if (!PLATFORMS.includes(platform)) {
@@ -25,3 +24,5 @@ export function binaryPath() {
   }
   return path.join(path.dirname(manifest), 'bin', process.platform === 'win32' ? 'agui-mock.exe' : 'agui-mock');
 }
+
+module.exports = { PLATFORMS, binaryPath };

@@ -3,8 +3,10 @@
 // exits as it does. Signals that stop the launcher (Ctrl-C, a test runner's SIGTERM) are
 // passed on, so the server shuts down cleanly.
 
-import { spawn } from 'node:child_process';
-import { binaryPath } from '../index.js';
+'use strict';
+
+const { spawn } = require('node:child_process');
+const { binaryPath } = require('../index.js');
 
 let binary;
 try {
