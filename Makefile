@@ -1,7 +1,7 @@
 # `make test` runs every test from a fresh clone: it installs the Go modules and the
 # end-to-end suite's npm packages (from the lockfile), then runs the Go tests with the
 # race detector and the end-to-end suite against the real binary.
-.PHONY: test go-test e2e-test lint static image fuzz bench npm
+.PHONY: test go-test e2e-test example-test lint static image fuzz bench npm
 
 # static builds the binary exactly as the Dockerfile does: static, stripped, reproducible.
 # VERSION=1.2.3 stamps the version --version prints; without it, the build info's.
@@ -72,10 +72,22 @@ fuzz:
 	go test -run XXX -fuzz '^FuzzLoad$$' -fuzztime $(FUZZTIME) ./scenarios
 	go test -run XXX -fuzz '^FuzzTemplates$$' -fuzztime $(FUZZTIME) ./scenarios
 
-# e2e-test builds the Testcontainers module the suite imports, and the image when a Docker
-# daemon answers; without one, the container tests skip loudly (and fail in CI).
+# e2e-test builds the TypeScript clients (the admin client, and the Testcontainers module
+# and the Playwright kit that use it), and the image when a Docker daemon answers; without
+# one, the container tests skip loudly (and fail in CI). Then the suite, then the example app.
 e2e-test:
+	cd clients/client && npm ci --no-audit --no-fund && npm run build
 	cd clients/testcontainers && npm ci --no-audit --no-fund && npm run build
+	cd clients/playwright && npm ci --no-audit --no-fund && npm run build
 	cd e2e && npm ci --no-audit --no-fund
 	@if $(DOCKER) info >/dev/null 2>&1; then $(MAKE) image; else echo "e2e-test: no Docker daemon answers: the container tests will be skipped"; fi
 	cd e2e && DOCKER=$(DOCKER) AGUI_MOCK_IMAGE=$(IMAGE) npm test
+	$(MAKE) --no-print-directory example-test
+
+# example-test runs the example app's Playwright specs (examples/playwright-app, its own
+# lockfile) with the real @playwright/test runner and the Chromium of @sparticuz/chromium,
+# against the binary static builds; and type-checks the spec `agui-mock init` writes.
+# It needs the clients e2e-test builds.
+example-test:
+	$(MAKE) --no-print-directory static OUT=build/agui-mock
+	cd examples/playwright-app && npm ci --no-audit --no-fund && AGUI_MOCK_BIN=$(CURDIR)/build/agui-mock npm test
