@@ -35,8 +35,8 @@ export const test = base.extend<AguiMockFixtures & AguiMockOptions>({
     await use(`${testInfo.testId}-${testInfo.repeatEachIndex}-${testInfo.retry}`);
   },
 
-  // Every request of the test's pages to the mock carries the test's id. The header is
-  // set below the page's fetch, so it needs no CORS preflight of its own.
+  // Every request of the test's pages to the mock carries the test's id, whatever code
+  // of the page sends it.
   context: async ({ context, mockUrl, mockTestId }, use) => {
     const mock = new URL(mockUrl);
     await context.route(
