@@ -7,9 +7,11 @@
 
 import assert from 'node:assert/strict';
 import { execFile, spawn } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
+import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { after, before, describe, test } from 'node:test';
 import { assertCleanRun, CLIENTS, Conversation } from './clients.js';
@@ -95,6 +97,33 @@ describe('the npm packages', { skip: !HOSTED && `no npm package is built for ${P
     }
   });
 
+  test("the Playwright kit's webServer entry starts the binary of the installed package", async () => {
+    const kit = path.join(REPO_ROOT, 'clients/playwright/dist/server.js'); // built by make e2e-test
+    assert.ok(existsSync(kit), `${kit} is missing: run npm run build in clients/playwright (make e2e-test does)`);
+    const port = await freePort();
+    const script = `const { aguiMockServer } = await import(${JSON.stringify(pathToFileURL(kit).href)});
+      console.log(JSON.stringify(aguiMockServer({ port: ${port}, scenarios: 'scenarios', speed: 0 })));`;
+    const { stdout } = await npm('node', ['--input-type=module', '-e', script], project);
+    const { url, webServer } = JSON.parse(stdout);
+    const binary = path.join(project, 'node_modules', '@agui-mock', `cli-${PLATFORM}`, 'bin', process.platform === 'win32' ? 'agui-mock.exe' : 'agui-mock');
+    assert.ok(webServer.command.startsWith(binary + ' '), `the command runs ${webServer.command}, not ${binary}`);
+    assert.equal(webServer.url, `${url}/_mock/readyz`);
+
+    const server = spawn(webServer.command, { cwd: project, shell: true, stdio: 'ignore', detached: true });
+    try {
+      let ready;
+      for (const deadline = Date.now() + 15_000; Date.now() < deadline; await new Promise((r) => setTimeout(r, 100))) {
+        ready = await fetch(webServer.url).then((r) => r.status, () => undefined);
+        if (ready === 200) break;
+      }
+      assert.equal(ready, 200, 'the mock never answered its readiness URL');
+      const result = await new Conversation(current, { url }).send('delete notes.txt');
+      assert.equal(result.finished?.outcome, 'interrupt', 'the starter interrupt scenario paused the run');
+    } finally {
+      process.kill(-server.pid, 'SIGTERM');
+    }
+  });
+
   test('the launcher says what to do when the platform package is missing', async () => {
     const bare = makeTempDir('agui-mock-npm-bare-');
     writeFileSync(path.join(bare, 'package.json'), JSON.stringify({ name: 'bare', private: true }));
@@ -105,3 +134,14 @@ describe('the npm packages', { skip: !HOSTED && `no npm package is built for ${P
     });
   });
 });
+
+/** A TCP port nothing listens on now. */
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const probe = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = probe.address();
+      probe.close(() => resolve(port));
+    });
+    probe.on('error', reject);
+  });
+}
