@@ -14,15 +14,15 @@ test.beforeEach(async ({ page }) => {
 });
 
 test("answers from the scenario the message matches", async ({ page, mock }) => {
-  await say(page, "weather in Lisbon");
+  await say(page, "forecast for Lisbon");
   await expect(page.getByTestId("assistant-message")).toHaveText("It is sunny in Lisbon.");
 
   const [run] = await mock.journal({ route: "/agui/chat" });
-  expect([run.status, run.scenario, run.selection, run.outcome]).toEqual([200, "weather", "matched", "success"]);
+  expect([run.status, run.scenario, run.selection, run.outcome]).toEqual([200, "chat-forecast", "matched", "success"]);
 });
 
 test("shows a loading state until the answer streams in", async ({ page, mock }) => {
-  const answer = await mock.breakpoint({ scenario: "greeting", step: "answer" });
+  const answer = await mock.breakpoint({ scenario: "chat-greeting", step: "answer" });
   await say(page, "hello");
   await answer.reached();
 
@@ -64,7 +64,7 @@ test("shows an error when the connection drops mid-stream", async ({ page, mock 
 test("sends the whole conversation on one thread", async ({ page, mock }) => {
   await say(page, "hello");
   await expect(page.getByTestId("assistant-message")).toHaveCount(1);
-  await say(page, "weather in Oslo");
+  await say(page, "forecast for Oslo");
   await expect(page.getByTestId("assistant-message")).toHaveCount(2);
 
   const runs = await mock.journal({ route: "/agui/chat" });
@@ -74,7 +74,7 @@ test("sends the whole conversation on one thread", async ({ page, mock }) => {
   expect(second.messages.map((m) => [m.role, m.content])).toEqual([
     ["user", "hello"],
     ["assistant", "Hello! How can I help?"],
-    ["user", "weather in Oslo"],
+    ["user", "forecast for Oslo"],
   ]);
 });
 
