@@ -90,4 +90,4 @@ e2e-test:
 # It needs the clients e2e-test builds.
 example-test:
 	$(MAKE) --no-print-directory static OUT=build/agui-mock
-	cd examples/playwright-app && npm ci --no-audit --no-fund && AGUI_MOCK_BIN=$(CURDIR)/build/agui-mock npm test
+	cd examples/playwright-app && npm ci --no-audit --no-fund && MOCK_BIN=$(CURDIR)/build/agui-mock npm test

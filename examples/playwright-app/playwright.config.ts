@@ -1,5 +1,5 @@
 // The chat page and agui-mock, both started by Playwright. aguiMockServer runs the binary
-// of the agui-mock npm package; AGUI_MOCK_BIN names another one (make test builds it from
+// of the agui-mock npm package; MOCK_BIN names another one (make test builds it from
 // this repository). Chromium comes from the lockfile (@sparticuz/chromium), so nothing is
 // downloaded; CHROMIUM_PATH names another browser.
 import chromium from "@sparticuz/chromium";
@@ -11,7 +11,7 @@ const mock = aguiMockServer({
   scenarios: "scenarios",
   speed: 0,
   seed: 7,
-  binary: process.env.AGUI_MOCK_BIN,
+  binary: process.env.MOCK_BIN,
   reuseExistingServer: false,
 });
 const app = `http://127.0.0.1:${process.env.APP_PORT ?? 48_081}`;
