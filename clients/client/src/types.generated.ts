@@ -73,6 +73,10 @@ export type ErrorCode =
   | "unknown_thread"
   | "unreadable_body"
   | "unsupported_media_type"
+  | "upstream_error"
+  | "upstream_protocol_error"
+  | "upstream_redirect"
+  | "upstream_unreachable"
 ;
 
 /** One request the server answered, as GET /_mock/journal lists it (server/journal.go). */

@@ -31,7 +31,7 @@ type field struct {
 // readAPI parses the packages the client's types come from.
 func readAPI(root string) (api, error) {
 	a := api{constants: map[string][]string{}}
-	for _, dir := range []string{"server", "protocol", "scenarios"} {
+	for _, dir := range []string{"server", "protocol", "scenarios", "recorder"} {
 		files, err := parseDir(filepath.Join(root, dir))
 		if err != nil {
 			return a, err
@@ -108,7 +108,8 @@ func collectConstants(f *ast.File, pkg string, into map[string][]string) {
 }
 
 // errorCodes finds the codes of error answers: the code argument of apiError, the
-// Error member of an errorBody and the Code member of an AnswerError.
+// Error member of an errorBody, and the Code member of an AnswerError (a resumed run's
+// answers) and of a recorder's ErrorAnswer (the upstream's failures).
 func errorCodes(f *ast.File) []string {
 	var codes []string
 	ast.Inspect(f, func(n ast.Node) bool {
@@ -120,7 +121,7 @@ func errorCodes(f *ast.File) []string {
 				}
 			}
 		case *ast.CompositeLit:
-			member := map[string]string{"errorBody": "Error", "AnswerError": "Code"}[typeName(n.Type)]
+			member := map[string]string{"errorBody": "Error", "AnswerError": "Code", "ErrorAnswer": "Code"}[typeName(n.Type)]
 			for _, elt := range n.Elts {
 				if kv, ok := elt.(*ast.KeyValueExpr); ok && member != "" && isIdent(kv.Key, member) {
 					if s, ok := stringLit(kv.Value); ok {

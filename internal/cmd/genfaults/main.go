@@ -3,8 +3,8 @@
 // (scenarios/fault.go), and the types of the TypeScript admin client
 // (clients/client/src/types.generated.ts): the fault kinds and their parameters, the
 // journal entry (server/journal.go), the outcomes of a run (protocol/outcome.go) and the
-// error codes the server answers. `go generate ./scenarios` runs it; a test fails while
-// either file is out of date.
+// error codes the server answers (server/, scenarios/, recorder/). `go generate
+// ./scenarios` runs it; a test fails while either file is out of date.
 package main
 
 import (

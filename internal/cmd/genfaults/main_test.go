@@ -98,7 +98,7 @@ func TestTheClientTypesFollowTheGoSource(t *testing.T) {
 		"  seq: number;\n", "  durationMs: number;\n", // not omitempty: never missing
 		`selection?: "matched" | "forced" | "continued";`, // an unexported type's constants
 		`export type Outcome = "running" | "success" | "interrupt" | "cancelled" | "error" | "fault";`,
-		`  | "no_scenario"` + "\n", `  | "unknown_step"` + "\n", `  | "invalid_payload"` + "\n", // apiError, errorBody, AnswerError
+		`  | "no_scenario"` + "\n", `  | "unknown_step"` + "\n", `  | "invalid_payload"` + "\n", `  | "upstream_unreachable"` + "\n", // apiError, errorBody, AnswerError, ErrorAnswer
 		`runError: { after?: number; message?: string; code?: string };`,
 		`status: { status?: number; body?: unknown; retryAfter?: number };`,
 	} {
