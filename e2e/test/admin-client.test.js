@@ -37,10 +37,19 @@ describe('@agui-mock/client', () => {
     ]);
   });
 
-  test('speed and resetSpeed set and forget the test speed; a bad factor is an AguiMockError', async () => {
+  test("speed sets the test's speed factor and resetSpeed forgets it; a bad factor is an AguiMockError", async () => {
     const mock = new AguiMockClient(server.url, { testId: 'client-speed' });
+    await new AguiMockClient(server.url).addScenarios('id: slow-for-client\nmatch: {message: ^slow client$}\nsteps: [{text: late, delay: 800ms}]\n');
+    // with no speed header: the run is timed by the test's factor, else the server's (1)
+    const timed = async () => {
+      const started = performance.now();
+      assertCleanRun(await new Conversation(current, { url: server.url, speed: null, headers: { 'X-Test-Id': mock.testId } }).send('slow client'));
+      return performance.now() - started;
+    };
     await mock.speed(0);
+    assert.ok((await timed()) < 600, 'speed 0 played the delay');
     await mock.resetSpeed();
+    assert.ok((await timed()) >= 700, 'resetSpeed kept the test speed of 0');
     await assert.rejects(mock.speed(-1), (err) => {
       assert.ok(err instanceof AguiMockError);
       assert.equal(err.status, 400);
