@@ -14,12 +14,14 @@ ARG BINARY=build
 
 FROM --platform=$BUILDPLATFORM ${BUILDER_IMAGE} AS build
 ARG TARGETOS TARGETARCH
+# the release's version, which --version prints; unset, the build info's
+ARG VERSION
 WORKDIR /src
 COPY go.mod go.sum ./
 RUN go mod download
 COPY . .
 # the same target CI builds and tests; cross-compiled, so an arm64 image needs no emulator
-RUN GOOS=$TARGETOS GOARCH=$TARGETARCH make static OUT=/out/agui-mock && mkdir -p /out/scenarios
+RUN GOOS=$TARGETOS GOARCH=$TARGETARCH make static OUT=/out/agui-mock VERSION=$VERSION && mkdir -p /out/scenarios
 
 FROM scratch AS prebuilt
 COPY out/ /out/

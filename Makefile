@@ -1,12 +1,30 @@
 # `make test` runs every test from a fresh clone: it installs the Go modules and the
 # end-to-end suite's npm packages (from the lockfile), then runs the Go tests with the
 # race detector and the end-to-end suite against the real binary.
-.PHONY: test go-test e2e-test lint static image fuzz bench
+.PHONY: test go-test e2e-test example-test lint static image fuzz bench npm
 
 # static builds the binary exactly as the Dockerfile does: static, stripped, reproducible.
+# VERSION=1.2.3 stamps the version --version prints; without it, the build info's.
 OUT ?= agui-mock
+VERSION ?=
 static:
-	CGO_ENABLED=0 go build -trimpath -buildvcs=false -ldflags="-s -w" -o $(OUT) .
+	CGO_ENABLED=0 go build -trimpath -buildvcs=false -ldflags="-s -w$(if $(VERSION), -X main.version=$(VERSION))" -o $(OUT) .
+
+# npm cross-compiles the binary (as static does) for each platform of NPM_PLATFORMS into
+# one npm package per platform, and writes agui-mock, the package whose bin runs the
+# right one (npm/pack.mjs), all in NPM_DIR: `npm pack` or `npm publish` each directory.
+NPM_VERSION ?= 0.0.0-dev
+NPM_PLATFORMS ?= linux-x64 linux-arm64 darwin-x64 darwin-arm64 win32-x64
+NPM_DIR ?= build/npm
+npm:
+	rm -rf $(NPM_DIR)
+	for platform in $(NPM_PLATFORMS); do \
+	  os=$${platform%-*}; cpu=$${platform#*-}; exe=agui-mock; \
+	  goos=$$os; [ $$os = win32 ] && goos=windows && exe=agui-mock.exe; \
+	  goarch=$$cpu; [ $$cpu = x64 ] && goarch=amd64; \
+	  GOOS=$$goos GOARCH=$$goarch $(MAKE) --no-print-directory static OUT=$(NPM_DIR)/$$platform/bin/$$exe VERSION=$(NPM_VERSION) || exit 1; \
+	done
+	node npm/pack.mjs $(NPM_DIR) $(NPM_VERSION) $(NPM_PLATFORMS)
 
 # image builds the Dockerfile offline as agui-mock:dev (see the Dockerfile): the binary
 # `make static` builds and a scratch base with the CA bundle and the nonroot user (65532),
@@ -54,12 +72,25 @@ fuzz:
 	go test -run XXX -fuzz '^FuzzLoad$$' -fuzztime $(FUZZTIME) ./scenarios
 	go test -run XXX -fuzz '^FuzzTemplates$$' -fuzztime $(FUZZTIME) ./scenarios
 
-# e2e-test builds the Testcontainers module the suite imports, installs the real agents the
-# suite records from (e2e/agents, their own lockfile), and builds the image when a Docker
-# daemon answers; without one, the container tests skip loudly (and fail in CI).
+# e2e-test builds the TypeScript clients (the admin client, and the Testcontainers module
+# and the Playwright kit that use it), installs the real agents the suite records from
+# (e2e/agents, their own lockfile), and builds the image when a Docker daemon answers;
+# without one, the container tests skip loudly (and fail in CI). Then the suite, then the
+# example app.
 e2e-test:
+	cd clients/client && npm ci --no-audit --no-fund && npm run build
 	cd clients/testcontainers && npm ci --no-audit --no-fund && npm run build
+	cd clients/playwright && npm ci --no-audit --no-fund && npm run build
 	cd e2e && npm ci --no-audit --no-fund
 	cd e2e/agents && npm ci --no-audit --no-fund
 	@if $(DOCKER) info >/dev/null 2>&1; then $(MAKE) image; else echo "e2e-test: no Docker daemon answers: the container tests will be skipped"; fi
 	cd e2e && DOCKER=$(DOCKER) AGUI_MOCK_IMAGE=$(IMAGE) npm test
+	$(MAKE) --no-print-directory example-test
+
+# example-test runs the example app's Playwright specs (examples/playwright-app, its own
+# lockfile) with the real @playwright/test runner and the Chromium of @sparticuz/chromium,
+# against the binary static builds; and type-checks the spec `agui-mock init` writes.
+# It needs the clients e2e-test builds.
+example-test:
+	$(MAKE) --no-print-directory static OUT=build/agui-mock
+	cd examples/playwright-app && npm ci --no-audit --no-fund && MOCK_BIN=$(CURDIR)/build/agui-mock npm test

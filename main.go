@@ -34,6 +34,8 @@ const commands = `  agui-mock [serve] [flags]            serve AG-UI run endpoin
   agui-mock healthcheck [-addr A]      exit 0 if the server at A is alive (for containers)
   agui-mock load [flags]               drive concurrent runs against an AG-UI endpoint and measure
   agui-mock load-floor [flags]         the minimal SSE server that load is compared against
+  agui-mock init [DIR]                 write a starter folder: scenarios and a Playwright spec
+  agui-mock version                    print the version (also: agui-mock --version)
 `
 
 // usage is the command's overview.
@@ -47,6 +49,8 @@ func run(ctx context.Context, args []string, env environ, stdout, stderr io.Writ
 	cmd := "serve"
 	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
 		cmd, args = args[0], args[1:]
+	} else if len(args) > 0 && (args[0] == "--version" || args[0] == "-version") {
+		cmd, args = "version", args[1:]
 	}
 	runners := map[string]func() int{
 		"serve":       func() int { return runServe(ctx, args, env.lookup, stdout, stderr, false) },
@@ -56,6 +60,8 @@ func run(ctx context.Context, args []string, env environ, stdout, stderr io.Writ
 		"healthcheck": func() int { return runHealthcheck(ctx, args, env.lookup, stdout, stderr) },
 		"load":        func() int { return runLoad(ctx, args, env.lookup, stdout, stderr) },
 		"load-floor":  func() int { return runFloor(ctx, args, env.lookup, stdout, stderr) },
+		"init":        func() int { return runInit(args, stdout, stderr) },
+		"version":     func() int { return runVersion(args, stdout, stderr) },
 	}
 	if cmd == "help" {
 		fmt.Fprint(stdout, usage)

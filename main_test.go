@@ -344,7 +344,7 @@ func TestHelpListsEveryCommand(t *testing.T) {
 			t.Fatalf("%q: exit %d", args, code)
 		}
 		help := stdout.String() + stderr.String()
-		for _, cmd := range []string{"[serve]", "record", "validate", "healthcheck", "load", "load-floor"} {
+		for _, cmd := range []string{"[serve]", "record", "validate", "healthcheck", "load", "load-floor", "init", "version"} {
 			if !strings.Contains(help, "agui-mock "+cmd+" ") {
 				t.Errorf("%q: the help does not list %q:\n%s", args, cmd, help)
 			}

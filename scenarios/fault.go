@@ -53,7 +53,7 @@ func (k FaultKind) RequestOnly() bool { return k.Scope != FaultScopeStep }
 
 // faultKinds is the table of fault kinds, in the order of their documentation. It is an
 // unexported array of values, read only: FaultKindTable hands out copies. `go generate
-// ./scenarios` writes the schema's faultKind and the Testcontainers client's kind type
+// ./scenarios` writes the schema's faultKind and the TypeScript client's fault types
 // from it (internal/cmd/genfaults).
 var faultKinds = [...]FaultKind{
 	{FaultStatus, []string{"status", "body", "retryAfter"}, FaultScopeRequest, "Answer an HTTP error instead of a stream."},
@@ -114,6 +114,7 @@ type Fault struct {
 // takes, how the step reads it.
 type faultParam struct {
 	name  string
+	json  string                                      // its TypeScript type in the admin API's JSON body
 	parse func(f *Fault, val string) error            // the header's form
 	isSet func(f Fault) bool                          // holds other than its zero value
 	check func(f Fault, given bool) *FaultError       // nil: any value; given: named by the caller
@@ -123,7 +124,7 @@ type faultParam struct {
 // faultParams are the fault parameters, in the header's spelling and the order of its
 // documentation: an unexported array of values, read only.
 var faultParams = [...]faultParam{
-	{name: "after", parse: func(f *Fault, v string) (err error) { f.After, err = strconv.Atoi(v); return err },
+	{name: "after", json: "number", parse: func(f *Fault, v string) (err error) { f.After, err = strconv.Atoi(v); return err },
 		isSet: func(f Fault) bool { return f.After != 0 },
 		check: func(f Fault, _ bool) *FaultError {
 			if f.After < 0 {
@@ -131,7 +132,7 @@ var faultParams = [...]faultParam{
 			}
 			return nil
 		}},
-	{name: "status", parse: func(f *Fault, v string) (err error) { f.Status, err = strconv.Atoi(v); return err },
+	{name: "status", json: "number", parse: func(f *Fault, v string) (err error) { f.Status, err = strconv.Atoi(v); return err },
 		isSet: func(f Fault) bool { return f.Status != 0 },
 		check: func(f Fault, _ bool) *FaultError {
 			if f.Status < 400 || f.Status > 599 {
@@ -139,9 +140,9 @@ var faultParams = [...]faultParam{
 			}
 			return nil
 		}},
-	{name: "body", parse: func(f *Fault, v string) error { f.Body = v; return nil },
+	{name: "body", json: "unknown", parse: func(f *Fault, v string) error { f.Body = v; return nil },
 		isSet: func(f Fault) bool { return f.Body != "" }},
-	{name: "retryAfter", parse: func(f *Fault, v string) (err error) { f.RetryAfter, err = strconv.Atoi(v); return err },
+	{name: "retryAfter", json: "number", parse: func(f *Fault, v string) (err error) { f.RetryAfter, err = strconv.Atoi(v); return err },
 		isSet: func(f Fault) bool { return f.RetryAfter != 0 },
 		check: func(f Fault, given bool) *FaultError {
 			if f.RetryAfter < 0 || (f.RetryAfter == 0 && given) {
@@ -149,7 +150,7 @@ var faultParams = [...]faultParam{
 			}
 			return nil
 		}},
-	{name: "delay", parse: func(f *Fault, v string) (err error) { f.Delay, err = time.ParseDuration(v); return err },
+	{name: "delay", json: "string", parse: func(f *Fault, v string) (err error) { f.Delay, err = time.ParseDuration(v); return err },
 		isSet: func(f Fault) bool { return f.Delay != 0 },
 		check: func(f Fault, _ bool) *FaultError {
 			if f.Delay <= 0 {
@@ -157,13 +158,13 @@ var faultParams = [...]faultParam{
 			}
 			return nil
 		}},
-	{name: "keepAlive", parse: func(f *Fault, v string) (err error) { f.KeepAlive, err = strconv.ParseBool(v); return err },
+	{name: "keepAlive", json: "boolean", parse: func(f *Fault, v string) (err error) { f.KeepAlive, err = strconv.ParseBool(v); return err },
 		isSet: func(f Fault) bool { return f.KeepAlive },
 		yaml:  func(l *fileLoader, f *Fault, n *yaml.Node) { f.KeepAlive = l.bool(n) }},
-	{name: "message", parse: func(f *Fault, v string) error { f.Message = v; return nil },
+	{name: "message", json: "string", parse: func(f *Fault, v string) error { f.Message = v; return nil },
 		isSet: func(f Fault) bool { return f.Message != "" },
 		yaml:  func(l *fileLoader, f *Fault, n *yaml.Node) { f.Message = l.str(n) }},
-	{name: "code", parse: func(f *Fault, v string) error { f.Code = v; return nil },
+	{name: "code", json: "string", parse: func(f *Fault, v string) error { f.Code = v; return nil },
 		isSet: func(f Fault) bool { return f.Code != "" },
 		yaml:  func(l *fileLoader, f *Fault, n *yaml.Node) { f.Code = l.str(n) }},
 }
@@ -186,6 +187,14 @@ func faultParamNames() []string {
 		out[i] = p.name
 	}
 	return out
+}
+
+// FaultParamType returns the TypeScript type a fault parameter takes in the admin API's
+// JSON body (number, string, boolean, or unknown for any JSON value): a delay is a
+// duration string such as "2s".
+func FaultParamType(name string) (string, bool) {
+	p, ok := lookupFaultParam(name)
+	return p.json, ok
 }
 
 // FaultError says what is wrong with a fault, and which parameter is to blame: "kind"

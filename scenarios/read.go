@@ -34,9 +34,14 @@ func IsScenarioFile(name string) bool {
 	return !strings.HasPrefix(base, ".") && (strings.HasSuffix(base, ".yaml") || strings.HasSuffix(base, ".yml"))
 }
 
-// ReadFiles walks a source and parses every scenario file in it. Hidden directories are
-// skipped: they hold editor state, version control, or Kubernetes' ..data indirection,
-// whose files are also reachable through the visible symlinks.
+// SkipsDir reports whether the loader skips a directory of this name below a root:
+// hidden ones hold editor state, version control, or Kubernetes' ..data indirection,
+// whose files are also reachable through the visible symlinks; node_modules holds the
+// packages of a frontend project, whose YAML files are no scenarios.
+func SkipsDir(name string) bool { return strings.HasPrefix(name, ".") || name == "node_modules" }
+
+// ReadFiles walks a source and parses every scenario file in it, but for the
+// directories SkipsDir names.
 func ReadFiles(src Source) ([]*Scenario, []Diagnostic) {
 	var files []string
 	var diags []Diagnostic
@@ -44,7 +49,7 @@ func ReadFiles(src Source) ([]*Scenario, []Diagnostic) {
 		switch {
 		case err != nil:
 			diags = append(diags, Diagnostic{File: display(src, p), Message: err.Error()})
-		case d.IsDir() && p != src.Root && strings.HasPrefix(d.Name(), "."):
+		case d.IsDir() && p != src.Root && SkipsDir(d.Name()):
 			return fs.SkipDir
 		case !d.IsDir() && IsScenarioFile(p):
 			files = append(files, p)

@@ -103,12 +103,12 @@ func jsonValue(v any) any {
 	return v // nil, bool, string and Go's integer and float types
 }
 
-// shippedScenarioFiles lists the scenario files the project ships: the built-in set and,
-// when present, the examples directory.
+// shippedScenarioFiles lists the scenario files the project ships: the built-in set,
+// the scenarios `agui-mock init` writes and, when present, the examples directory.
 func shippedScenarioFiles(t *testing.T) []string {
 	t.Helper()
 	var files []string
-	for _, root := range []string{"builtin", filepath.Join("..", "examples")} {
+	for _, root := range []string{"builtin", filepath.Join("..", "internal", "starter", "files"), filepath.Join("..", "examples")} {
 		if _, err := os.Stat(root); errors.Is(err, fs.ErrNotExist) && root != "builtin" {
 			continue
 		}
@@ -117,7 +117,7 @@ func shippedScenarioFiles(t *testing.T) []string {
 				return err
 			}
 			if d.IsDir() {
-				if p != root && strings.HasPrefix(d.Name(), ".") {
+				if p != root && SkipsDir(d.Name()) {
 					return filepath.SkipDir
 				}
 				return nil

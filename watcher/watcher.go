@@ -191,15 +191,15 @@ func loop(ctx context.Context, hints <-chan struct{}, errs <-chan error, cfg Con
 	}
 }
 
-// addTrees watches every directory under the roots. Hidden directories are skipped, as
-// the loader skips them; Add is idempotent, so calling it again is cheap.
+// addTrees watches every directory under the roots but those skipDir names, which the
+// loader skips; Add is idempotent, so calling it again is cheap.
 func addTrees(w *fsnotify.Watcher, roots []string, log *slog.Logger) {
 	for _, root := range roots {
 		_ = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 			if err != nil || !d.IsDir() {
 				return nil
 			}
-			if p != root && strings.HasPrefix(d.Name(), ".") {
+			if p != root && skipDir(d.Name()) {
 				return fs.SkipDir
 			}
 			if err := w.Add(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
@@ -209,6 +209,11 @@ func addTrees(w *fsnotify.Watcher, roots []string, log *slog.Logger) {
 		})
 	}
 }
+
+// skipDir reports whether a directory below a root is left out, as the loader leaves it
+// out (scenarios.SkipsDir, which this package does not import): hidden directories and
+// node_modules.
+func skipDir(name string) bool { return strings.HasPrefix(name, ".") || name == "node_modules" }
 
 // Fingerprint hashes the names and contents of the files under the roots that include
 // accepts (all files when it is nil), following symbolic links as the loader does.
@@ -223,7 +228,7 @@ func Fingerprint(roots []string, include func(string) bool) string {
 				return nil
 			}
 			if d.IsDir() {
-				if p != root && strings.HasPrefix(d.Name(), ".") {
+				if p != root && skipDir(d.Name()) {
 					return fs.SkipDir
 				}
 				return nil

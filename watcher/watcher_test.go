@@ -99,6 +99,7 @@ func TestFingerprintFollowsWhatTheLoaderReads(t *testing.T) {
 	base := fp()
 	write("a.yaml.swp", "editor state")
 	write(".hidden/b.yaml", "hidden")
+	write("node_modules/pkg/ci.yaml", "a package's")
 	if fp() != base {
 		t.Error("files the loader ignores changed the fingerprint")
 	}

@@ -1,7 +1,10 @@
-// Command genfaults writes what the table of fault kinds (scenarios/fault.go) decides
-// into the files that cannot import it: the `faultKind` definition of the scenario
-// schema and the kind type of the Testcontainers client. `go generate ./scenarios` runs
-// it; a test fails while either file is out of date.
+// Command genfaults writes what the Go code decides into the files that cannot import
+// it: the `faultKind` definition of the scenario schema, from the table of fault kinds
+// (scenarios/fault.go), and the types of the TypeScript admin client
+// (clients/client/src/types.generated.ts): the fault kinds and their parameters, the
+// journal entry (server/journal.go), the outcomes of a run (protocol/outcome.go) and the
+// error codes the server answers (server/, scenarios/, recorder/). `go generate
+// ./scenarios` runs it; a test fails while either file is out of date.
 package main
 
 import (
@@ -20,7 +23,7 @@ import (
 // The files genfaults writes, relative to the repository's root.
 const (
 	schemaFile = "scenarios/scenario.schema.json"
-	clientFile = "clients/testcontainers/src/index.ts"
+	clientFile = "clients/client/src/types.generated.ts"
 )
 
 func main() {
@@ -33,27 +36,41 @@ func main() {
 }
 
 func run(root string) error {
-	table := scenarios.FaultKindTable()
-	for file, rewrite := range map[string]func([]byte, []scenarios.FaultKind) ([]byte, error){
-		schemaFile: rewriteSchema,
-		clientFile: rewriteClient,
-	} {
+	files, err := generate(root, scenarios.FaultKindTable())
+	if err != nil {
+		return err
+	}
+	for file, content := range files {
 		path := filepath.Join(root, file)
-		old, err := os.ReadFile(path)
-		if err != nil {
+		if old, err := os.ReadFile(path); err == nil && bytes.Equal(old, content) {
+			continue
+		}
+		if err := os.WriteFile(path, content, 0o644); err != nil {
 			return err
-		}
-		updated, err := rewrite(old, table)
-		if err != nil {
-			return fmt.Errorf("%s: %w", file, err)
-		}
-		if !bytes.Equal(old, updated) {
-			if err := os.WriteFile(path, updated, 0o644); err != nil {
-				return err
-			}
 		}
 	}
 	return nil
+}
+
+// generate returns the content each generated file should have, by its path relative
+// to root, for a table of fault kinds.
+func generate(root string, table []scenarios.FaultKind) (map[string][]byte, error) {
+	schema, err := os.ReadFile(filepath.Join(root, schemaFile))
+	if err != nil {
+		return nil, err
+	}
+	if schema, err = rewriteSchema(schema, table); err != nil {
+		return nil, fmt.Errorf("%s: %w", schemaFile, err)
+	}
+	api, err := readAPI(root)
+	if err != nil {
+		return nil, err
+	}
+	client, err := clientTypes(table, api)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", clientFile, err)
+	}
+	return map[string][]byte{schemaFile: schema, clientFile: client}, nil
 }
 
 // faultKindSchema is the schema's definition of a fault step's kind; its fields are in
@@ -100,27 +117,6 @@ func rewriteSchema(schema []byte, table []scenarios.FaultKind) ([]byte, error) {
 	}
 	block := indent + `"faultKind": ` + strings.TrimSuffix(out.String(), "\n")
 	return concat(schema[:loc[0]], []byte(block), schema[loc[1]:]), nil
-}
-
-// clientKind finds the kind member of the client's Fault type, with the comment
-// genfaults writes above it.
-var clientKind = regexp.MustCompile(`(?s)(export interface Fault \{\n)(?:  /\*\*\n   \* The kind, generated.*?   \*/\n)?  kind: [^\n]*;\n`)
-
-// rewriteClient replaces the kind member of the client's Fault type by the table's kinds.
-func rewriteClient(client []byte, table []scenarios.FaultKind) ([]byte, error) {
-	loc := clientKind.FindSubmatchIndex(client)
-	if loc == nil {
-		return nil, fmt.Errorf("no kind member in the Fault interface")
-	}
-	var member strings.Builder
-	member.WriteString("  /**\n   * The kind, generated from the table of fault kinds in scenarios/fault.go:\n")
-	names := make([]string, 0, len(table))
-	for _, k := range table {
-		fmt.Fprintf(&member, "   * - `%s`: %s\n", k.Name, k.Does)
-		names = append(names, `"`+k.Name+`"`)
-	}
-	member.WriteString("   */\n  kind: " + strings.Join(names, " | ") + ";\n")
-	return concat(client[:loc[3]], []byte(member.String()), client[loc[1]:]), nil
 }
 
 // words joins names as a sentence does: "a, b or c".

@@ -17,19 +17,16 @@ const root = "../../.."
 // TestTheGeneratedFilesAreCurrent fails while the schema or the client says of the fault
 // kinds something other than the table: run `go generate ./scenarios`.
 func TestTheGeneratedFilesAreCurrent(t *testing.T) {
-	table := scenarios.FaultKindTable()
-	for file, rewrite := range map[string]func([]byte, []scenarios.FaultKind) ([]byte, error){
-		schemaFile: rewriteSchema, clientFile: rewriteClient,
-	} {
+	files, err := generate(root, scenarios.FaultKindTable())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for file, want := range files {
 		data, err := os.ReadFile(filepath.Join(root, file))
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, err := rewrite(data, table)
-		if err != nil {
-			t.Fatalf("%s: %v", file, err)
-		}
-		if !bytes.Equal(got, data) {
+		if !bytes.Equal(want, data) {
 			t.Errorf("%s is out of date: run go generate ./scenarios", file)
 		}
 	}
@@ -70,19 +67,47 @@ func TestANewKindReachesBothFiles(t *testing.T) {
 		t.Error("a second rewrite of the schema changed it")
 	}
 
-	client, err := os.ReadFile(filepath.Join(root, clientFile))
+	api, err := readAPI(root)
 	if err != nil {
 		t.Fatal(err)
 	}
-	gotClient, err := rewriteClient(client, table)
+	client, err := clientTypes(table, api)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !bytes.Contains(gotClient, []byte(`| "truncate" | "reorder" | "gzip";`)) || !bytes.Contains(gotClient, []byte("   * - `gzip`: Compress the stream.\n")) {
-		t.Errorf("the client's kind type lacks the new kinds:\n%s", gotClient)
+	for _, want := range []string{`| "truncate" | "reorder" | "gzip";`, " * - `gzip`: Compress the stream.\n", "  /** Swap two events. */\n  reorder: {};\n"} {
+		if !strings.Contains(string(client), want) {
+			t.Errorf("the client's types lack %q:\n%s", want, client)
+		}
 	}
-	if again, _ := rewriteClient(gotClient, table); !bytes.Equal(again, gotClient) {
-		t.Error("a second rewrite of the client changed it")
+}
+
+// TestTheClientTypesFollowTheGoSource checks that what the client's types say of the
+// journal entry, the outcomes and the error codes is read from the Go source.
+func TestTheClientTypesFollowTheGoSource(t *testing.T) {
+	api, err := readAPI(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	client, err := clientTypes(scenarios.FaultKindTable(), api)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"  /** an error answer's code, e.g. unauthorized */\n  error?: ErrorCode;\n", // a field's comment and its type
+		"  seq: number;\n", "  durationMs: number;\n", // not omitempty: never missing
+		`selection?: "matched" | "forced" | "continued";`, // an unexported type's constants
+		`export type Outcome = "running" | "success" | "interrupt" | "cancelled" | "error" | "fault";`,
+		`  | "no_scenario"` + "\n", `  | "unknown_step"` + "\n", `  | "invalid_payload"` + "\n", `  | "upstream_unreachable"` + "\n", // apiError, errorBody, AnswerError, ErrorAnswer
+		`runError: { after?: number; message?: string; code?: string };`,
+		`status: { status?: number; body?: unknown; retryAfter?: number };`,
+	} {
+		if !strings.Contains(string(client), want) {
+			t.Errorf("the client's types lack %q", want)
+		}
+	}
+	if _, err := tsType("chan int", nil); err == nil {
+		t.Error("a Go type without a TypeScript type was accepted")
 	}
 }
 
@@ -90,7 +115,8 @@ func TestFilesWithoutTheirPlaceAreRefused(t *testing.T) {
 	if _, err := rewriteSchema([]byte(`{"$defs": {}}`), nil); err == nil {
 		t.Error("a schema without faultKind was rewritten")
 	}
-	if _, err := rewriteClient([]byte("export interface Other {}\n"), nil); err == nil {
-		t.Error("a client without the Fault type was rewritten")
+	bad := []scenarios.FaultKind{{Name: "odd", Params: []string{"nonsense"}, Scope: scenarios.FaultScopeStep}}
+	if _, err := clientTypes(bad, api{constants: map[string][]string{"protocol.Outcome": {"x"}}, errorCodes: []string{"x"}}); err == nil {
+		t.Error("a kind with an unknown parameter was written")
 	}
 }

@@ -1,0 +1,94 @@
+// The webServer entry that starts agui-mock for a Playwright run: the binary of the
+// agui-mock npm package (or one given), on a port, with scenarios, speed and seed, waited
+// for until it is ready. This module does not load @playwright/test.
+
+import { createRequire } from "node:module";
+import path from "node:path";
+
+/** How aguiMockServer starts the mock. */
+export interface AguiMockServerOptions {
+  /** The port to listen on: default 8000. */
+  port?: number;
+  /** The address to listen on: default 127.0.0.1. */
+  host?: string;
+  /** Scenario directories or files, relative to the config's directory (--scenarios; watched). */
+  scenarios?: string | string[];
+  /** The speed factor: 0 plays runs without delays (--speed). */
+  speed?: number;
+  /** The seed of generated ids and fake data (--seed). */
+  seed?: number;
+  /** More flags, e.g. ["--log-level", "debug"]. */
+  args?: string[];
+  /** The binary to run: default the one the agui-mock npm package installed for this platform. */
+  binary?: string;
+  /** Use a mock already listening on the port: default outside CI only, as Playwright suggests. */
+  reuseExistingServer?: boolean;
+  /** How long to wait for the mock to be ready, in milliseconds: default 30 s. */
+  timeout?: number;
+}
+
+/** A webServer entry of playwright.config.ts (Playwright's TestConfigWebServer). */
+export interface AguiMockWebServer {
+  command: string;
+  url: string;
+  reuseExistingServer: boolean;
+  timeout: number;
+  stdout: "pipe" | "ignore";
+  stderr: "pipe" | "ignore";
+}
+
+/** The mock's URL, for the mockUrl option and the app's agent, and its webServer entry. */
+export interface AguiMockServer {
+  /** The mock's base URL, e.g. http://127.0.0.1:8000; the AG-UI endpoint is url + "/agui/chat". */
+  url: string;
+  webServer: AguiMockWebServer;
+}
+
+/** The webServer entry that starts agui-mock, and its URL. */
+export function aguiMockServer(options: AguiMockServerOptions = {}): AguiMockServer {
+  const { port = 8000, host = "127.0.0.1", speed, seed, args = [] } = options;
+  const scenarios = options.scenarios === undefined ? [] : [options.scenarios].flat();
+  const binary = options.binary ?? installedBinary();
+  const flags = [
+    "--addr", `${host}:${port}`,
+    ...scenarios.flatMap((dir) => ["--scenarios", dir]),
+    ...(speed === undefined ? [] : ["--speed", String(speed)]),
+    ...(seed === undefined ? [] : ["--seed", String(seed)]),
+    ...args,
+  ];
+  const url = `http://${host.includes(":") ? `[${host}]` : host}:${port}`;
+  return {
+    url,
+    webServer: {
+      command: [binary, ...flags].map(quote).join(" "),
+      url: `${url}/_mock/readyz`, // ready, not only alive: a scenario is loaded
+      reuseExistingServer: options.reuseExistingServer ?? !process.env.CI,
+      timeout: options.timeout ?? 30_000,
+      stdout: "pipe",
+      stderr: "pipe",
+    },
+  };
+}
+
+/**
+ * The binary of the agui-mock package, found from the project (the directory Playwright
+ * runs in), else from this package.
+ */
+function installedBinary(): string {
+  const from = [path.join(process.cwd(), "package.json"), import.meta.url];
+  for (const base of from) {
+    let pkg: { binaryPath(): string };
+    try {
+      pkg = createRequire(base)("agui-mock");
+    } catch {
+      continue;
+    }
+    return pkg.binaryPath(); // says what is wrong when the platform's package is missing
+  }
+  throw new Error("@agui-mock/playwright: the agui-mock package is not installed: npm install -D agui-mock (or give aguiMockServer a binary)");
+}
+
+/** Quotes a word for the shell Playwright runs the command in. */
+function quote(word: string): string {
+  return /^[\w@%+=:,./-]+$/.test(word) ? word : `"${word.replace(/(["\\$`])/g, "\\$1")}"`;
+}

@@ -1,0 +1,90 @@
+package main
+
+import (
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/agui-mock/agui-mock/internal/starter"
+)
+
+func TestInitWritesAStarterFolderThatValidates(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "mock")
+	var stdout, stderr strings.Builder
+	if code := run(t.Context(), []string{"init", dir}, env(nil), &stdout, &stderr); code != 0 {
+		t.Fatalf("init: exit %d: %s", code, stderr.String())
+	}
+	for _, p := range []string{"scenarios/hello.yaml", "scenarios/approval.yaml", "scenarios/frontend-tool.yaml", "tests/chat.spec.ts", "playwright.config.ts"} {
+		written, err := os.ReadFile(filepath.Join(dir, p))
+		if err != nil {
+			t.Fatalf("init did not write %s: %v", p, err)
+		}
+		// the embedded files are what the example app type-checks and validate checks
+		if embedded, _ := fs.ReadFile(starter.Files(), p); string(embedded) != string(written) {
+			t.Errorf("%s differs from the starter folder's", p)
+		}
+		if !strings.Contains(stdout.String(), filepath.Join(dir, p)) {
+			t.Errorf("init did not say it wrote %s:\n%s", p, stdout.String())
+		}
+	}
+	hello, _ := os.ReadFile(filepath.Join(dir, "scenarios/hello.yaml"))
+	if !strings.HasPrefix(string(hello), "# yaml-language-server: $schema=") {
+		t.Errorf("hello.yaml has no schema modeline:\n%s", hello)
+	}
+	stdout.Reset()
+	if code := run(t.Context(), []string{"validate", filepath.Join(dir, "scenarios")}, env(nil), &stdout, &stderr); code != 0 {
+		t.Fatalf("validate of the starter scenarios: exit %d:\n%s%s", code, stdout.String(), stderr.String())
+	}
+	if !strings.Contains(stdout.String(), "3 scenario(s)") || !strings.Contains(stdout.String(), ": valid") {
+		t.Errorf("validate: %s", stdout.String())
+	}
+	for _, want := range []string{"interrupt:", "tools: [pick_colour]"} {
+		if !strings.Contains(readAll(t, filepath.Join(dir, "scenarios")), want) {
+			t.Errorf("no starter scenario has %q", want)
+		}
+	}
+}
+
+func readAll(t *testing.T, dir string) string {
+	t.Helper()
+	var all strings.Builder
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		b, err := os.ReadFile(filepath.Join(dir, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		all.Write(b)
+	}
+	return all.String()
+}
+
+func TestInitRefusesToOverwriteAndWritesNothing(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "tests"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	mine := filepath.Join(dir, "tests", "chat.spec.ts")
+	if err := os.WriteFile(mine, []byte("// mine\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr strings.Builder
+	code := run(t.Context(), []string{"init", dir}, env(nil), &stdout, &stderr)
+	if code != 1 || !strings.Contains(stderr.String(), "already holds tests/chat.spec.ts: nothing written") {
+		t.Errorf("init over an existing file: exit %d, %q", code, stderr.String())
+	}
+	if b, _ := os.ReadFile(mine); string(b) != "// mine\n" {
+		t.Errorf("init changed an existing file: %q", b)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "scenarios")); !os.IsNotExist(err) {
+		t.Errorf("init wrote part of the folder: %v", err)
+	}
+	if code := run(t.Context(), []string{"init", dir, "other"}, env(nil), &stdout, &stderr); code != 2 {
+		t.Errorf("init with two directories: exit %d", code)
+	}
+}
