@@ -377,7 +377,7 @@ func TestARecordedExampleKeepsWhatTheClientOffered(t *testing.T) {
 	set := load(t, scenarios.Source{FS: os.DirFS(out), Root: ".", Label: out})
 	ex := set.Scenarios()[0].Examples[0]
 	got, _ := json.Marshal(ex)
-	want := `{"message":"hello","forwardedProps":{"apiKey":"[REDACTED]","theme":"dark"},"state":{"cart":["tea"]},"tools":["confirm"],"context":[{"description":"the page","value":"checkout"}]}`
+	want := `{"message":"hello","forwardedProps":{"apiKey":"[REDACTED]","theme":"dark"},"state":{"cart":["tea"]},"tools":[{"name":"confirm","description":"Ask the user","parameters":{"type":"object"}}],"context":[{"description":"the page","value":"checkout"}]}`
 	if string(got) != want {
 		t.Errorf("the recorded example is\n%s\nwant\n%s\n%s", got, want, readFile(t, files[0]))
 	}

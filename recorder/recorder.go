@@ -634,15 +634,26 @@ func (r *Recorder) newDocument(s *session, route string, in *protocol.RunAgentIn
 }
 
 // offered adds to a recorded example what the first request offered the agent besides
-// its message — its tools (by name, as examples name them), context, state and
-// forwardedProps — redacted as the rest of the fixture, so that the example asks what
+// its message — its tools (with the description and parameters the agent read), context,
+// state and forwardedProps — redacted as the rest of the fixture, so that the example asks what
 // the recording was asked. Empty ones, which clients send by default, are left out.
 func offered(example *yaml.Node, in *protocol.RunAgentInput, rd *redactor) {
 	literal := func(v string) string { return v }
 	if len(in.Tools) > 0 {
-		tools := &yaml.Node{Kind: yaml.SequenceNode, Style: yaml.FlowStyle}
+		tools := &yaml.Node{Kind: yaml.SequenceNode}
 		for _, t := range in.Tools {
-			tools.Content = append(tools.Content, scalar(t.Name))
+			if t.Description == "" && t.Parameters == nil {
+				tools.Content = append(tools.Content, scalar(t.Name))
+				continue
+			}
+			tool := map[string]any{"name": t.Name}
+			if t.Description != "" {
+				tool["description"] = rd.text(t.Description)
+			}
+			if t.Parameters != nil {
+				tool["parameters"] = rd.value(t.Parameters, false)
+			}
+			tools.Content = append(tools.Content, toNode(tool, literal))
 		}
 		setMember(example, "tools", tools)
 	}
