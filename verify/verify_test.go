@@ -568,3 +568,19 @@ func TestUpdateWritesNoSplitSecret(t *testing.T) {
 		t.Errorf("after the update: %+v", again.Results)
 	}
 }
+
+// An agent that ends its run with a run id of its own in RUN_FINISHED, as LangGraph's
+// AG-UI adapter does, sends a stream the official client accepts: no drift.
+func TestVerifyReadsAnAgentsOwnRunIDAsTheClientDoes(t *testing.T) {
+	agent := &testAgent{replies: map[string]func(*protocol.RunAgentInput) []protocol.Event{
+		"weather": weatherReply(func(parts [][]protocol.Event) [][]protocol.Event {
+			last := len(parts) - 1
+			parts[last] = []protocol.Event{parts[last][0].With("runId", "langgraph-run-7")}
+			return parts
+		}),
+	}}
+	rep, _, _ := verifyFiles(t, agent.start(t), map[string]string{"weather.yaml": weatherFixture}, nil)
+	if rep.Count(Pass) != 1 {
+		t.Errorf("an agent's own run id in RUN_FINISHED: %+v", rep.Results)
+	}
+}
