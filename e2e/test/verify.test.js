@@ -166,7 +166,7 @@ describe('agui-mock verify', () => {
       // the fixtures replay the new behaviour to the real client, declaring the protocol
       // version the agent declared to verify's requests, if any
       const deploy = recordings(fixtures).find((f) => f.startsWith('deploy-the-app'));
-      const [, version] = /type: RUN_STARTED\b[^}]*protocolVersion: '?([\d.]+)/.exec(readFileSync(path.join(fixtures, deploy), 'utf8')) ?? [];
+      const [, version] = /type: RUN_STARTED\b.*protocolVersion: ['"]?([\d.]+)/.exec(readFileSync(path.join(fixtures, deploy), 'utf8')) ?? [];
       const declared = version && current.protocolVersion;
       const replay = await startReplay(fixtures);
       try {
