@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -236,5 +237,34 @@ func TestEveryFaultKindIsDocumented(t *testing.T) {
 		if !k.RequestOnly() && !strings.Contains(reference, "`"+k.Name+"`") {
 			t.Errorf("docs/scenarios.md does not name the fault step kind %s", k.Name)
 		}
+	}
+}
+
+// TestDocumentedScenarioMountsLoad checks that a directory of this repository that a
+// docs' shell command mounts at /scenarios, pasted at the repository's root, holds
+// scenarios that load without a problem.
+func TestDocumentedScenarioMountsLoad(t *testing.T) {
+	docs, _ := filepath.Glob("docs/*.md")
+	command := regexp.MustCompile(`(?m)^docker run (?:.*\\\n)*.*`)
+	mount := regexp.MustCompile(`\$PWD/([\w./-]+):/scenarios`)
+	checked := 0
+	for _, doc := range append([]string{"README.md"}, docs...) {
+		data, err := os.ReadFile(doc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range mount.FindAllStringSubmatch(strings.Join(command.FindAllString(string(data), -1), "\n"), -1) {
+			if _, err := os.Stat(m[1]); err != nil {
+				continue // a directory of the reader's own project
+			}
+			checked++
+			if rep := validatePaths([]string{m[1]}, scenarios.Limits{}); !rep.Valid || rep.Scenarios == 0 {
+				t.Errorf("%s mounts %s at /scenarios: %d scenario(s), %d problem(s), first %v",
+					doc, m[1], rep.Scenarios, len(rep.Problems), rep.Problems[:min(1, len(rep.Problems))])
+			}
+		}
+	}
+	if checked == 0 {
+		t.Error("no doc mounts a directory of this repository at /scenarios (the README's docker run should)")
 	}
 }

@@ -3,15 +3,15 @@
 // mounted beside it, with the settings the file gives.
 //
 // Without a Docker daemon these tests skip loudly outside CI (see docker.js); so they do
-// without docker-compose.
+// without docker-compose. A skip is one skipped test, counted in the summary.
 
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import path from 'node:path';
-import { after, before, describe, test } from 'node:test';
+import { after, before, test } from 'node:test';
 import { promisify } from 'node:util';
 import { runInput } from './admin.js';
-import { docker, eventually, IMAGE, skipReason } from './docker.js';
+import { describeUnless, docker, eventually, IMAGE, skipReason } from './docker.js';
 import { REPO_ROOT } from './harness.js';
 import { closedPort } from './recording.js';
 import { postRun, streamedTexts } from './threads.js';
@@ -31,7 +31,7 @@ const composeSkip =
     },
   ));
 
-describe('docs/e2e/compose.yaml, as written', { skip: composeSkip }, () => {
+describeUnless(composeSkip, 'docs/e2e/compose.yaml, as written', () => {
   const project = `agui-mock-e2e-compose-${process.pid}`;
   let url;
   let env;
