@@ -215,12 +215,15 @@ func (sc *Scenario) protoWarnings(plan *Plan, origins []pos) []Diagnostic {
 }
 
 // sampleRequest is a request the scenario answers: its first example, or one made from
-// its match criteria.
+// its match criteria, whose message the message pattern matches with its groups filled.
 func (sc *Scenario) sampleRequest() *Request {
 	if len(sc.Examples) > 0 {
 		return sc.Examples[0].request()
 	}
 	ex := Example{Tools: sc.Match.Tools, State: sc.Match.State, ForwardedProps: sc.Match.ForwardedProps}
+	if sc.Match.Message != nil {
+		ex.Message, _ = sampleMessage(sc.Match.Message)
+	}
 	if len(sc.Match.Routes) > 0 {
 		ex.Route = sc.Match.Routes[0]
 	}
