@@ -86,6 +86,12 @@ describeUnless(skipReason, `the ${IMAGE} container`, () => {
     assert.ok(ready, 'a JSON "ready" record');
     assert.equal(ready.seed, '7');
     assert.equal(ready.speed, 0);
+    // every line it prints is JSON, the first on stdout saying where it listens
+    const { stdout, stderr } = await mock.logs();
+    for (const line of [...stdout, ...stderr]) assert.doesNotThrow(() => JSON.parse(line), `a line that is no JSON: ${line}`);
+    const listening = JSON.parse(stdout[0]);
+    assert.match(listening.msg, /^agui-mock listening on http:\/\/\S+:8000$/);
+    assert.equal(listening.inspector, `${listening.url}/_mock/ui`);
     const preflight = await fetch(`${mock.url}/agui/chat`, {
       method: 'OPTIONS',
       headers: { Origin: pageOrigin, 'Access-Control-Request-Method': 'POST', 'Access-Control-Request-Headers': 'content-type' },

@@ -24,6 +24,16 @@ const STOP_TIMEOUT_MS = 10_000;
 const BUILD_TIMEOUT_MS = 180_000;
 const LISTENING = /^agui-mock listening on (http:\/\/\S+)$/;
 
+/** The URL of the line the server announces itself with (as text, or a JSON record), or null. */
+function listeningURL(line) {
+  try {
+    const record = JSON.parse(line);
+    return LISTENING.exec(record.msg)?.[1] ?? null;
+  } catch {
+    return LISTENING.exec(line)?.[1] ?? null;
+  }
+}
+
 // Temporary directories and server processes this test process created, cleaned up on
 // exit even when a test fails before its own cleanup runs. Servers do not keep the
 // process alive (see startServer), so a test that never stops its server cannot hang
@@ -153,8 +163,8 @@ export async function startServer(args = [], { command } = {}) {
     const timer = setTimeout(() => settle(`did not start within ${STARTUP_TIMEOUT_MS} ms`), STARTUP_TIMEOUT_MS);
     exited.then(({ code, signal }) => settle(`exited during startup (code ${code}, signal ${signal})`));
     createInterface({ input: child.stdout }).on('line', (line) => {
-      const m = LISTENING.exec(line);
-      if (m && starting) return settle('', m[1]);
+      const url = listeningURL(line);
+      if (url && starting) return settle('', url);
       output.push(line);
       for (const waiter of outputWaiters) waiter(line);
     });
