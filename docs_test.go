@@ -268,3 +268,32 @@ func TestDocumentedScenarioMountsLoad(t *testing.T) {
 		t.Error("no doc mounts a directory of this repository at /scenarios (the README's docker run should)")
 	}
 }
+
+// TestCopilotKitComposeRunsBesideItsFile: compose resolves the relative paths of
+// docs/copilotkit/compose.yaml (the app's build context, ./scenarios) against the file's
+// directory, so the page must have the reader run it from a copy beside the app, not
+// name the file in docs/ from elsewhere with a relative APP_DIR.
+func TestCopilotKitComposeRunsBesideItsFile(t *testing.T) {
+	compose, err := os.ReadFile("docs/copilotkit/compose.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(compose), "context: ${APP_DIR:-.}") || !strings.Contains(string(compose), "- ./scenarios:/scenarios:ro") {
+		t.Fatal("docs/copilotkit/compose.yaml no longer builds ${APP_DIR:-.} and mounts ./scenarios: revise this test")
+	}
+	for _, doc := range []string{"docs/copilotkit.md", "docs/copilotkit/compose.yaml"} {
+		data, err := os.ReadFile(doc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		commands := regexp.MustCompile(`(?m)^[#\s]*(?:\w+=\S+ )*docker[ -]compose\b.*$`).FindAllString(string(data), -1)
+		if len(commands) == 0 {
+			t.Errorf("%s shows no docker compose command", doc)
+		}
+		for _, c := range commands {
+			if strings.Contains(c, " -f ") || strings.Contains(c, "APP_DIR=.") {
+				t.Errorf("%s: %q resolves the file's relative paths against docs/copilotkit/, not the app", doc, strings.TrimSpace(c))
+			}
+		}
+	}
+}
