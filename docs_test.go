@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"net/http"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -294,6 +295,49 @@ func TestCopilotKitComposeRunsBesideItsFile(t *testing.T) {
 			if strings.Contains(c, " -f ") || strings.Contains(c, "APP_DIR=.") {
 				t.Errorf("%s: %q resolves the file's relative paths against docs/copilotkit/, not the app", doc, strings.TrimSpace(c))
 			}
+		}
+	}
+}
+
+// TestConversationsResumeRequestAnswers plays the first scenario of docs/conversations.md,
+// then sends the resume request the page shows, as written: it answers the interrupt.
+func TestConversationsResumeRequestAnswers(t *testing.T) {
+	data, err := os.ReadFile("docs/conversations.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	blocks := yamlBlocks(t, "docs/conversations.md")
+	request := regexp.MustCompile("(?s)```json\n(\\{\n  \"threadId\": \"thread-1\".*?\n\\})\n```").FindSubmatch(data)
+	if len(blocks) == 0 || request == nil {
+		t.Fatal("docs/conversations.md lost its first scenario or its resume request")
+	}
+	dir := t.TempDir()
+	scenario := "id: trim\nmatch: {message: Trim}\n" + blocks[0].text
+	if err := os.WriteFile(filepath.Join(dir, "trim.yaml"), []byte(scenario), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	url := start(t, []string{"--addr", "127.0.0.1:0", "--no-builtin", "--scenarios", dir, "--speed", "0"}, nil)
+	post := func(body string) string {
+		t.Helper()
+		resp, err := http.Post(url+"/agui/chat", "application/json", strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		out, _ := io.ReadAll(resp.Body)
+		if resp.StatusCode != http.StatusOK {
+			t.Fatalf("%d %s", resp.StatusCode, out)
+		}
+		return string(out)
+	}
+	first := post(`{"threadId":"thread-1","runId":"run-1","messages":[{"id":"m1","role":"user","content":"Trim the first 10 seconds"}]}`)
+	if !strings.Contains(first, `"interruptId-001"`) {
+		t.Fatalf("the first run raised no interruptId-001:\n%s", first)
+	}
+	answered := post(string(request[1]))
+	for _, want := range []string{`"type":"TOOL_CALL_RESULT"`, `"delta":"Trimmed`, `"delta":"Anything `} {
+		if !strings.Contains(answered, want) {
+			t.Errorf("the resume run lacks %s:\n%s", want, answered)
 		}
 	}
 }
