@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -339,5 +340,39 @@ func TestConversationsResumeRequestAnswers(t *testing.T) {
 		if !strings.Contains(answered, want) {
 			t.Errorf("the resume run lacks %s:\n%s", want, answered)
 		}
+	}
+}
+
+// TestInstallingPutsTheCommandOnPath runs what docs/installing.md shows from a clone:
+// go install . writes agui-mock to GOBIN, which then runs as the docs call it; and the
+// go install of the module names this module.
+func TestInstallingPutsTheCommandOnPath(t *testing.T) {
+	data, err := os.ReadFile("docs/installing.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	mod, err := os.ReadFile("go.mod")
+	if err != nil {
+		t.Fatal(err)
+	}
+	module := strings.TrimPrefix(strings.SplitN(string(mod), "\n", 2)[0], "module ")
+	for _, want := range []string{"go install " + module + "@latest", "go install .", `export PATH="$(go env GOPATH)/bin:$PATH"`} {
+		if !strings.Contains(string(data), want) {
+			t.Errorf("docs/installing.md lacks %q", want)
+		}
+	}
+	if testing.Short() {
+		return
+	}
+	gobin := t.TempDir()
+	install := exec.Command("go", "install", ".")
+	install.Env = append(os.Environ(), "GOBIN="+gobin)
+	if out, err := install.CombinedOutput(); err != nil {
+		t.Fatalf("go install .: %v\n%s", err, out)
+	}
+	t.Setenv("PATH", gobin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	run := exec.Command("agui-mock", "validate", "examples")
+	if out, err := run.CombinedOutput(); err != nil || !strings.Contains(string(out), "valid") {
+		t.Errorf("agui-mock validate examples from PATH: %v\n%s", err, out)
 	}
 }
