@@ -15,12 +15,8 @@ type recordingTB struct {
 }
 
 func (r *recordingTB) Helper()                           {}
-func (r *recordingTB) Fatalf(format string, args ...any) { r.fatal = sprintf(format, args...) }
-func (r *recordingTB) Skipf(format string, args ...any)  { r.skip = sprintf(format, args...) }
-
-func sprintf(format string, args ...any) string {
-	return strings.TrimSpace(fmt.Sprintf(format, args...))
-}
+func (r *recordingTB) Fatalf(format string, args ...any) { r.fatal = fmt.Sprintf(format, args...) }
+func (r *recordingTB) Skipf(format string, args ...any)  { r.skip = fmt.Sprintf(format, args...) }
 
 func TestFindNamesWhatIsMissingAndTheVariable(t *testing.T) {
 	_, err := find(filepath.Join(t.TempDir(), "nowhere"))
