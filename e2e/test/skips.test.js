@@ -1,5 +1,5 @@
 // A suite that cannot run here is counted as skipped, and fails in CI: the compose test,
-// run without docker-compose, as a fresh clone runs it.
+// run without Docker or docker-compose, as a fresh clone runs it.
 
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
@@ -10,9 +10,9 @@ import { promisify } from 'node:util';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 
-/** Runs test/compose.test.js in a child node:test with extra env; resolves {code, output}. */
+/** Runs test/compose.test.js in a child node:test without Docker, with env; resolves {code, output}. */
 async function runComposeTest(env) {
-  const childEnv = { ...process.env, DOCKER_COMPOSE: '/nonexistent/docker-compose', ...env };
+  const childEnv = { ...process.env, DOCKER: '/nonexistent/docker', DOCKER_COMPOSE: '/nonexistent/docker-compose', ...env };
   delete childEnv.NODE_TEST_CONTEXT; // run as a top-level test run, with its own summary
   if (!env.CI) delete childEnv.CI;
   try {
@@ -27,14 +27,14 @@ async function runComposeTest(env) {
   }
 }
 
-test('without docker-compose the compose suite is one skipped test in the summary', async () => {
+test('without Docker the compose suite is one skipped test in the summary', async () => {
   const { code, output } = await runComposeTest({});
   assert.equal(code, 0, output);
   assert.match(output, /# SKIP .*SKIPPED/);
   assert.match(output, /^# skipped 1$/m, output);
 });
 
-test('without docker-compose, in CI, the compose suite fails', async () => {
+test('without Docker, in CI, the compose suite fails', async () => {
   const { code, output } = await runComposeTest({ CI: 'true' });
   assert.notEqual(code, 0, output);
   assert.match(output, /CI is set but/);
