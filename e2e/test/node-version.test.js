@@ -21,4 +21,8 @@ test('the README names a Node.js every package of the lockfile supports', () => 
   const older = `${semver.major(version)}.${semver.minor(version) - 1}.0`;
   assert.ok(Object.values(lock.packages).some((p) => p.engines?.node && !semver.satisfies(older, p.engines.node)),
     `Node.js ${older} would do too: the README asks for more than the packages need`);
+  if (/not 23\b/.test(readme)) {
+    assert.ok(Object.values(lock.packages).some((p) => p.engines?.node && !semver.satisfies('23.11.0', p.engines.node)),
+      'the README rules Node.js 23 out, yet every package runs on it');
+  }
 });
