@@ -34,7 +34,7 @@ image:
 	  $(DOCKER) buildx build --load -t $(IMAGE) $(IMAGE_CONTEXT); \
 	else \
 	  echo "make image: $(DOCKER) has no buildx plugin: building with the legacy builder" \
-	    "(for BuildKit, install docker-buildx-plugin from Docker's repository, or Debian's docker-buildx)"; \
+	    "(for BuildKit, install the buildx plugin: docker-buildx-plugin from Docker's apt repository)"; \
 	  DOCKER_BUILDKIT=0 $(DOCKER) build -t $(IMAGE) $(IMAGE_CONTEXT); \
 	fi
 
