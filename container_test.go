@@ -1,7 +1,10 @@
 package main
 
 import (
+	"fmt"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -19,7 +22,6 @@ func TestDockerfileReleaseDefaults(t *testing.T) {
 	dockerfile := string(data)
 	for _, want := range []string{
 		"ARG RUNTIME_IMAGE=gcr.io/distroless/static-debian12:nonroot",
-		"ARG BINARY=build",
 		"make static OUT=/out/agui-mock", // the target the offline image's binary is built with
 	} {
 		if !strings.Contains(dockerfile, want) {
@@ -37,5 +39,109 @@ func TestDockerfileReleaseDefaults(t *testing.T) {
 	}
 	if builder[1] != string(goVersion[1]) {
 		t.Errorf("the release builds with golang:%s; go.mod asks for Go %s", builder[1], goVersion[1])
+	}
+}
+
+// fakeDocker writes a docker CLI that records how it is called: with buildx it answers
+// `buildx version` and builds through buildx; without, it is a Docker 23+ CLI lacking the
+// plugin, which refuses BuildKit builds as the real one does.
+func fakeDocker(t *testing.T, buildx bool) (cli, log string) {
+	t.Helper()
+	dir := t.TempDir()
+	cli, log = filepath.Join(dir, "docker"), filepath.Join(dir, "calls")
+	script := `#!/bin/sh
+log="` + log + `"
+if [ "$1" = buildx ] && [ "$2" = version ]; then
+  [ "` + fmt.Sprint(buildx) + `" = true ] && { echo "github.com/docker/buildx v0.20.0"; exit 0; }
+  echo "docker: unknown command: docker buildx" >&2; exit 1
+fi
+if [ "$1" = build ] && [ "${DOCKER_BUILDKIT:-1}" != 0 ]; then
+  echo "ERROR: BuildKit is enabled but the buildx component is missing or broken." >&2; exit 1
+fi
+echo "DOCKER_BUILDKIT=${DOCKER_BUILDKIT:-} $*" >> "$log"
+for last; do :; done
+cat "$last/Dockerfile" >> "$log"
+`
+	if err := os.WriteFile(cli, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return cli, log
+}
+
+// TestMakeImageBuildsWithTheCLIAtHand runs `make image` with a docker CLI that has the
+// buildx plugin and with one that lacks it (a Docker 23+ CLI refuses BuildKit builds
+// then): both build, and what they build is the Dockerfile's final stage, offline.
+func TestMakeImageBuildsWithTheCLIAtHand(t *testing.T) {
+	if _, err := exec.LookPath("make"); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatal("make is not installed")
+		}
+		t.Skip("SKIPPED: make is not installed")
+	}
+	release, err := os.ReadFile("Dockerfile")
+	if err != nil {
+		t.Fatal(err)
+	}
+	finalStage := string(release[strings.Index(string(release), "\nFROM ${RUNTIME_IMAGE}\n"):])
+	for _, tc := range []struct {
+		buildx bool
+		want   string
+	}{
+		{buildx: true, want: "DOCKER_BUILDKIT= buildx build --load -t agui-mock:test "},
+		{buildx: false, want: "DOCKER_BUILDKIT=0 build -t agui-mock:test "},
+	} {
+		t.Run(fmt.Sprintf("buildx=%v", tc.buildx), func(t *testing.T) {
+			cli, log := fakeDocker(t, tc.buildx)
+			context := filepath.Join(t.TempDir(), "image")
+			cmd := exec.Command("make", "image", "DOCKER="+cli, "IMAGE=agui-mock:test", "IMAGE_CONTEXT="+context)
+			cmd.Env = append(os.Environ(), "DOCKER_BUILDKIT=")
+			if out, err := cmd.CombinedOutput(); err != nil {
+				t.Fatalf("make image: %v\n%s", err, out)
+			}
+			calls, err := os.ReadFile(log)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := string(calls)
+			if !strings.HasPrefix(got, tc.want+context+"\n") {
+				t.Fatalf("docker was called as\n%s\nwant %s%s", got, tc.want, context)
+			}
+			built := got[strings.Index(got, "\n")+1:]
+			if !strings.HasPrefix(built, "FROM scratch\nCOPY rootfs/ /\n") {
+				t.Errorf("the image is not built on the scratch base:\n%s", built)
+			}
+			for _, legacyCannot := range []string{"--from=", "--platform", "AS "} {
+				if strings.Contains(built, legacyCannot) {
+					t.Errorf("the offline Dockerfile has %q, which needs a multi-stage build:\n%s", legacyCannot, built)
+				}
+			}
+			for _, line := range strings.Split(strings.TrimSpace(finalStage), "\n")[1:] {
+				if line = strings.ReplaceAll(strings.ReplaceAll(line, "--from=build ", ""), " /out/", " out/"); !strings.Contains(built, line) {
+					t.Errorf("the offline Dockerfile lacks the final stage's %q", line)
+				}
+			}
+			for _, file := range []string{"out/agui-mock", "rootfs/etc/passwd", "rootfs/etc/ssl/certs/ca-certificates.crt"} {
+				if _, err := os.Stat(filepath.Join(context, file)); err != nil {
+					t.Errorf("the build context lacks %s: %v", file, err)
+				}
+			}
+		})
+	}
+}
+
+// TestDockerfileStopsTheLegacyBuilderWithAMessage: the legacy builder builds every stage
+// in order, so the first stage, which BuildKit never builds, is where it must stop, with
+// what to run instead; otherwise it fails on --platform=$BUILDPLATFORM, which it cannot read.
+func TestDockerfileStopsTheLegacyBuilderWithAMessage(t *testing.T) {
+	data, err := os.ReadFile("Dockerfile")
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := regexp.MustCompile(`(?m)^FROM .*\n.*`).FindString(string(data))
+	if !strings.HasPrefix(first, "FROM scratch AS needs-buildkit\nCOPY [\"this Dockerfile needs BuildKit: run docker buildx build .") {
+		t.Errorf("the Dockerfile's first stage is\n%s\nwant the needs-buildkit stage", first)
+	}
+	if regexp.MustCompile(`(?m)^FROM .*needs-buildkit|--from=needs-buildkit`).MatchString(strings.Replace(string(data), "FROM scratch AS needs-buildkit", "", 1)) {
+		t.Error("a stage uses needs-buildkit, so BuildKit would build it too")
 	}
 }

@@ -4,8 +4,11 @@ import (
 	"context"
 	"errors"
 	"io"
+	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -236,5 +239,140 @@ func TestEveryFaultKindIsDocumented(t *testing.T) {
 		if !k.RequestOnly() && !strings.Contains(reference, "`"+k.Name+"`") {
 			t.Errorf("docs/scenarios.md does not name the fault step kind %s", k.Name)
 		}
+	}
+}
+
+// TestDocumentedScenarioMountsLoad checks that a directory of this repository that a
+// docs' shell command mounts at /scenarios, pasted at the repository's root, holds
+// scenarios that load without a problem.
+func TestDocumentedScenarioMountsLoad(t *testing.T) {
+	docs, _ := filepath.Glob("docs/*.md")
+	command := regexp.MustCompile(`(?m)^docker run (?:.*\\\n)*.*`)
+	mount := regexp.MustCompile(`\$PWD/([\w./-]+):/scenarios`)
+	checked := 0
+	for _, doc := range append([]string{"README.md"}, docs...) {
+		data, err := os.ReadFile(doc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range mount.FindAllStringSubmatch(strings.Join(command.FindAllString(string(data), -1), "\n"), -1) {
+			if _, err := os.Stat(m[1]); err != nil {
+				continue // a directory of the reader's own project
+			}
+			checked++
+			if rep := validatePaths([]string{m[1]}, scenarios.Limits{}); !rep.Valid || rep.Scenarios == 0 {
+				t.Errorf("%s mounts %s at /scenarios: %d scenario(s), %d problem(s), first %v",
+					doc, m[1], rep.Scenarios, len(rep.Problems), rep.Problems[:min(1, len(rep.Problems))])
+			}
+		}
+	}
+	if checked == 0 {
+		t.Error("no doc mounts a directory of this repository at /scenarios (the README's docker run should)")
+	}
+}
+
+// TestCopilotKitComposeRunsBesideItsFile: compose resolves the relative paths of
+// docs/copilotkit/compose.yaml (the app's build context, ./scenarios) against the file's
+// directory, so the page must have the reader run it from a copy beside the app, not
+// name the file in docs/ from elsewhere with a relative APP_DIR.
+func TestCopilotKitComposeRunsBesideItsFile(t *testing.T) {
+	compose, err := os.ReadFile("docs/copilotkit/compose.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(compose), "context: ${APP_DIR:-.}") || !strings.Contains(string(compose), "- ./scenarios:/scenarios:ro") {
+		t.Fatal("docs/copilotkit/compose.yaml no longer builds ${APP_DIR:-.} and mounts ./scenarios: revise this test")
+	}
+	for _, doc := range []string{"docs/copilotkit.md", "docs/copilotkit/compose.yaml"} {
+		data, err := os.ReadFile(doc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		commands := regexp.MustCompile(`(?m)^[#\s]*(?:\w+=\S+ )*docker[ -]compose\b.*$`).FindAllString(string(data), -1)
+		if len(commands) == 0 {
+			t.Errorf("%s shows no docker compose command", doc)
+		}
+		for _, c := range commands {
+			if strings.Contains(c, " -f ") || strings.Contains(c, "APP_DIR=.") {
+				t.Errorf("%s: %q resolves the file's relative paths against docs/copilotkit/, not the app", doc, strings.TrimSpace(c))
+			}
+		}
+	}
+}
+
+// TestConversationsResumeRequestAnswers plays the first scenario of docs/conversations.md,
+// then sends the resume request the page shows, as written: it answers the interrupt.
+func TestConversationsResumeRequestAnswers(t *testing.T) {
+	data, err := os.ReadFile("docs/conversations.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	blocks := yamlBlocks(t, "docs/conversations.md")
+	request := regexp.MustCompile("(?s)```json\n(\\{\n  \"threadId\": \"thread-1\".*?\n\\})\n```").FindSubmatch(data)
+	if len(blocks) == 0 || request == nil {
+		t.Fatal("docs/conversations.md lost its first scenario or its resume request")
+	}
+	dir := t.TempDir()
+	scenario := "id: trim\nmatch: {message: Trim}\n" + blocks[0].text
+	if err := os.WriteFile(filepath.Join(dir, "trim.yaml"), []byte(scenario), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	url := start(t, []string{"--addr", "127.0.0.1:0", "--no-builtin", "--scenarios", dir, "--speed", "0"}, nil)
+	post := func(body string) string {
+		t.Helper()
+		resp, err := http.Post(url+"/agui/chat", "application/json", strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		out, _ := io.ReadAll(resp.Body)
+		if resp.StatusCode != http.StatusOK {
+			t.Fatalf("%d %s", resp.StatusCode, out)
+		}
+		return string(out)
+	}
+	first := post(`{"threadId":"thread-1","runId":"run-1","messages":[{"id":"m1","role":"user","content":"Trim the first 10 seconds"}]}`)
+	if !strings.Contains(first, `"interruptId-001"`) {
+		t.Fatalf("the first run raised no interruptId-001:\n%s", first)
+	}
+	answered := post(string(request[1]))
+	for _, want := range []string{`"type":"TOOL_CALL_RESULT"`, `"delta":"Trimmed`, `"delta":"Anything `} {
+		if !strings.Contains(answered, want) {
+			t.Errorf("the resume run lacks %s:\n%s", want, answered)
+		}
+	}
+}
+
+// TestInstallingPutsTheCommandOnPath runs what docs/installing.md shows from a clone:
+// go install . writes agui-mock to GOBIN, which then runs as the docs call it; and the
+// go install of the module names this module.
+func TestInstallingPutsTheCommandOnPath(t *testing.T) {
+	data, err := os.ReadFile("docs/installing.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	mod, err := os.ReadFile("go.mod")
+	if err != nil {
+		t.Fatal(err)
+	}
+	module := strings.TrimPrefix(strings.SplitN(string(mod), "\n", 2)[0], "module ")
+	for _, want := range []string{"go install " + module + "@latest", "go install .", `export PATH="$(go env GOPATH)/bin:$PATH"`} {
+		if !strings.Contains(string(data), want) {
+			t.Errorf("docs/installing.md lacks %q", want)
+		}
+	}
+	if testing.Short() {
+		return
+	}
+	gobin := t.TempDir()
+	install := exec.Command("go", "install", ".")
+	install.Env = append(os.Environ(), "GOBIN="+gobin)
+	if out, err := install.CombinedOutput(); err != nil {
+		t.Fatalf("go install .: %v\n%s", err, out)
+	}
+	t.Setenv("PATH", gobin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	run := exec.Command("agui-mock", "validate", "examples")
+	if out, err := run.CombinedOutput(); err != nil || !strings.Contains(string(out), "valid") {
+		t.Errorf("agui-mock validate examples from PATH: %v\n%s", err, out)
 	}
 }

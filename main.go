@@ -257,12 +257,13 @@ func applyEnv(fs *flag.FlagSet, lookupEnv func(string) (string, bool)) error {
 	return err
 }
 
-func newLogger(format string, w io.Writer) (*slog.Logger, error) {
+func newLogger(format string, level slog.Leveler, w io.Writer) (*slog.Logger, error) {
+	opts := &slog.HandlerOptions{Level: level}
 	switch format {
 	case "text":
-		return slog.New(slog.NewTextHandler(w, nil)), nil
+		return slog.New(slog.NewTextHandler(w, opts)), nil
 	case "json":
-		return slog.New(slog.NewJSONHandler(w, nil)), nil
+		return slog.New(slog.NewJSONHandler(w, opts)), nil
 	}
 	return nil, checkFlags(flagCheck{"log-format", format, false, "text or json"})
 }

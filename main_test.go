@@ -62,11 +62,22 @@ func startLogged(t testing.TB, args []string, vars map[string]string, stderr io.
 		t.Fatalf("no start-up line: %v", err)
 	}
 	go io.Copy(io.Discard, outR)
-	_, url, ok := strings.Cut(strings.TrimSpace(line), " listening on ") // agui-mock, or the floor
+	url, ok := listeningURL(line)
 	if !ok {
 		t.Fatalf("start-up line %q", line)
 	}
 	return url
+}
+
+// listeningURL reads the URL from the line a server announces itself with: "agui-mock
+// (or floor) listening on URL", or its JSON record with a url member (-log-format json).
+func listeningURL(line string) (string, bool) {
+	var record struct{ Msg, URL string }
+	if json.Unmarshal([]byte(line), &record) == nil && strings.HasSuffix(record.Msg, " listening on "+record.URL) {
+		return record.URL, record.URL != ""
+	}
+	_, url, ok := strings.Cut(strings.TrimSpace(line), " listening on ") // agui-mock, or the floor
+	return url, ok
 }
 
 // say posts a run with one user message to the server at url and returns the stream.

@@ -11,6 +11,7 @@ import (
 	"net"
 	"net/url"
 	"os"
+	"path"
 	"path/filepath"
 	"regexp"
 	"runtime/debug"
@@ -39,6 +40,7 @@ type options struct {
 	keepAlive  time.Duration
 	maxBody    int64
 	logFormat  string
+	logLevel   slog.Level
 	shutdownIn time.Duration
 	authToken  tokenFlag
 	adminToken tokenFlag
@@ -110,6 +112,7 @@ func serveFlags(o *options, stderr io.Writer) *flag.FlagSet {
 	fs.DurationVar(&o.keepAlive, "keepalive", 15*time.Second, "interval of keep-alive comments during long pauses (0 disables)")
 	fs.Int64Var(&o.maxBody, "max-body", 10<<20, "largest request body in bytes")
 	fs.StringVar(&o.logFormat, "log-format", "text", "log format: text or json")
+	fs.TextVar(&o.logLevel, "log-level", slog.LevelInfo, "least level logged: debug (also one line per scenario loaded), info, warn or error")
 	fs.DurationVar(&o.shutdownIn, "shutdown-timeout", 8*time.Second, "how long open streams get to end on SIGTERM")
 	fs.Var(&o.authToken, "auth-token", "require Authorization: Bearer <token> on the AG-UI endpoints, and on the admin API without -admin-token")
 	fs.Var(&o.adminToken, "admin-token", "require Authorization: Bearer <token> on the admin API (/_mock, health checks included) and /metrics")
@@ -147,7 +150,7 @@ func serveFlags(o *options, stderr io.Writer) *flag.FlagSet {
 }
 
 func serve(ctx context.Context, o options, stdout, stderr io.Writer) error {
-	logger, err := newLogger(o.logFormat, stderr)
+	logger, err := newLogger(o.logFormat, o.logLevel, stderr)
 	if err != nil {
 		return err
 	}
@@ -170,7 +173,7 @@ func serve(ctx context.Context, o options, stdout, stderr io.Writer) error {
 			return err
 		}
 	}
-	rec, err := newRecorder(o, redact, logger, stdout)
+	rec, err := newRecorder(o, redact, logger, printer(stdout, o.logFormat))
 	if err != nil {
 		return err
 	}
@@ -229,12 +232,13 @@ func serve(ctx context.Context, o options, stdout, stderr io.Writer) error {
 		return fmt.Errorf("listen: %w", err)
 	}
 	base := "http://" + ln.Addr().String()
-	fmt.Fprintf(stdout, "agui-mock listening on %s\n", base)
+	announce(stdout, o.logFormat, base)
 	logger.Info("endpoints", "run", strings.Join(prefixAll(base, set.Routes()), " "),
+		"inspector", base+server.AdminPrefix+"/ui",
 		"history", "POST "+base+server.HistoryPath, "cancel", "POST "+base+server.CancelPath,
 		"scenarios", "GET "+base+server.AdminPrefix+"/scenarios")
 	for _, sc := range set.Scenarios() {
-		logger.Info("scenario", "id", sc.ID, "source", sc.Source.String(), "priority", sc.Priority)
+		logger.Debug("scenario", "id", sc.ID, "source", sc.Source.String(), "priority", sc.Priority)
 	}
 	watchCtx, stopWatching := context.WithCancel(ctx)
 	watching := make(chan struct{})
@@ -248,7 +252,7 @@ func serve(ctx context.Context, o options, stdout, stderr io.Writer) error {
 		stopWatching()
 		<-watching
 	}()
-	logStarted(logger, len(set.Scenarios()), o)
+	logStarted(logger, set.Scenarios(), sources, o)
 	return srv.Serve(ctx, ln, o.shutdownIn)
 }
 
@@ -319,14 +323,47 @@ func resolvedPath(dir string) (string, error) {
 	return filepath.EvalSymlinks(abs)
 }
 
+// announce writes the line that says where the server listens, which tools starting it
+// wait for: "agui-mock listening on URL", in a JSON log a record of its own (with the
+// URL and the inspector's), so that every line a container prints is JSON.
+func announce(stdout io.Writer, logFormat, base string) {
+	line := "agui-mock listening on " + base
+	if logFormat == "json" {
+		slog.New(slog.NewJSONHandler(stdout, nil)).Info(line, "url", base, "inspector", base+server.AdminPrefix+"/ui")
+		return
+	}
+	fmt.Fprintln(stdout, line)
+}
+
+// printer is where lines for people go (the recorder's line per recording): stdout, or
+// in a JSON log one JSON record per line on stdout.
+func printer(stdout io.Writer, logFormat string) io.Writer {
+	if logFormat == "json" {
+		return jsonLines{slog.New(slog.NewJSONHandler(stdout, nil))}
+	}
+	return stdout
+}
+
+// jsonLines writes each line written to it as the message of a JSON record.
+type jsonLines struct{ logger *slog.Logger }
+
+// Write logs each line of p, which holds whole lines (one Fprintf each).
+func (j jsonLines) Write(p []byte) (int, error) {
+	for line := range strings.Lines(string(p)) {
+		j.logger.Info(strings.TrimSuffix(line, "\n"))
+	}
+	return len(p), nil
+}
+
 // logStarted logs that the server serves, as /_mock/readyz sees it: ready with
-// scenarios, not ready without any.
-func logStarted(logger *slog.Logger, n int, o options) {
+// scenarios, and how many from where; not ready without any.
+func logStarted(logger *slog.Logger, loaded []*scenarios.Scenario, sources []scenarios.Source, o options) {
 	seed := "none: every thread differs"
 	if o.seed != 0 {
 		seed = strconv.FormatUint(o.seed, 10)
 	}
-	attrs := []any{"scenarios", n, "seed", seed, "speed", o.speed, "strict", o.strict, "auth", o.authToken != "", "admin", adminGuard(o)}
+	n := len(loaded)
+	attrs := []any{"scenarios", n, "from", scenarioOrigins(loaded, sources), "seed", seed, "speed", o.speed, "strict", o.strict, "auth", o.authToken != "", "admin", adminGuard(o)}
 	if o.fixedTime != "" {
 		attrs = append(attrs, "fixedTime", o.fixedTime)
 	}
@@ -335,6 +372,32 @@ func logStarted(logger *slog.Logger, n int, o options) {
 		return
 	}
 	logger.Info("ready", attrs...)
+}
+
+// scenarioOrigins says how many of the loaded scenarios come from each source, e.g.
+// "examples: 4, builtin: 17". A scenario's file is its source's label joined with its
+// path below the source's root, so its source is the one with the longest label that
+// prefixes it (a label "." prefixes every relative path).
+func scenarioOrigins(loaded []*scenarios.Scenario, sources []scenarios.Source) string {
+	counts := make([]int, len(sources))
+	for _, sc := range loaded {
+		best, bestLen := -1, -1
+		for i, src := range sources {
+			label := path.Clean(filepath.ToSlash(src.Label))
+			prefixes := strings.HasPrefix(sc.Source.File, label+"/") || (label == "." && !path.IsAbs(sc.Source.File))
+			if prefixes && len(label) > bestLen {
+				best, bestLen = i, len(label)
+			}
+		}
+		if best >= 0 {
+			counts[best]++
+		}
+	}
+	parts := make([]string, len(sources))
+	for i, src := range sources {
+		parts[i] = fmt.Sprintf("%s: %d", src.Label, counts[i])
+	}
+	return strings.Join(parts, ", ")
 }
 
 // adminGuard says, for the log, what guards the admin API: which token, or none.

@@ -272,7 +272,7 @@ func TestSoakSigtermUnderLoad(t *testing.T) {
 	}
 	defer cmd.Process.Kill()
 	line, _ := bufio.NewReader(stdout).ReadString('\n')
-	url := strings.TrimSpace(strings.TrimPrefix(line, "agui-mock listening on "))
+	url, _ := listeningURL(line)
 	n := soakSize(200, 1000)
 	results := make(chan []string, n)
 	var opened sync.WaitGroup

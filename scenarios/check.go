@@ -193,7 +193,7 @@ func (sc *Scenario) protoWarnings(plan *Plan, origins []pos) []Diagnostic {
 }
 
 // sampleRequest is a request the scenario answers: its first example, or one made from
-// its match criteria.
+// its match criteria, whose message the message pattern matches with its groups filled.
 func (sc *Scenario) sampleRequest() (*Request, error) {
 	if len(sc.Examples) > 0 {
 		return sc.Examples[0].request()
@@ -201,6 +201,9 @@ func (sc *Scenario) sampleRequest() (*Request, error) {
 	ex := Example{State: sc.Match.State, ForwardedProps: sc.Match.ForwardedProps}
 	for _, name := range sc.Match.Tools {
 		ex.Tools = append(ex.Tools, ExampleTool{Name: name})
+	}
+	if sc.Match.Message != nil {
+		ex.Message, _ = sampleMessage(sc.Match.Message)
 	}
 	if len(sc.Match.Routes) > 0 {
 		ex.Route = sc.Match.Routes[0]

@@ -88,13 +88,32 @@ func (s *Set) Select(req *Request) (*Selection, []Candidate) {
 		}
 	}
 	// no match: now it is worth saying why each missed
-	misses := make([]Candidate, 0, len(s.scenarios))
+	return nil, s.nearest(req, func(*Scenario) bool { return true })
+}
+
+// MissedOwn says why the developer's own scenarios (those of sources other than Fallback
+// ones) missed a request that a built-in one answered: the nearest of them, with the
+// reasons. What a scenario of theirs answered, or a set without any, gives none.
+func (s *Set) MissedOwn(req *Request, answered *Scenario) []Candidate {
+	if !answered.fallback {
+		return nil
+	}
+	return s.nearest(req, func(sc *Scenario) bool { return !sc.fallback })
+}
+
+// nearest returns up to three of the scenarios keep admits, those that missed the
+// request by the fewest reasons first, with the reasons.
+func (s *Set) nearest(req *Request, keep func(*Scenario) bool) []Candidate {
+	misses := []Candidate{}
 	for _, sc := range s.scenarios {
+		if !keep(sc) {
+			continue
+		}
 		_, reasons := sc.Match.test(req)
 		misses = append(misses, Candidate{ID: sc.ID, Source: sc.Source.String(), Reasons: reasons})
 	}
 	sort.SliceStable(misses, func(i, j int) bool { return len(misses[i].Reasons) < len(misses[j].Reasons) })
-	return nil, misses[:min(3, len(misses))]
+	return misses[:min(3, len(misses))]
 }
 
 // Force selects the scenario with the given id for a request, whatever it matches; its

@@ -13,11 +13,15 @@ import (
 var yamlLine = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
 
 // Hints for the usual causes of YAML syntax errors in scenarios, each recognized on the
-// line of the error: a template as an unquoted value, and a quoted value that goes on
-// after its closing quote (a quote inside it that is not escaped).
+// line of the error: a template as an unquoted value, a quoted value that goes on after
+// its closing quote (a quote inside it that is not escaped), and an unquoted regular
+// expression in a flow mapping.
 var (
 	unquotedTemplateValue = regexp.MustCompile(`(?:^\s*-\s+|:\s+|[\[,]\s*)\{\{`)
 	quoteInsideQuotes     = regexp.MustCompile(`(?:^\s*-\s+|:\s+)(?:"(?:[^"\\]|\\.)*"|'(?:[^']|'')*')[ \t]*[^\s#,:\]}]`)
+	// a plain value in a flow mapping or sequence ({…}, […]) holding characters of a
+	// regular expression that YAML reads as its own, such as (?i) or a class [a-z]
+	unquotedPatternInFlow = regexp.MustCompile(`[{\[,]\s*[\w-]+:\s+(?:\(\?|[^\s'"\[{,}\]][^,}\]]*?(?:\(\?|[\[{]))`)
 )
 
 // yamlDiagnostic turns a yaml syntax error into a diagnostic on the line where the
@@ -41,6 +45,8 @@ func yamlDiagnostic(file string, data []byte, err error) Diagnostic {
 			d.Hint = `quote values that start with "{{", e.g. text: "{{ .message }}"`
 		case quoteInsideQuotes.MatchString(text):
 			d.Hint = `a quoted value ends at its closing quote: write \" inside double quotes and '' inside single quotes, or quote the value with the other kind`
+		case unquotedPatternInFlow.MatchString(text):
+			d.Hint = `quote a regular expression inside { } or [ ]: characters such as (? [ ] { } mean something to YAML there, e.g. match: {message: '(?i)hello'}`
 		}
 	}
 	return d

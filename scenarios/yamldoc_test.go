@@ -11,6 +11,7 @@ func TestYAMLSyntaxErrorsNameTheirLine(t *testing.T) {
 	const (
 		templateHint = `quote values that start with "{{", e.g. text: "{{ .message }}"`
 		quoteHint    = `a quoted value ends at its closing quote: write \" inside double quotes and '' inside single quotes, or quote the value with the other kind`
+		patternHint  = `quote a regular expression inside { } or [ ]: characters such as (? [ ] { } mean something to YAML there, e.g. match: {message: '(?i)hello'}`
 	)
 	tests := []struct {
 		name, yaml string
@@ -25,6 +26,8 @@ func TestYAMLSyntaxErrorsNameTheirLine(t *testing.T) {
 		{"in the top-level mapping", "id: d\ndescription: x\npriority: 1\nsteps: \"a\"b\n", 4, "did not find expected key", quoteHint},
 		{"an unquoted template with text after it", "steps:\n  - text: a\n  - text: {{ .message }} there\n", 3, "did not find expected key", templateHint},
 		{"a quoted template is no template problem", "steps:\n  - text: \"{{ .message }}\" there\n", 2, "did not find expected key", quoteHint},
+		{"an unquoted (?i) in a flow mapping", "id: e\nmatch: {message: (?i)hello}\nsteps: [{text: hi}]\n", 2, "did not find expected ',' or '}'", patternHint},
+		{"an unquoted class in a flow mapping", "id: e\nmatch: {tools: [x], message: order [0-9]+}\nsteps: [{text: hi}]\n", 2, "did not find expected ',' or '}'", patternHint},
 		{"a tab", "steps:\n\t- text: a\n", 2, "found character that cannot start any token", ""},
 		{"an unterminated quote", "steps:\n  - text: 'open\n", 2, "found unexpected end of stream", ""},
 		{"on the first line", "a: b: c\n", 1, "mapping values are not allowed in this context", ""},
@@ -66,5 +69,14 @@ func TestEveryDuplicateKeyIsReportedOnce(t *testing.T) {
 func TestAKeyNextToAMergeKeyIsNoDuplicate(t *testing.T) {
 	if _, diags := Parse("f.yaml", []byte("steps:\n  - state: &s {x: 1, y: 2}\n  - state: {<<: *s, x: 3}\n  - state: {<<: [*s, *s]}\n")); diags != nil {
 		t.Errorf("diagnostics %v", diags)
+	}
+}
+
+// TestAMisplacedOnSaysWhereItGoes: "on" written as a step of its own, below the
+// interrupt it answers, is told where it belongs rather than "did you mean id?".
+func TestAMisplacedOnSaysWhereItGoes(t *testing.T) {
+	_, err := loadOne(t, "id: approve\nmatch: {message: delete}\nsteps:\n  - interrupt:\n      id: x\n      message: Sure?\n  - on:\n      resolved: [{text: ok}]\n")
+	if err == nil || !strings.Contains(err.Error(), `unknown key "on" in a step (hint: "on" goes inside an interrupt, beside its id and message`) {
+		t.Errorf("got %v", err)
 	}
 }

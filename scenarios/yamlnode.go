@@ -47,8 +47,17 @@ func (l *fileLoader) unquotedTemplate(n *yaml.Node) bool {
 	return true
 }
 
-// suggest names the closest allowed key, for typos.
+// misplacedKeys are keys valid at another level than where they are often written, with
+// where they go: for them the nearest allowed key by spelling would mislead.
+var misplacedKeys = map[string]string{
+	"on": `"on" goes inside an interrupt, beside its id and message, or inside a frontend tool step, beside its name: indent it under interrupt: or tool:`,
+}
+
+// suggest names the closest allowed key, for typos, or where a misplaced key goes.
 func suggest(got string, allowed []string) string {
+	if where, ok := misplacedKeys[got]; ok {
+		return where
+	}
 	best, ok := Closest(got, allowed)
 	if !ok {
 		return "allowed keys: " + strings.Join(allowed, ", ")

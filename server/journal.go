@@ -9,6 +9,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/agui-mock/agui-mock/protocol"
+	"github.com/agui-mock/agui-mock/scenarios"
 )
 
 // TestIDHeader scopes a request to one test: its threads, journal entries, forced
@@ -38,6 +39,10 @@ type JournalEntry struct {
 	Events     int              `json:"events,omitempty"`
 	DurationMs int64            `json:"durationMs"`
 	Request    any              `json:"request,omitempty"` // the body as JSON, or as text when it is not
+
+	// NearMisses, when the built-in catch-all answered, are the nearest of the
+	// developer's own scenarios and why each missed.
+	NearMisses []scenarios.Candidate `json:"nearMisses,omitempty"`
 
 	body       []byte     // what the handler read of the body, up to maxJournaledBody
 	bodyCut    bool       // the body was longer than what body keeps

@@ -102,7 +102,7 @@ func (s *Server) publishProgress(p runProgress) {
 //go:noinline
 func (s *Server) noteStarted(c echo.Context, st startedRun) {
 	note(c, func(e *JournalEntry) {
-		e.Scenario, e.Selection, e.record = st.plan.Scenario.ID, st.how, st.record
+		e.Scenario, e.Selection, e.NearMisses, e.record = st.plan.Scenario.ID, st.how, st.missed, st.record
 		if s.feed.Active() {
 			ch := journalChange{kind: changeStarted, entry: *e}
 			ch.entry.body, ch.entry.record = nil, nil

@@ -106,6 +106,7 @@ func (s *Server) run(c echo.Context, route string) error {
 	if hook.wait != nil || hook.write != nil { // a fault that acts on the whole stream strikes now
 		sr.record.struck(rr.fault.Kind)
 	}
+	s.explainCatchAll(c, route, rr, sr)
 	s.noteStarted(c, sr)
 	finished := false
 	defer func() {
@@ -191,7 +192,8 @@ type startedRun struct {
 	run    *threads.Run
 	plan   *scenarios.Plan
 	how    selection
-	record *runRecord // nil when no run is kept (-journal-events 0)
+	missed []scenarios.Candidate // when the catch-all answered: why the developer's own scenarios did not
+	record *runRecord            // nil when no run is kept (-journal-events 0)
 }
 
 // startRun begins the run in its thread and plans it; planning stops when ctx is done.
@@ -221,10 +223,14 @@ func (s *Server) startRun(ctx context.Context, rr *runRequest, cancel context.Ca
 	if err != nil {
 		return startedRun{}, err
 	}
+	var missed []scenarios.Candidate
+	if how == selectedByMatch && plan.Scenario.ID == scenarios.CatchAllID {
+		missed = s.set.Load().MissedOwn(sreq, plan.Scenario)
+	}
 	run.Start(plan.Scenario.ID)
 	run.AddInput(in)
 	started = true
-	return startedRun{run: run, plan: plan, how: how, record: s.runs.newRecord(plan.Scenario, sreq, len(plan.Events))}, nil
+	return startedRun{run: run, plan: plan, how: how, missed: missed, record: s.runs.newRecord(plan.Scenario, sreq, len(plan.Events))}, nil
 }
 
 // isNoScenario reports whether a run failed because no scenario matches it.

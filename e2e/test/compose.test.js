@@ -1,18 +1,21 @@
-// The compose example of the docs (docs/e2e/compose.yaml) run as written with
-// docker-compose, against make image's image: it turns healthy and serves the scenario
-// mounted beside it, with the settings the file gives.
+// The compose examples of the docs run as written with docker-compose, against make
+// image's image: docs/e2e/compose.yaml turns healthy and serves the scenario mounted
+// beside it, with the settings the file gives; docs/copilotkit/compose.yaml, copied into
+// an app's directory as docs/copilotkit.md says, builds that app and mounts its
+// scenarios/ (the app here is the mock in record mode, relaying to the mock service).
 //
 // Without a Docker daemon these tests skip loudly outside CI (see docker.js); so they do
-// without docker-compose.
+// without docker-compose. A skip is one skipped test, counted in the summary.
 
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
+import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { after, before, describe, test } from 'node:test';
+import { after, before, test } from 'node:test';
 import { promisify } from 'node:util';
 import { runInput } from './admin.js';
-import { docker, eventually, IMAGE, skipReason } from './docker.js';
-import { REPO_ROOT } from './harness.js';
+import { describeUnless, docker, eventually, IMAGE, skipReason } from './docker.js';
+import { makeTempDir, REPO_ROOT } from './harness.js';
 import { closedPort } from './recording.js';
 import { postRun, streamedTexts } from './threads.js';
 
@@ -31,7 +34,7 @@ const composeSkip =
     },
   ));
 
-describe('docs/e2e/compose.yaml, as written', { skip: composeSkip }, () => {
+describeUnless(composeSkip, 'docs/e2e/compose.yaml, as written', () => {
   const project = `agui-mock-e2e-compose-${process.pid}`;
   let url;
   let env;
@@ -64,5 +67,34 @@ describe('docs/e2e/compose.yaml, as written', { skip: composeSkip }, () => {
       headers: { Origin: 'http://localhost:3000', 'Access-Control-Request-Method': 'POST' },
     });
     assert.equal(preflight.headers.get('access-control-allow-origin'), 'http://localhost:3000');
+  });
+});
+
+describeUnless(composeSkip, 'docs/copilotkit/compose.yaml, copied beside an app', () => {
+  const project = `agui-mock-e2e-copilotkit-${process.pid}`;
+  const app = makeTempDir('agui-mock-e2e-app-');
+  const compose = (...args) => promisify(execFile)(COMPOSE, ['-p', project, ...args],
+    { cwd: app, env: { ...process.env, AGUI_MOCK_IMAGE: IMAGE }, timeout: 180_000 });
+
+  before(async () => {
+    copyFileSync(path.join(REPO_ROOT, 'docs/copilotkit/compose.yaml'), path.join(app, 'compose.yaml'));
+    mkdirSync(path.join(app, 'scenarios'));
+    writeFileSync(path.join(app, 'scenarios', 'app.yaml'), 'id: from-the-app\nmatch: {message: hello app}\nsteps: [{text: Served from the app directory.}]\n');
+    // the "app": answers on 3000 by relaying every run to the mock service
+    writeFileSync(path.join(app, 'Dockerfile'), `FROM ${IMAGE}\nENV AGUI_MOCK_ADDR=0.0.0.0:3000 AGUI_MOCK_UPSTREAM=http://agui-mock:8000 AGUI_MOCK_RECORD_DIR=/tmp/recorded\nCMD ["record"]\n`);
+    await compose('up', '-d', '--build'); // docker-compose 1.x has no --wait: the test waits
+  });
+
+  after(async () => {
+    await compose('down', '-v', '--remove-orphans', '--rmi', 'local');
+  });
+
+  test('builds the app from its directory and serves the scenarios beside it', async () => {
+    let events;
+    await eventually(async () => {
+      ({ events } = await postRun({ url: 'http://127.0.0.1:3000' }, runInput('hello app')).catch(() => ({})));
+      return events?.length > 0;
+    }, 'the app answers through the mock', 60_000);
+    assert.deepEqual(streamedTexts(events), ['Served from the app directory.']);
   });
 });

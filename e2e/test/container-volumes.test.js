@@ -10,9 +10,9 @@ import assert from 'node:assert/strict';
 import { chmodSync, existsSync, readFileSync, statSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
-import { describe, test } from 'node:test';
+import { test } from 'node:test';
 import { runInput } from './admin.js';
-import { IMAGE, NONROOT, removeAtExit, runContainer, skipReason, waitReady } from './docker.js';
+import { describeUnless, IMAGE, NONROOT, removeAtExit, runContainer, skipReason, waitReady } from './docker.js';
 import { makeTempDir } from './harness.js';
 import { closedPort, recordings, startFakeUpstream } from './recording.js';
 import { postRun, streamedTexts } from './threads.js';
@@ -44,7 +44,7 @@ async function hostNetworkContainer(options) {
   return container;
 }
 
-describe(`the ${IMAGE} container with volumes`, { skip: skipReason }, () => {
+describeUnless(skipReason, `the ${IMAGE} container with volumes`, () => {
   test('record mode writes its recordings into a mounted directory, readable by the host', async () => {
     const upstream = await startFakeUpstream();
     const dir = makeTempDir('agui-mock-container-record-');

@@ -9,12 +9,12 @@
 import assert from 'node:assert/strict';
 import { chmodSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { after, before, describe, test } from 'node:test';
+import { after, before, test } from 'node:test';
 import { launchChromium } from '../browser/chromium.js';
 import { openPage, servePage } from '../browser/site.js';
 import { openRun, runInput } from './admin.js';
 import { assertCleanRun, CLIENTS, Conversation } from './clients.js';
-import { docker, eventually, IMAGE, NONROOT, runContainer, skipReason, waitReady } from './docker.js';
+import { describeUnless, docker, eventually, IMAGE, NONROOT, runContainer, skipReason, waitReady } from './docker.js';
 import { makeTempDir } from './harness.js';
 import { postRun, streamedTexts } from './threads.js';
 
@@ -37,7 +37,7 @@ function scenarioDir(files) {
   return dir;
 }
 
-describe(`the ${IMAGE} container`, { skip: skipReason }, () => {
+describeUnless(skipReason, `the ${IMAGE} container`, () => {
   const scenarios = scenarioDir({ 'greeting.yaml': greeting('v1'), 'slow.yaml': SLOW });
   let mock;
   let site; // serves the browser page, from an origin the mock is told to allow
@@ -86,6 +86,12 @@ describe(`the ${IMAGE} container`, { skip: skipReason }, () => {
     assert.ok(ready, 'a JSON "ready" record');
     assert.equal(ready.seed, '7');
     assert.equal(ready.speed, 0);
+    // every line it prints is JSON, the first on stdout saying where it listens
+    const { stdout, stderr } = await mock.logs();
+    for (const line of [...stdout, ...stderr]) assert.doesNotThrow(() => JSON.parse(line), `a line that is no JSON: ${line}`);
+    const listening = JSON.parse(stdout[0]);
+    assert.match(listening.msg, /^agui-mock listening on http:\/\/\S+:8000$/);
+    assert.equal(listening.inspector, `${listening.url}/_mock/ui`);
     const preflight = await fetch(`${mock.url}/agui/chat`, {
       method: 'OPTIONS',
       headers: { Origin: pageOrigin, 'Access-Control-Request-Method': 'POST', 'Access-Control-Request-Headers': 'content-type' },

@@ -8,6 +8,7 @@
 
 import { execFile, execFileSync } from 'node:child_process';
 import { rmSync } from 'node:fs';
+import { describe, test } from 'node:test';
 import { promisify } from 'node:util';
 
 export const DOCKER = process.env.DOCKER || 'docker';
@@ -51,6 +52,16 @@ export const skipReason = await (async () => {
   if (code !== 0) throw new Error(`the image ${IMAGE} is missing: build it with \`make image\``);
   return false;
 })();
+
+/**
+ * describe(name, fn), unless skip gives a reason not to run it: then one skipped test of
+ * that name, so the run's summary counts it as skipped (node:test counts the tests of a
+ * skipped suite nowhere).
+ */
+export function describeUnless(skip, name, fn) {
+  if (skip) test(name, { skip });
+  else describe(name, fn);
+}
 
 // Containers and host paths to remove when the process exits.
 const liveContainers = new Set();

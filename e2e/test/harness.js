@@ -24,6 +24,19 @@ const STOP_TIMEOUT_MS = 10_000;
 const BUILD_TIMEOUT_MS = 180_000;
 const LISTENING = /^agui-mock listening on (http:\/\/\S+)$/;
 
+/**
+ * A stdout line as people read it: with --log-format json (which the servers here run
+ * with) each is a JSON record, whose message is the line.
+ */
+function printedLine(line) {
+  try {
+    const record = JSON.parse(line);
+    return typeof record?.msg === 'string' ? record.msg : line;
+  } catch {
+    return line;
+  }
+}
+
 // Temporary directories and server processes this test process created, cleaned up on
 // exit even when a test fails before its own cleanup runs. Servers do not keep the
 // process alive (see startServer), so a test that never stops its server cannot hang
@@ -101,7 +114,7 @@ function serverEnv() {
  *   logs     the JSON log records written so far (the array grows while it runs)
  *   output   the lines written to stdout after the address line (the array grows)
  *   waitForLog(predicate, timeoutMs)  resolves with the first record that matches
- *   waitForOutput(predicate, timeoutMs)  likewise for a stdout line
+ *   waitForOutput(predicate, timeoutMs)  likewise for a stdout line (a JSON record's message)
  *   stop()   sends SIGTERM and resolves with {code, signal} once the process has exited
  */
 export async function startServer(args = [], { command } = {}) {
@@ -153,10 +166,11 @@ export async function startServer(args = [], { command } = {}) {
     const timer = setTimeout(() => settle(`did not start within ${STARTUP_TIMEOUT_MS} ms`), STARTUP_TIMEOUT_MS);
     exited.then(({ code, signal }) => settle(`exited during startup (code ${code}, signal ${signal})`));
     createInterface({ input: child.stdout }).on('line', (line) => {
-      const m = LISTENING.exec(line);
+      const printed = printedLine(line);
+      const m = LISTENING.exec(printed);
       if (m && starting) return settle('', m[1]);
-      output.push(line);
-      for (const waiter of outputWaiters) waiter(line);
+      output.push(printed);
+      for (const waiter of outputWaiters) waiter(printed);
     });
   });
 

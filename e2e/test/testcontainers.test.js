@@ -8,9 +8,9 @@
 import assert from 'node:assert/strict';
 import { chmodSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { after, before, describe, test } from 'node:test';
+import { after, before, test } from 'node:test';
 import { assertCleanRun, CLIENTS, Conversation } from './clients.js';
-import { docker, IMAGE, skipReason } from './docker.js';
+import { describeUnless, docker, IMAGE, skipReason } from './docker.js';
 import { makeTempDir, startServer } from './harness.js';
 import { streamedTexts } from './threads.js';
 
@@ -25,7 +25,7 @@ steps:
   - text: Order {{ .captures.number }} has shipped, tracking {{ UUID }}.
 `;
 
-describe('AguiMockContainer (Testcontainers)', { skip: skipReason }, () => {
+describeUnless(skipReason, 'AguiMockContainer (Testcontainers)', () => {
   const scenarios = makeTempDir('agui-mock-testcontainers-');
   let mock;
 

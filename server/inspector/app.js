@@ -375,14 +375,17 @@ async function showRun(seq) {
   body.replaceChildren(...parts);
 }
 
+/** The nearest scenarios that missed a request, and why each did, under a title. */
+function nearMisses(title, candidates) {
+  return h('section', { 'aria-labelledby': 'why-title', class: 'near-miss' }, h('h3', { id: 'why-title' }, title),
+    h('table', {}, h('thead', {}, h('tr', {}, h('th', {}, 'Scenario'), h('th', {}, 'Source'), h('th', {}, 'Why not'))),
+      h('tbody', {}, candidates.map((c) => h('tr', {}, h('td', {}, c.id), h('td', {}, c.source), h('td', {}, h('ul', {}, c.reasons.map((r) => h('li', {}, r)))))))));
+}
+
 function whyMatched(d) {
   const e = d.entry;
-  if (e.error === 'no_scenario') {
-    const candidates = e.details?.candidates ?? [];
-    return h('section', { 'aria-labelledby': 'why-title', class: 'near-miss' }, h('h3', { id: 'why-title' }, 'No scenario matched: the nearest misses'),
-      h('table', {}, h('thead', {}, h('tr', {}, h('th', {}, 'Scenario'), h('th', {}, 'Source'), h('th', {}, 'Why not'))),
-        h('tbody', {}, candidates.map((c) => h('tr', {}, h('td', {}, c.id), h('td', {}, c.source), h('td', {}, h('ul', {}, c.reasons.map((r) => h('li', {}, r)))))))));
-  }
+  if (e.error === 'no_scenario') return nearMisses('No scenario matched: the nearest misses', e.details?.candidates ?? []);
+  if (e.nearMisses?.length) return nearMisses(`The built-in ${e.scenario} answered: none of your scenarios matched. The nearest`, e.nearMisses);
   if (e.selection === 'continued') {
     return h('p', { class: 'why' }, `This run continued the thread's paused conversation of ${e.scenario}: its answers chose the branch that played.`);
   }

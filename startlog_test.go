@@ -1,0 +1,93 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+)
+
+// startAndLog starts the server with args and returns its URL and its start-up log,
+// complete once /_mock/readyz answers.
+func startAndLog(t *testing.T, args ...string) (string, string) {
+	t.Helper()
+	var log syncBuffer
+	url := startLogged(t, append([]string{"--addr", "127.0.0.1:0"}, args...), nil, &log)
+	resp, err := http.Get(url + "/_mock/readyz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	return url, log.String()
+}
+
+// TestStartupLogIsShortAndNamesTheInspector: at the default level the start-up log says
+// where it listens, the inspector's URL and how many scenarios from where, in a few
+// lines; each scenario gets a line at debug.
+func TestStartupLogIsShortAndNamesTheInspector(t *testing.T) {
+	url, log := startAndLog(t, "--scenarios", "examples")
+	lines := strings.Split(strings.TrimSpace(log), "\n")
+	if len(lines) > 3 {
+		t.Errorf("%d lines at start, want at most 3:\n%s", len(lines), log)
+	}
+	for _, want := range []string{"inspector=" + url + "/_mock/ui", `from="examples: `, ", builtin: "} {
+		if !strings.Contains(log, want) {
+			t.Errorf("the start-up log lacks %q:\n%s", want, log)
+		}
+	}
+	if strings.Contains(log, "msg=scenario ") {
+		t.Errorf("a line per scenario at the default level:\n%s", log)
+	}
+
+	_, debug := startAndLog(t, "--scenarios", "examples", "--log-level", "debug")
+	if !strings.Contains(debug, "level=DEBUG msg=scenario id=weather") {
+		t.Errorf("no line per scenario at debug:\n%s", debug)
+	}
+}
+
+// TestAnnouncementIsJSONInAJSONLog: with -log-format json the line saying where the
+// server listens is a JSON record like every other line, which tools still read.
+func TestAnnouncementIsJSONInAJSONLog(t *testing.T) {
+	var out bytes.Buffer
+	announce(&out, "json", "http://127.0.0.1:8000")
+	var record struct{ Level, Msg, URL, Inspector string }
+	if err := json.Unmarshal(out.Bytes(), &record); err != nil {
+		t.Fatalf("not a JSON record: %q: %v", out.String(), err)
+	}
+	if record.Level != "INFO" || record.Msg != "agui-mock listening on http://127.0.0.1:8000" || record.Inspector != "http://127.0.0.1:8000/_mock/ui" {
+		t.Errorf("record %+v", record)
+	}
+	if url, ok := listeningURL(out.String()); !ok || url != "http://127.0.0.1:8000" {
+		t.Errorf("listeningURL of the JSON record: %q %v", url, ok)
+	}
+	out.Reset()
+	announce(&out, "text", "http://127.0.0.1:8000")
+	if out.String() != "agui-mock listening on http://127.0.0.1:8000\n" {
+		t.Errorf("text announcement %q", out.String())
+	}
+
+	_, log := startAndLog(t, "--log-format", "json", "--no-builtin", "--scenarios", "examples")
+	for line := range strings.Lines(log) {
+		if !json.Valid([]byte(line)) {
+			t.Errorf("a log line that is no JSON: %q", line)
+		}
+	}
+}
+
+// TestPrintedLinesAreJSONInAJSONLog: what the recorder prints for people, a line per
+// recording, is a JSON record too with -log-format json.
+func TestPrintedLinesAreJSONInAJSONLog(t *testing.T) {
+	var out bytes.Buffer
+	fmt.Fprintf(printer(&out, "json"), "recorded run %s\n", "r1")
+	var record struct{ Msg string }
+	if err := json.Unmarshal(out.Bytes(), &record); err != nil || record.Msg != "recorded run r1" {
+		t.Errorf("%q: %v", out.String(), err)
+	}
+	out.Reset()
+	fmt.Fprintf(printer(&out, "text"), "recorded run %s\n", "r1")
+	if out.String() != "recorded run r1\n" {
+		t.Errorf("text: %q", out.String())
+	}
+}
