@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"io"
 	"io/fs"
@@ -38,6 +39,11 @@ func IsScenarioFile(name string) bool {
 // skipped: they hold editor state, version control, or Kubernetes' ..data indirection,
 // whose files are also reachable through the visible symlinks.
 func ReadFiles(src Source) ([]*Scenario, []Diagnostic) {
+	return readFiles(context.Background(), src)
+}
+
+// readFiles is ReadFiles whose parsing stops when ctx is done.
+func readFiles(ctx context.Context, src Source) ([]*Scenario, []Diagnostic) {
 	var files []string
 	var diags []Diagnostic
 	err := fs.WalkDir(src.FS, src.Root, func(p string, d fs.DirEntry, err error) error {
@@ -64,7 +70,7 @@ func ReadFiles(src Source) ([]*Scenario, []Diagnostic) {
 			fileDiags[i] = []Diagnostic{{File: name, Message: err.Error()}}
 			return
 		}
-		lists[i], fileDiags[i] = Parse(name, data)
+		lists[i], fileDiags[i] = ParseContext(ctx, name, data)
 	})
 	var all []*Scenario
 	for i := range files {

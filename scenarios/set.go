@@ -52,7 +52,7 @@ func LoadWith(ctx context.Context, limits Limits, extra []*Scenario, sources ...
 	defined := maps.Clone(runtime)
 	var fallback []*Scenario
 	for _, src := range sources {
-		list, d := ReadFiles(src)
+		list, d := readFiles(ctx, src)
 		diags = append(diags, d...)
 		list = slices.DeleteFunc(list, func(sc *Scenario) bool { return slices.Contains(src.Omit, sc.ID) })
 		if src.Fallback {
