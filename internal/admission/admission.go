@@ -41,6 +41,7 @@ type Gate struct {
 	mu       sync.Mutex
 	admitted sync.Cond // broadcast when a slot frees or the listener closes: Accept and Resume wait on it
 	starting int
+	reserved int // of starting, the places Accept holds while it waits for the kernel's next connection
 	closed   bool
 	tickets  map[net.Conn]*ticket
 }
@@ -76,10 +77,12 @@ func (l *listener) Accept() (net.Conn, error) {
 		g.admitted.Wait()
 	}
 	g.starting++ // also when closed: the Accept below fails and gives it back
+	g.reserved++
 	g.mu.Unlock()
 	c, err := l.Listener.Accept()
 	g.mu.Lock()
 	defer g.mu.Unlock()
+	g.reserved--
 	if err != nil {
 		g.release()
 		return nil, err
@@ -195,7 +198,8 @@ func Resume(ctx context.Context) error {
 	defer stop()
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	for !t.held && !t.gone && !g.closed && g.starting >= g.limit {
+	// The place an Accept holds for a connection that has not come is not taken from it.
+	for !t.held && !t.gone && !g.closed && g.starting-g.reserved >= g.limit {
 		if ctx.Err() != nil {
 			return context.Cause(ctx)
 		}

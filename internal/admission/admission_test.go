@@ -284,3 +284,29 @@ func TestResumeStopsWhenTheRequestIsDone(t *testing.T) {
 		}
 	})
 }
+
+func TestResumeDoesNotWaitForAConnectionThatHasNotCome(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		g, ln, q, first := oneAdmitted(t)
+		g.ConnState(first, http.StateActive)
+		ctx := g.ConnContext(context.Background(), first)
+		Begun(ctx)
+		waiting := accepting(t, ln) // holds the free place while the kernel's queue is empty
+		synctest.Wait()
+		resumed := make(chan error, 1)
+		go func() { resumed <- Resume(ctx) }()
+		synctest.Wait()
+		select {
+		case err := <-resumed:
+			if err != nil {
+				t.Fatal(err)
+			}
+		default:
+			t.Fatal("Resume waits for the place an Accept holds for a connection that has not come")
+		}
+		q.connect(t)
+		if _, ok := accepted(waiting); !ok {
+			t.Fatal("the connection that came was not accepted")
+		}
+	})
+}
