@@ -190,20 +190,23 @@ func Resume(ctx context.Context) error {
 		return nil
 	}
 	g := t.gate
-	stop := context.AfterFunc(ctx, func() {
-		g.mu.Lock()
-		g.admitted.Broadcast()
-		g.mu.Unlock()
-	})
-	defer stop()
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	// The place an Accept holds for a connection that has not come is not taken from it.
-	for !t.held && !t.gone && !g.closed && g.starting-g.reserved >= g.limit {
-		if ctx.Err() != nil {
-			return context.Cause(ctx)
+	full := func() bool { return !t.held && !t.gone && !g.closed && g.starting-g.reserved >= g.limit }
+	if full() {
+		stop := context.AfterFunc(ctx, func() {
+			g.mu.Lock()
+			g.admitted.Broadcast()
+			g.mu.Unlock()
+		})
+		defer stop()
+		for full() {
+			if ctx.Err() != nil {
+				return context.Cause(ctx)
+			}
+			g.admitted.Wait()
 		}
-		g.admitted.Wait()
 	}
 	if !t.held && !t.gone {
 		t.held = true
