@@ -34,7 +34,14 @@ type (
 		TargetPort string `yaml:"targetPort"`
 	}
 	probe struct {
-		HTTPGet struct{ Path, Port string } `yaml:"httpGet"`
+		HTTPGet *struct{ Path, Port string } `yaml:"httpGet"`
+		Exec    *struct{ Command []string }  `yaml:"exec"`
+	}
+	envVar struct {
+		Name, Value string
+		ValueFrom   *struct {
+			SecretKeyRef *struct{ Name, Key string } `yaml:"secretKeyRef"`
+		} `yaml:"valueFrom"`
 	}
 	deployment struct {
 		Template struct {
@@ -49,7 +56,7 @@ type (
 						Name          string
 						ContainerPort int `yaml:"containerPort"`
 					}
-					Env             []struct{ Name, Value string }
+					Env             []envVar
 					ReadinessProbe  *probe `yaml:"readinessProbe"`
 					LivenessProbe   *probe `yaml:"livenessProbe"`
 					Resources       map[string]map[string]string
@@ -66,7 +73,9 @@ type (
 		Rules []struct {
 			HTTP struct {
 				Paths []struct {
-					Backend struct {
+					Path     string
+					PathType string `yaml:"pathType"`
+					Backend  struct {
 						Service struct {
 							Name string
 							Port struct{ Name string }
@@ -143,10 +152,11 @@ func TestKubernetesManifestsNameTheServersPortsAndPaths(t *testing.T) {
 		t.Fatalf("the container must expose the image's port 8000: %+v", c.Ports)
 	}
 	portName := c.Ports[0].Name
+	// The admin API, health checks included, takes the token: the probes send it with
+	// the image's own command, which reads it from the environment.
 	for name, p := range map[string]*probe{"readiness": c.ReadinessProbe, "liveness": c.LivenessProbe} {
-		want := server.AdminPrefix + map[string]string{"readiness": "/readyz", "liveness": "/healthz"}[name]
-		if p == nil || p.HTTPGet.Path != want || p.HTTPGet.Port != portName {
-			t.Errorf("%s probe: want GET %s on port %q, got %+v", name, want, portName, p)
+		if p == nil || p.Exec == nil || !slices.Equal(p.Exec.Command, []string{"/usr/local/bin/agui-mock", "healthcheck"}) {
+			t.Errorf("%s probe: want the image's agui-mock healthcheck, got %+v", name, p)
 		}
 	}
 	if c.Resources["requests"]["memory"] == "" || c.Resources["limits"]["memory"] == "" {
@@ -154,6 +164,18 @@ func TestKubernetesManifestsNameTheServersPortsAndPaths(t *testing.T) {
 	}
 	if sc := c.SecurityContext; sc.AllowPrivilegeEscalation == nil || *sc.AllowPrivilegeEscalation || !sc.ReadOnlyRootFilesystem {
 		t.Errorf("the container must not escalate and must have a read-only root: %+v", sc)
+	}
+	tokenFromSecret := false
+	for _, e := range c.Env {
+		switch {
+		case strings.HasSuffix(e.Name, "_TOKEN") && e.Value != "":
+			t.Errorf("%s is written into the manifest; take it from a Secret", e.Name)
+		case e.Name == "AGUI_MOCK_ADMIN_TOKEN":
+			tokenFromSecret = e.ValueFrom != nil && e.ValueFrom.SecretKeyRef != nil && e.ValueFrom.SecretKeyRef.Name != "" && e.ValueFrom.SecretKeyRef.Key != ""
+		}
+	}
+	if !tokenFromSecret {
+		t.Errorf("the deployment must take AGUI_MOCK_ADMIN_TOKEN from a Secret: the Ingress publishes the admin API")
 	}
 	known := flagVariables()
 	for _, e := range c.Env {
@@ -172,6 +194,16 @@ func TestKubernetesManifestsNameTheServersPortsAndPaths(t *testing.T) {
 	}
 	if got := ing.Metadata.Annotations["nginx.ingress.kubernetes.io/proxy-buffering"]; got != "off" {
 		t.Errorf("streams need proxy-buffering off, got %q", got)
+	}
+	// The Ingress publishes what tests call, and no more: not /metrics, not every path.
+	var published []string
+	for _, rule := range decodeSpec[ingress](t, ing).Rules {
+		for _, p := range rule.HTTP.Paths {
+			published = append(published, p.PathType+" "+p.Path)
+		}
+	}
+	if want := []string{"Prefix /agui", "Prefix " + server.AdminPrefix}; !slices.Equal(published, want) {
+		t.Errorf("the Ingress publishes %q, want %q", published, want)
 	}
 	for _, rule := range decodeSpec[ingress](t, ing).Rules {
 		for _, p := range rule.HTTP.Paths {

@@ -123,7 +123,7 @@ func validatePaths(paths []string, limits scenarios.Limits, builtin bool) report
 		}
 	}
 	if len(own) > 0 {
-		found, diags := scenarios.Gather(nil, setSources(own, builtin)...)
+		found, diags := scenarios.Gather(context.Background(), nil, setSources(own, builtin)...)
 		rep.Problems = append(rep.Problems, diags...)
 		for _, sc := range found {
 			if !sc.Default() {

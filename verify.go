@@ -193,7 +193,7 @@ func loadScenarios(ctx context.Context, paths []string) (*scenarios.Set, []scena
 			diags = append(diags, scenarios.Diagnostic{File: p, Message: "not a scenario file (.yaml, .yml) or a directory"})
 		}
 	}
-	found, d := scenarios.Gather(nil, setSources(own, false)...)
+	found, d := scenarios.Gather(context.Background(), nil, setSources(own, false)...)
 	diags = append(diags, d...)
 	if len(diags) > 0 {
 		return nil, diags

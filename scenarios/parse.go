@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -19,7 +20,13 @@ import (
 // Parse reads the scenarios of one YAML file; a file may hold several documents, and
 // one that holds no scenario is a problem.
 func Parse(file string, data []byte) ([]*Scenario, []Diagnostic) {
-	l := &fileLoader{file: file, diag: &diagnostics{}}
+	return ParseContext(context.Background(), file, data)
+}
+
+// ParseContext is Parse that stops, with a diagnostic, when ctx is done while it
+// resolves the file's aliases.
+func ParseContext(ctx context.Context, file string, data []byte) ([]*Scenario, []Diagnostic) {
+	l := &fileLoader{ctx: ctx, file: file, diag: &diagnostics{}}
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	var list []*Scenario
 	for doc := 1; ; doc++ {
@@ -36,7 +43,9 @@ func Parse(file string, data []byte) ([]*Scenario, []Diagnostic) {
 			continue // an empty document, e.g. after a trailing ---
 		}
 		l.duplicateKeys(root.Content[0])
-		resolveAliases(root.Content[0], 0)
+		if !l.resolveAliases(root.Content[0]) {
+			break
+		}
 		if sc := l.scenario(root.Content[0], doc); sc != nil {
 			list = append(list, sc)
 		}
@@ -53,6 +62,8 @@ func Parse(file string, data []byte) ([]*Scenario, []Diagnostic) {
 
 // fileLoader parses the scenarios of one file and collects its problems.
 type fileLoader struct {
+	ctx          context.Context // the load's: resolving aliases stops when it is done
+	aliasNodes   int             // the nodes aliases added to the file so far
 	file         string
 	diag         *diagnostics
 	templates    *template.Template // the template set of the scenario being parsed

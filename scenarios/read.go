@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"io"
 	"io/fs"
@@ -43,6 +44,11 @@ func SkipsDir(name string) bool { return strings.HasPrefix(name, ".") || name ==
 // ReadFiles walks a source and parses every scenario file in it, but for the
 // directories SkipsDir names.
 func ReadFiles(src Source) ([]*Scenario, []Diagnostic) {
+	return readFiles(context.Background(), src)
+}
+
+// readFiles is ReadFiles whose parsing stops when ctx is done.
+func readFiles(ctx context.Context, src Source) ([]*Scenario, []Diagnostic) {
 	var files []string
 	var diags []Diagnostic
 	err := fs.WalkDir(src.FS, src.Root, func(p string, d fs.DirEntry, err error) error {
@@ -69,7 +75,7 @@ func ReadFiles(src Source) ([]*Scenario, []Diagnostic) {
 			fileDiags[i] = []Diagnostic{{File: name, Message: err.Error()}}
 			return
 		}
-		lists[i], fileDiags[i] = Parse(name, data)
+		lists[i], fileDiags[i] = ParseContext(ctx, name, data)
 	})
 	var all []*Scenario
 	for i := range files {

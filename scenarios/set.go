@@ -43,18 +43,18 @@ func Load(sources ...Source) (*Set, error) {
 // the sources' scenarios of the same id. The dry runs of every scenario have limits,
 // and stop when ctx is done: then LoadWith fails with ctx's cause.
 func LoadWith(ctx context.Context, limits Limits, extra []*Scenario, sources ...Source) (*Set, error) {
-	all, diags := Gather(extra, sources...)
+	all, diags := Gather(ctx, extra, sources...)
 	if len(diags) > 0 {
 		return nil, &LoadError{Diagnostics: diags}
 	}
 	return NewSet(ctx, limits, all)
 }
 
-// Gather reads every source and returns the scenarios a set of them holds, with the
+// Gather reads every source (stopping when ctx is done) and returns the scenarios a set of them holds, with the
 // problems of their files: the scenarios added at run time (extra) first, overriding
 // those of the same id; then the sources' scenarios, except those a source omits and
 // those of a Fallback source that another scenario of the same id overrides.
-func Gather(extra []*Scenario, sources ...Source) ([]*Scenario, []Diagnostic) {
+func Gather(ctx context.Context, extra []*Scenario, sources ...Source) ([]*Scenario, []Diagnostic) {
 	all := slices.Clone(extra)
 	var diags []Diagnostic
 	runtime := map[string]bool{}
@@ -64,7 +64,7 @@ func Gather(extra []*Scenario, sources ...Source) ([]*Scenario, []Diagnostic) {
 	defined := maps.Clone(runtime)
 	var fallback []*Scenario
 	for _, src := range sources {
-		list, d := ReadFiles(src)
+		list, d := readFiles(ctx, src)
 		diags = append(diags, d...)
 		list = slices.DeleteFunc(list, func(sc *Scenario) bool { return slices.Contains(src.Omit, sc.ID) })
 		if src.Fallback {

@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"context"
 	"errors"
 	"io"
 	"regexp"
@@ -120,24 +121,61 @@ func (l *fileLoader) duplicateKeys(n *yaml.Node) {
 	}
 }
 
-// maxAliasDepth bounds alias expansion; the YAML decoder already refuses documents
-// that alias excessively.
-const maxAliasDepth = 64
+// MaxAliasNodes bounds the nodes that aliases add to one file: an alias adds every node
+// of what it names each time it is written, and the loader walks the result. Aliases of
+// a few step lists or mappings stay far below it; an alias bomb — ten levels of ten
+// aliases, 10⁹ nodes from a few hundred bytes — is refused when it reaches it, after a
+// few milliseconds, at the alias that went past it.
+const MaxAliasNodes = 100_000
+
+// aliasesChecked is how many nodes aliases add between two looks at the load's context.
+const aliasesChecked = 1 << 12
 
 // resolveAliases replaces aliases with copies of what they name and expands merge keys
-// (<<), so the rest of the loader sees plain mappings, sequences and scalars.
-func resolveAliases(n *yaml.Node, depth int) {
-	if depth > maxAliasDepth {
-		return
+// (<<), so the rest of the loader sees plain mappings, sequences and scalars. It reports
+// false, with a diagnostic, when the aliases add more than MaxAliasNodes nodes to the
+// file or the load's context is done; the document is then left half resolved, and is
+// not to be read.
+func (l *fileLoader) resolveAliases(n *yaml.Node) bool {
+	return l.resolveNode(n, nil)
+}
+
+// resolveNode resolves the aliases under n, which is reached through the alias via (nil
+// when n is written where it stands).
+func (l *fileLoader) resolveNode(n, via *yaml.Node) bool {
+	if via != nil {
+		l.aliasNodes++
+		switch {
+		case l.aliasNodes > MaxAliasNodes:
+			l.diag.add(l.pos(via), "an alias adds every node of what it names each time it is written: alias less, or write the repeated part out",
+				"the aliases of this file add more than %d nodes (the alias *%s here goes past it)", MaxAliasNodes, via.Value)
+			return false
+		case l.aliasNodes%aliasesChecked == 0 && l.ctx.Err() != nil:
+			l.diag.add(l.pos(via), "", "reading the file stopped: %v", context.Cause(l.ctx))
+			return false
+		}
 	}
 	for i, c := range n.Content {
+		from := via
 		if c.Kind == yaml.AliasNode && c.Alias != nil {
 			clone := *c.Alias
 			clone.Anchor = ""
 			n.Content[i] = &clone
+			if from == nil {
+				from = c
+			}
 		}
-		resolveAliases(n.Content[i], depth+1)
+		if !l.resolveNode(n.Content[i], from) {
+			return false
+		}
 	}
+	mergeKeys(n)
+	return true
+}
+
+// mergeKeys expands the merge keys (<<) of a mapping whose aliases are resolved: a key
+// given next to a merge key overrides the merged one.
+func mergeKeys(n *yaml.Node) {
 	if n.Kind != yaml.MappingNode {
 		return
 	}

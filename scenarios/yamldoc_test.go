@@ -1,10 +1,13 @@
 package scenarios
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestYAMLSyntaxErrorsNameTheirLine(t *testing.T) {
@@ -78,5 +81,64 @@ func TestAMisplacedOnSaysWhereItGoes(t *testing.T) {
 	_, err := loadOne(t, "id: approve\nmatch: {message: delete}\nsteps:\n  - interrupt:\n      id: x\n      message: Sure?\n  - on:\n      resolved: [{text: ok}]\n")
 	if err == nil || !strings.Contains(err.Error(), `unknown key "on" in a step (hint: "on" goes inside an interrupt, beside its id and message`) {
 		t.Errorf("got %v", err)
+	}
+}
+
+// aliasBomb is a scenario file of ten levels of ten aliases: a few hundred bytes that
+// name 10¹⁰ nodes once resolved. Its first level's aliases are on line 3.
+func aliasBomb() string {
+	var b strings.Builder
+	b.WriteString("id: bomb\nsteps:\n  - text: a\n")
+	b.WriteString("x0: &x0 [a, a, a, a, a, a, a, a, a, a]\n")
+	for i := 1; i <= 9; i++ {
+		fmt.Fprintf(&b, "x%d: &x%d [*x%d, *x%[3]d, *x%[3]d, *x%[3]d, *x%[3]d, *x%[3]d, *x%[3]d, *x%[3]d, *x%[3]d, *x%[3]d]\n", i, i, i-1)
+	}
+	return b.String()
+}
+
+func TestAnAliasBombIsRefusedQuicklyAtItsAlias(t *testing.T) {
+	started := time.Now()
+	_, diags := Parse("bomb.yaml", []byte(aliasBomb()))
+	if took := time.Since(started); took > time.Second {
+		t.Errorf("refusing the bomb took %v", took)
+	}
+	if len(diags) != 1 {
+		t.Fatalf("diagnostics %v", diags)
+	}
+	d := diags[0]
+	if d.File != "bomb.yaml" || d.Line < 5 || !strings.Contains(d.Message, fmt.Sprintf("add more than %d nodes", MaxAliasNodes)) {
+		t.Errorf("diagnostic %+v, want one of bomb.yaml at an alias's line naming the limit", d)
+	}
+}
+
+func TestAliasesWithinTheBudgetResolve(t *testing.T) {
+	// Each alias of the three-node list adds three nodes: as many aliases as the budget
+	// allows resolve, and one more is refused.
+	file := func(aliases int) string {
+		var b strings.Builder
+		b.WriteString("id: many\nsteps:\n  - text: a\nlist: &list [a, b]\nuses:\n")
+		for range aliases {
+			b.WriteString("  - *list\n")
+		}
+		return b.String()
+	}
+	_, diags := Parse("ok.yaml", []byte(file(MaxAliasNodes/3)))
+	for _, d := range diags {
+		if strings.Contains(d.Message, "aliases") {
+			t.Errorf("within the budget: %v", d)
+		}
+	}
+	_, diags = Parse("over.yaml", []byte(file(MaxAliasNodes/3+1)))
+	if len(diags) != 1 || diags[0].Line != 6+MaxAliasNodes/3 || !strings.Contains(diags[0].Message, "*list") {
+		t.Errorf("one alias past the budget: %v", diags)
+	}
+}
+
+func TestResolvingAliasesStopsWhenTheLoadIsCancelled(t *testing.T) {
+	ctx, cancel := context.WithCancelCause(t.Context())
+	cancel(errors.New("the server is stopping"))
+	_, diags := ParseContext(ctx, "bomb.yaml", []byte(aliasBomb()))
+	if len(diags) != 1 || !strings.Contains(diags[0].Message, "reading the file stopped: the server is stopping") {
+		t.Errorf("diagnostics %v", diags)
 	}
 }

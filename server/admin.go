@@ -160,7 +160,7 @@ func (s *Server) addScenarios(c echo.Context) error {
 	defer s.load.mu.Unlock()
 	s.load.added++
 	name := fmt.Sprintf("runtime-%d.yaml", s.load.added)
-	added, diags := scenarios.Parse(name, body)
+	added, diags := scenarios.ParseContext(c.Request().Context(), name, body)
 	if len(diags) > 0 {
 		return invalidScenario(diags)
 	}

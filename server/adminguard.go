@@ -22,6 +22,16 @@ func isAdminPath(path string) bool {
 	return path == AdminPrefix || strings.HasPrefix(path, AdminPrefix+"/") || routeOf(path) == metricsPath
 }
 
+// readsOthersData reports whether a request may read or change what other clients did:
+// a thread's history, the cancel of a thread's run, and anything done as a test (with
+// X-Test-Id), which takes the forced scenarios, faults and breakpoints that test set up
+// and reads its threads. Web pages from other origins may not, as for the admin API;
+// any page may still run a conversation of its own (see corsPolicy).
+func readsOthersData(req *http.Request) bool {
+	route := routeOf(req.URL.Path)
+	return route == HistoryPath || route == CancelPath || req.Header.Get(TestIDHeader) != ""
+}
+
 // ResolveAdminToken returns the token the admin API requires: the admin token, or, when
 // there is none, the token of the AG-UI endpoints; "" when neither is set.
 func ResolveAdminToken(adminToken, authToken string) string {
@@ -32,7 +42,8 @@ func ResolveAdminToken(adminToken, authToken string) string {
 }
 
 // adminGuard protects the admin API, every path under AdminPrefix and /metrics, from web
-// pages and, with a token, from whoever lacks it. Tools that are no browser (curl, test
+// pages and, with a token, from whoever lacks it; its browser rule also guards the
+// requests that read or change other clients' conversations and tests (readsOthersData). Tools that are no browser (curl, test
 // runners' HTTP clients) send no Origin and no Sec-Fetch-Site, and pass its browser
 // rules. It checks, in order:
 //
@@ -60,9 +71,14 @@ func (g *adminGuard) middleware(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		req := c.Request()
 		if !isAdminPath(req.URL.Path) {
+			if readsOthersData(req) && changesState(req.Method) {
+				if msg := browserProblem(req, g.cors, othersDataRule); msg != "" {
+					return refuse(g.logger, c, apiError(http.StatusForbidden, "forbidden_origin", msg))
+				}
+			}
 			return next(c)
 		}
-		if msg := browserProblem(req, g.cors); msg != "" {
+		if msg := browserProblem(req, g.cors, adminRule); msg != "" {
 			return refuse(g.logger, c, apiError(http.StatusForbidden, "forbidden_origin", msg))
 		}
 		if g.token != nil && !isInspectorPath(req.URL.Path) { // the page asks for the token itself
@@ -80,23 +96,33 @@ func (g *adminGuard) middleware(next echo.HandlerFunc) echo.HandlerFunc {
 	}
 }
 
-// browserProblem says why the admin API refuses a request from a web page, or returns
-// "" when it takes it: it is no browser's, or its page's origin is listed or the
-// server's own.
-func browserProblem(req *http.Request, cors *corsPolicy) string {
+// browserRule is what the browser rule guards, as its refusals say it.
+type browserRule struct {
+	subject string // what does not answer web pages
+	power   string // what only listed origins may do
+}
+
+var (
+	adminRule      = browserRule{"the admin API", "drive or read the mock"}
+	othersDataRule = browserRule{"a thread's history or cancel, or a request as a test (X-Test-Id),", "read or change other clients' conversations and tests"}
+)
+
+// browserProblem says why rule refuses a request from a web page, or returns "" when
+// it takes it: it is no browser's, or its page's origin is listed or the server's own.
+func browserProblem(req *http.Request, cors *corsPolicy, rule browserRule) string {
 	if origin := req.Header.Get(headerOrigin); origin != "" {
 		if cors.lists(origin) || sameOrigin(origin, req.Host) {
 			return ""
 		}
-		return fmt.Sprintf("the admin API does not answer web pages from %s: only origins --cors-origins lists by name or pattern "+
-			"(a wildcard does not count) may drive or read the mock; to allow this one, start it with --cors-origins %s", origin, origin)
+		return fmt.Sprintf("%s does not answer web pages from %s: only origins --cors-origins lists by name or pattern "+
+			"(a wildcard does not count) may %s; to allow this one, start it with --cors-origins %s", rule.subject, origin, rule.power, origin)
 	}
 	switch site := req.Header.Get(headerFetchSite); site {
 	case "cross-site", "same-site":
 		if !changesState(req.Method) && req.Header.Get(headerFetchMode) == "navigate" {
 			return "" // a page the user opens, which no other page can read
 		}
-		return fmt.Sprintf("the admin API does not answer web pages of other sites (Sec-Fetch-Site: %s) that name no origin", site)
+		return fmt.Sprintf("%s does not answer web pages of other sites (Sec-Fetch-Site: %s) that name no origin", rule.subject, site)
 	}
 	return ""
 }

@@ -196,11 +196,64 @@ func TestTheAdminAPIRefusesWebPagesItDoesNotList(t *testing.T) {
 	}
 }
 
-func TestAWildcardStillLetsAnyPageCallTheAGUIEndpoints(t *testing.T) {
-	s := newServer(t, "", nil)
-	rec, answer := serve(s, adminRequest(http.MethodPost, HistoryPath, `{"threadId":"t1"}`, "application/json", map[string]string{"Origin": "http://anywhere.test"}))
-	if rec.Code != http.StatusNotFound || answer.Error != "unknown_thread" || rec.Header().Get("Access-Control-Allow-Origin") != "*" {
-		t.Errorf("got %d %s %v, want the endpoint's own answer, readable by the page", rec.Code, rec.Body, rec.Header())
+func TestAWildcardLetsAnyPageRunButNotReadOrChangeOtherClientsData(t *testing.T) {
+	const (
+		page = "http://127.0.0.1:5173" // another port of the mock's own host: another origin
+		app  = "http://localhost:3000"
+		run  = `{"threadId":"t1","runId":"r","messages":[{"id":"m","role":"user","content":"hello"}]}`
+	)
+	asTest := map[string]string{TestIDHeader: "victim"}
+	tests := []struct {
+		name, path, body, origin string
+		header                   map[string]string
+		status                   int
+		allowOrigin              string
+	}{
+		{"a run from any page", "/agui/chat", run, page, nil, 200, "*"},
+		{"a run as a test from another page", "/agui/chat", run, page, asTest, 403, "*"},
+		{"a thread's history from another page", HistoryPath, `{"threadId":"t1"}`, page, nil, 403, ""},
+		{"a test's thread's history from another page", HistoryPath, `{"threadId":"t1"}`, page, asTest, 403, ""},
+		{"a cancel from another page", CancelPath, `{"threadId":"t1"}`, page, nil, 403, ""},
+		{"a cancel from another page, with a trailing slash", CancelPath + "/", `{"threadId":"t1"}`, page, nil, 403, ""},
+		{"a run as a test from the listed origin", "/agui/chat", run, app, asTest, 200, app},
+		{"a history from the listed origin", HistoryPath, `{"threadId":"t1"}`, app, nil, 404, app},
+		{"a cancel from the mock's own origin", CancelPath, `{"threadId":"t1"}`, "http://example.com", nil, 404, ""},
+		{"a history from a tool, which sends no Origin", HistoryPath, `{"threadId":"t1"}`, "", asTest, 404, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := newServer(t, "", func(c *Config) { c.CORSOrigins = []string{"*", app}; c.Speed = 0 })
+			header := map[string]string{}
+			for k, v := range tt.header {
+				header[k] = v
+			}
+			if tt.origin != "" {
+				header["Origin"] = tt.origin
+			}
+			rec, answer := serve(s, adminRequest(http.MethodPost, tt.path, tt.body, "application/json", header))
+			if rec.Code != tt.status || rec.Header().Get("Access-Control-Allow-Origin") != tt.allowOrigin {
+				t.Fatalf("got %d %s, Access-Control-Allow-Origin %q; want %d and %q", rec.Code, rec.Body, rec.Header().Get("Access-Control-Allow-Origin"), tt.status, tt.allowOrigin)
+			}
+			if tt.status == 403 && (answer.Error != "forbidden_origin" || !strings.Contains(answer.Message, "--cors-origins "+tt.origin)) {
+				t.Errorf("the refusal says %+v", answer)
+			}
+		})
+	}
+}
+
+func TestAPageFromAnotherOriginConsumesNothingATestSetUp(t *testing.T) {
+	s := newServer(t, "", func(c *Config) { c.Speed = 0 })
+	asTest := map[string]string{TestIDHeader: "victim"}
+	if rec, _ := serve(s, adminRequest(http.MethodPost, AdminPrefix+"/faults", `{"kind":"status","status":418}`, "application/json", asTest)); rec.Code != 201 && rec.Code != 200 && rec.Code != 204 {
+		t.Fatalf("queueing a fault: %d %s", rec.Code, rec.Body)
+	}
+	run := `{"threadId":"t1","runId":"r","messages":[{"id":"m","role":"user","content":"hello"}]}`
+	page := map[string]string{TestIDHeader: "victim", "Origin": "http://127.0.0.2:8000"}
+	if rec, _ := serve(s, adminRequest(http.MethodPost, "/agui/chat", run, "application/json", page)); rec.Code != 403 {
+		t.Fatalf("the page's run as the test: %d %s", rec.Code, rec.Body)
+	}
+	if rec, _ := serve(s, adminRequest(http.MethodPost, "/agui/chat", run, "application/json", asTest)); rec.Code != 418 {
+		t.Errorf("the test's own run: %d %s, want the fault it queued", rec.Code, rec.Body)
 	}
 }
 

@@ -37,7 +37,9 @@ const (
 // (cookies, credentials: 'include'); with "*", any other origin may call the AG-UI
 // endpoints without credentials, which the Fetch standard forbids for a wildcard — and
 // which would let any page read the mock's answers with the user's cookies. The admin
-// API answers listed origins only (see adminGuard). An origin the policy does not allow
+// API, a thread's history and cancel answer listed origins only (see adminGuard), and
+// so does a request as a test (X-Test-Id), though its preflight is answered with "*" so
+// that the page can read why it is refused. An origin the policy does not allow
 // gets no CORS headers, so its browser refuses the answer.
 type corsPolicy struct {
 	anyOrigin bool             // "*" is among the origins
@@ -68,7 +70,7 @@ func (p *corsPolicy) allows(origin, path string) (allowOrigin string, credential
 		return "", false // not a cross-origin request from a browser
 	case p.lists(origin):
 		return origin, true
-	case p.anyOrigin && !isAdminPath(path):
+	case p.anyOrigin && !isAdminPath(path) && routeOf(path) != HistoryPath && routeOf(path) != CancelPath:
 		return "*", false
 	}
 	return "", false

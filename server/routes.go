@@ -11,9 +11,12 @@ import (
 	"runtime/debug"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
+
+	"github.com/agui-mock/agui-mock/internal/admission"
 )
 
 // AdminPrefix is the reserved path prefix of the server's own endpoints.
@@ -30,6 +33,9 @@ func (s *Server) routes() *echo.Echo {
 	e.HideBanner, e.HidePort = true, true
 	e.HTTPErrorHandler = s.errorHandler
 	e.Use(middleware.RequestIDWithConfig(middleware.RequestIDConfig{Generator: newRequestID}))
+	// Before anything may answer: net/http drains what is left of a body before it
+	// writes an answer, and would wait for a stalled one without a deadline.
+	e.Use(s.bodyDeadline)
 	cors := newCORSPolicy(s.cfg.CORSOrigins)
 	if len(s.cfg.CORSOrigins) > 0 {
 		// Answers preflights, unjournaled, before the Host check: a preflight changes
@@ -51,6 +57,24 @@ func (s *Server) routes() *echo.Echo {
 	e.POST(CancelPath, s.cancel, s.authenticate)
 	e.Any(catchAll, s.dispatch, s.authenticate)
 	return e
+}
+
+// bodyDeadline gives a request's body Config.BodyTimeout to arrive, and gives its
+// connection's admission place back while it does (readBody takes it again): a client
+// that stalls its body makes no other client wait, health checks included.
+func (s *Server) bodyDeadline(next echo.HandlerFunc) echo.HandlerFunc {
+	if s.cfg.BodyTimeout <= 0 {
+		return next
+	}
+	return func(c echo.Context) error {
+		req := c.Request()
+		if req.ContentLength != 0 && req.Body != http.NoBody {
+			// Unsupported only by writers that are no connection's, such as tests' recorders.
+			_ = http.NewResponseController(c.Response()).SetReadDeadline(time.Now().Add(s.cfg.BodyTimeout))
+			admission.Begun(req.Context())
+		}
+		return next(c)
+	}
 }
 
 // catchAll is the route of every request no other route takes: run routes, which

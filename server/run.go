@@ -8,6 +8,7 @@ import (
 	"io"
 	"log/slog"
 	"mime"
+	"net"
 	"net/http"
 	"net/textproto"
 	"strconv"
@@ -344,10 +345,21 @@ func (s *Server) readBody(c echo.Context, limit int64) ([]byte, error) {
 	})
 	if err != nil {
 		var tooLarge *http.MaxBytesError
-		if errors.As(err, &tooLarge) {
+		var netErr net.Error
+		switch {
+		case errors.As(err, &tooLarge):
 			return nil, apiError(http.StatusRequestEntityTooLarge, "body_too_large", fmt.Sprintf("the body exceeds the limit of %d bytes", limit))
+		case errors.As(err, &netErr) && netErr.Timeout():
+			c.Response().Header().Set(echo.HeaderConnection, "close") // what is left of the body is not a request
+			return nil, apiError(http.StatusRequestTimeout, "body_timeout", fmt.Sprintf("the body did not arrive within %v of the request's headers", s.cfg.BodyTimeout))
 		}
 		return nil, apiError(http.StatusBadRequest, "unreadable_body", "reading the body: "+err.Error())
+	}
+	// The body is in: the connection's reads have no deadline (a stream's client may stay
+	// silent as long as it likes), and the request goes on as one the server works on.
+	_ = http.NewResponseController(c.Response()).SetReadDeadline(time.Time{})
+	if err := admission.Resume(req.Context()); err != nil {
+		return nil, apiError(statusClientClosedRequest, "request_stopped", "the request stopped while it waited to be answered: "+err.Error())
 	}
 	return body, nil
 }

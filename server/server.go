@@ -36,6 +36,10 @@ type Config struct {
 	EventIDs     bool    // write an `id: <TYPE>_<timestamp>` line before each event
 	KeepAlive    time.Duration
 	MaxBodyBytes int64
+	// BodyTimeout is the longest a request's body may take to arrive, from the end of
+	// its headers; a body that takes longer is answered 408 and its connection closed.
+	// 0: no limit.
+	BodyTimeout  time.Duration
 	WriteTimeout time.Duration // longest a single event may take to write (at least half of it)
 	Timing       scenarios.Timing
 	Threads      threads.Limits
@@ -86,6 +90,7 @@ func DefaultConfig() Config {
 		EventIDs:      true,
 		KeepAlive:     15 * time.Second,
 		MaxBodyBytes:  10 << 20,
+		BodyTimeout:   headerTimeout,
 		WriteTimeout:  10 * time.Second,
 		Timing:        scenarios.DefaultTiming(),
 		Threads:       threads.DefaultLimits(),
@@ -99,6 +104,10 @@ func DefaultConfig() Config {
 		Logger:        slog.Default(),
 	}
 }
+
+// headerTimeout is the longest a request's headers may take to arrive, and by default
+// its body.
+const headerTimeout = 10 * time.Second
 
 // Server is the mock AG-UI agent.
 type Server struct {
@@ -196,7 +205,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 func (s *Server) Serve(ctx context.Context, ln net.Listener, grace time.Duration) error {
 	srv := &http.Server{
 		Handler:           s.echo,
-		ReadHeaderTimeout: 10 * time.Second,
+		ReadHeaderTimeout: headerTimeout,
 		IdleTimeout:       2 * time.Minute,
 		// No WriteTimeout: it would cut long streams; each event has its own deadline.
 	}

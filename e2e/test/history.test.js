@@ -1,6 +1,7 @@
 // (j) POST /agui/history: after every kind of run, the server's record of the thread is
 // what the client holds (messages and state), with the runs and their outcomes; the
-// endpoint's refusals; CORS for a browser app on another origin; and Bearer auth.
+// endpoint's refusals; CORS for a browser app on another origin (only a listed one reads
+// a history); and Bearer auth.
 
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
@@ -39,6 +40,7 @@ events:
 
 // The origin of a frontend dev server calling the mock from the browser.
 const BROWSER_ORIGIN = 'http://localhost:3000';
+const listed = useServer(['--cors-origins', BROWSER_ORIGIN]);
 
 for (const client of CLIENTS) {
   describe(`history after each run with ${client.label}`, () => {
@@ -143,37 +145,56 @@ describe('the history endpoint over plain fetch', () => {
 });
 
 describe('CORS for a browser app on another origin', () => {
+  /** A preflight for POST path from BROWSER_ORIGIN to mock; resolves with its answer. */
+  const preflight = (mock, path) =>
+    fetch(mock.url + path, {
+      method: 'OPTIONS',
+      headers: {
+        Origin: BROWSER_ORIGIN,
+        'Access-Control-Request-Method': 'POST',
+        'Access-Control-Request-Headers': 'content-type,authorization',
+      },
+    });
+
   for (const path of [DEFAULT_ROUTE, HISTORY_PATH, CANCEL_PATH]) {
-    test(`a preflight for POST ${path} from ${BROWSER_ORIGIN} is allowed`, async () => {
-      const res = await fetch(server.url + path, {
-        method: 'OPTIONS',
-        headers: {
-          Origin: BROWSER_ORIGIN,
-          'Access-Control-Request-Method': 'POST',
-          'Access-Control-Request-Headers': 'content-type,authorization',
-        },
-      });
+    test(`a preflight for POST ${path} from ${BROWSER_ORIGIN}, which --cors-origins lists, is allowed`, async () => {
+      const res = await preflight(listed, path);
       assert.ok([200, 204].includes(res.status), `status ${res.status}`);
-      assert.ok(['*', BROWSER_ORIGIN].includes(res.headers.get('access-control-allow-origin')));
+      assert.equal(res.headers.get('access-control-allow-origin'), BROWSER_ORIGIN);
       assert.match(res.headers.get('access-control-allow-methods'), /\bPOST\b/);
       const allowed = res.headers.get('access-control-allow-headers').toLowerCase().split(/\s*,\s*/);
       for (const header of ['content-type', 'authorization']) assert.ok(allowed.includes(header), `${header} in ${allowed}`);
     });
   }
 
+  test('with the default origins (*), any page may run, but only a listed one reads a history or cancels', async () => {
+    assert.equal((await preflight(server, DEFAULT_ROUTE)).headers.get('access-control-allow-origin'), '*');
+    for (const path of [HISTORY_PATH, CANCEL_PATH]) {
+      assert.equal((await preflight(server, path)).headers.get('access-control-allow-origin'), null, path);
+    }
+  });
+
   test('the run stream and the history answer carry Access-Control-Allow-Origin', async () => {
-    const threadId = `thread-${randomUUID()}`;
-    const headers = { 'Content-Type': 'application/json', Origin: BROWSER_ORIGIN, [SPEED_HEADER]: '0' };
-    const run = await fetch(server.url + DEFAULT_ROUTE, {
-      method: 'POST',
-      headers,
-      body: JSON.stringify({ threadId, runId: 'run-001', messages: [{ id: 'm-1', role: 'user', content: 'Hello there' }] }),
-    });
-    assert.ok(['*', BROWSER_ORIGIN].includes(run.headers.get('access-control-allow-origin')));
-    await run.text();
-    const history = await postJSON(server, HISTORY_PATH, { threadId }, { Origin: BROWSER_ORIGIN });
-    assert.equal(history.status, 200);
-    assert.ok(['*', BROWSER_ORIGIN].includes(history.headers.get('access-control-allow-origin')));
+    for (const mock of [server, listed]) {
+      const threadId = `thread-${randomUUID()}`;
+      const headers = { 'Content-Type': 'application/json', Origin: BROWSER_ORIGIN, [SPEED_HEADER]: '0' };
+      const run = await fetch(mock.url + DEFAULT_ROUTE, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ threadId, runId: 'run-001', messages: [{ id: 'm-1', role: 'user', content: 'Hello there' }] }),
+      });
+      assert.ok(['*', BROWSER_ORIGIN].includes(run.headers.get('access-control-allow-origin')));
+      await run.text();
+      const history = await postJSON(mock, HISTORY_PATH, { threadId }, { Origin: BROWSER_ORIGIN });
+      if (mock === listed) {
+        assert.equal(history.status, 200);
+        assert.equal(history.headers.get('access-control-allow-origin'), BROWSER_ORIGIN);
+      } else {
+        assert.equal(history.status, 403, 'an origin only the wildcard admits reads no history');
+        assert.equal(history.body.error, 'forbidden_origin');
+        assert.equal(history.headers.get('access-control-allow-origin'), null);
+      }
+    }
   });
 });
 
@@ -228,7 +249,7 @@ describe('Bearer auth (--auth-token)', () => {
     assert.ok([200, 204].includes(preflight.status), `status ${preflight.status}`);
     assert.ok(['*', BROWSER_ORIGIN].includes(preflight.headers.get('access-control-allow-origin')));
 
-    const refused = await postJSON(guarded, HISTORY_PATH, { threadId: 't-1' }, { Origin: BROWSER_ORIGIN });
+    const refused = await postJSON(guarded, DEFAULT_ROUTE, { threadId: 't-1' }, { Origin: BROWSER_ORIGIN });
     assertUnauthorized(refused);
     assert.ok(['*', BROWSER_ORIGIN].includes(refused.headers.get('access-control-allow-origin')), 'the app can read the 401');
   });

@@ -10,6 +10,12 @@
 // ahead of the answer. A keep-alive connection whose next request arrives counts again,
 // without waiting: only new connections wait. Connections are admitted in the order the
 // kernel queued them, so that they also start in that order.
+//
+// A connection that waits for its client costs the server nothing and holds no place,
+// so that slow or silent clients cannot keep others — health checks among them — in
+// the queue: a new connection whose request has not arrived within WaitForClient gives
+// its place back, and a handler that reads a request's body calls Begun before and
+// Resume after.
 package admission
 
 import (
@@ -18,23 +24,34 @@ import (
 	"net"
 	"net/http"
 	"sync"
+	"time"
 )
+
+// WaitForClient is how long a new connection holds its place before its request has
+// arrived. A client that connects sends its request at once, and a crowd's requests
+// are already in the kernel's buffers when their connections are accepted; one that
+// takes longer waits for its client, not for the server, and makes no one wait behind
+// it. It is still answered, in its time.
+const WaitForClient = 100 * time.Millisecond
 
 // Gate admits connections while fewer than its limit are starting. Its Listener,
 // ConnState, ConnContext and Handler are wired into one http.Server.
 type Gate struct {
 	limit    int
 	mu       sync.Mutex
-	admitted sync.Cond // signalled when a slot frees or the listener closes
+	admitted sync.Cond // broadcast when a slot frees or the listener closes: Accept and Resume wait on it
 	starting int
+	reserved int // of starting, the places Accept holds while it waits for the kernel's next connection
 	closed   bool
 	tickets  map[net.Conn]*ticket
 }
 
 // ticket is one connection's slot, held while the connection is starting.
 type ticket struct {
-	gate *Gate
-	held bool // guarded by gate.mu
+	gate   *Gate
+	held   bool        // guarded by gate.mu
+	gone   bool        // the connection was taken over or closed; guarded by gate.mu
+	silent *time.Timer // gives the slot back if the first request does not arrive in time
 }
 
 // New returns a gate that lets up to limit connections start at once.
@@ -60,15 +77,25 @@ func (l *listener) Accept() (net.Conn, error) {
 		g.admitted.Wait()
 	}
 	g.starting++ // also when closed: the Accept below fails and gives it back
+	g.reserved++
 	g.mu.Unlock()
 	c, err := l.Listener.Accept()
 	g.mu.Lock()
 	defer g.mu.Unlock()
+	g.reserved--
 	if err != nil {
 		g.release()
 		return nil, err
 	}
-	g.tickets[c] = &ticket{gate: g, held: true}
+	t := &ticket{gate: g, held: true}
+	t.silent = time.AfterFunc(WaitForClient, func() {
+		g.mu.Lock()
+		defer g.mu.Unlock()
+		if t.silent != nil { // ConnState has not yet seen the first request
+			t.begun()
+		}
+	})
+	g.tickets[c] = t
 	return c, nil
 }
 
@@ -85,7 +112,7 @@ func (l *listener) Close() error {
 // release frees one slot; g.mu is held.
 func (g *Gate) release() {
 	g.starting--
-	g.admitted.Signal()
+	g.admitted.Broadcast()
 }
 
 // ConnState is the http.Server's ConnState hook: a connection whose next request
@@ -97,6 +124,10 @@ func (g *Gate) ConnState(c net.Conn, state http.ConnState) {
 	if t == nil {
 		return
 	}
+	if t.silent != nil && state != http.StateNew { // the first request arrived, or the connection went
+		t.silent.Stop()
+		t.silent = nil
+	}
 	switch state {
 	case http.StateActive:
 		if !t.held {
@@ -106,6 +137,7 @@ func (g *Gate) ConnState(c net.Conn, state http.ConnState) {
 	case http.StateIdle, http.StateHijacked, http.StateClosed:
 		t.begun()
 		if state != http.StateIdle {
+			t.gone = true
 			delete(g.tickets, c)
 		}
 	}
@@ -145,6 +177,42 @@ func Begun(ctx context.Context) {
 	t.gate.mu.Lock()
 	t.begun()
 	t.gate.mu.Unlock()
+}
+
+// Resume says that the request whose context is ctx, which called Begun to wait for its
+// client (its body), goes on working towards its answer: its connection counts as
+// starting again, once there is a place for it. It returns ctx's cause if ctx is done
+// first, and nil at once for a request that did not come through a gate or whose
+// connection holds its place.
+func Resume(ctx context.Context) error {
+	t, ok := ctx.Value(ticketKey{}).(*ticket)
+	if !ok {
+		return nil
+	}
+	g := t.gate
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	// The place an Accept holds for a connection that has not come is not taken from it.
+	full := func() bool { return !t.held && !t.gone && !g.closed && g.starting-g.reserved >= g.limit }
+	if full() {
+		stop := context.AfterFunc(ctx, func() {
+			g.mu.Lock()
+			g.admitted.Broadcast()
+			g.mu.Unlock()
+		})
+		defer stop()
+		for full() {
+			if ctx.Err() != nil {
+				return context.Cause(ctx)
+			}
+			g.admitted.Wait()
+		}
+	}
+	if !t.held && !t.gone {
+		t.held = true
+		g.starting++
+	}
+	return nil
 }
 
 // Handler returns h, whose responses count as begun at their first flush.

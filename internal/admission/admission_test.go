@@ -9,6 +9,7 @@ import (
 	"sync"
 	"testing"
 	"testing/synctest"
+	"time"
 )
 
 // queue is a listener whose connections the test queues, as the kernel's accept queue
@@ -182,4 +183,130 @@ func TestClosingTheListenerWakesAWaitingAccept(t *testing.T) {
 
 func TestBegunWithoutAGateDoesNothing(t *testing.T) {
 	Begun(context.Background()) // must not panic
+}
+
+func TestASilentConnectionGivesItsPlaceBack(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		g, ln, q, first := oneAdmitted(t) // it sends nothing
+		g.ConnState(first, http.StateNew) // as net/http reports it once accepted
+		q.connect(t)
+		waiting := accepting(t, ln)
+		if _, ok := accepted(waiting); ok {
+			t.Fatal("accepted while the first connection had just been accepted")
+		}
+		time.Sleep(WaitForClient - time.Millisecond)
+		if _, ok := accepted(waiting); ok {
+			t.Fatal("accepted before the first connection had waited WaitForClient for its client")
+		}
+		time.Sleep(time.Millisecond)
+		if _, ok := accepted(waiting); !ok {
+			t.Fatal("a silent connection kept its place past WaitForClient")
+		}
+	})
+}
+
+func TestAConnectionWhoseRequestArrivesKeepsItsPlace(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		g, ln, q, first := oneAdmitted(t)
+		g.ConnState(first, http.StateActive) // its request arrived: the server works on it
+		q.connect(t)
+		waiting := accepting(t, ln)
+		time.Sleep(10 * WaitForClient)
+		if _, ok := accepted(waiting); ok {
+			t.Fatal("a connection the server works on gave its place back")
+		}
+		g.ConnState(first, http.StateIdle)
+		if _, ok := accepted(waiting); !ok {
+			t.Fatal("not accepted once the first had begun")
+		}
+	})
+}
+
+func TestResumeWaitsForAPlace(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		g, ln, q, first := oneAdmitted(t)
+		g.ConnState(first, http.StateActive)
+		ctx := g.ConnContext(context.Background(), first)
+		Begun(ctx) // it waits for its body
+		second := q.connect(t)
+		if _, ok := accepted(accepting(t, ln)); !ok {
+			t.Fatal("a connection waits while the only other one waits for its client")
+		}
+		g.ConnState(second, http.StateActive)
+		resumed := make(chan error, 1)
+		go func() { resumed <- Resume(ctx) }()
+		synctest.Wait()
+		select {
+		case <-resumed:
+			t.Fatal("Resume returned while the only place was held")
+		default:
+		}
+		g.ConnState(second, http.StateIdle)
+		synctest.Wait()
+		select {
+		case err := <-resumed:
+			if err != nil {
+				t.Fatal(err)
+			}
+		default:
+			t.Fatal("Resume still waits once the place is free")
+		}
+		q.connect(t)
+		waiting := accepting(t, ln)
+		if _, ok := accepted(waiting); ok {
+			t.Fatal("accepted while the resumed connection holds the place")
+		}
+		g.ConnState(first, http.StateIdle)
+		if _, ok := accepted(waiting); !ok {
+			t.Fatal("not accepted once the resumed connection had begun")
+		}
+	})
+}
+
+func TestResumeStopsWhenTheRequestIsDone(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		g, ln, q, first := oneAdmitted(t)
+		g.ConnState(first, http.StateActive)
+		base := g.ConnContext(context.Background(), first)
+		Begun(base)
+		q.connect(t)
+		if _, ok := accepted(accepting(t, ln)); !ok {
+			t.Fatal("a connection waits while the only other one waits for its client")
+		}
+		ctx, cancel := context.WithCancelCause(base)
+		resumed := make(chan error, 1)
+		go func() { resumed <- Resume(ctx) }()
+		synctest.Wait()
+		cause := errors.New("the client left")
+		cancel(cause)
+		if err := <-resumed; !errors.Is(err, cause) {
+			t.Fatalf("Resume: %v, want the context's cause", err)
+		}
+	})
+}
+
+func TestResumeDoesNotWaitForAConnectionThatHasNotCome(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		g, ln, q, first := oneAdmitted(t)
+		g.ConnState(first, http.StateActive)
+		ctx := g.ConnContext(context.Background(), first)
+		Begun(ctx)
+		waiting := accepting(t, ln) // holds the free place while the kernel's queue is empty
+		synctest.Wait()
+		resumed := make(chan error, 1)
+		go func() { resumed <- Resume(ctx) }()
+		synctest.Wait()
+		select {
+		case err := <-resumed:
+			if err != nil {
+				t.Fatal(err)
+			}
+		default:
+			t.Fatal("Resume waits for the place an Accept holds for a connection that has not come")
+		}
+		q.connect(t)
+		if _, ok := accepted(waiting); !ok {
+			t.Fatal("the connection that came was not accepted")
+		}
+	})
 }
