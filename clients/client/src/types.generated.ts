@@ -38,6 +38,7 @@ export type Outcome = "running" | "success" | "interrupt" | "cancelled" | "error
 
 /** The codes of the server's error answers: an answer's `error`, a journal entry's `error`. */
 export type ErrorCode =
+  | "body_timeout"
   | "body_too_large"
   | "duplicate_answer"
   | "forbidden_host"
@@ -59,6 +60,7 @@ export type ErrorCode =
   | "not_reached"
   | "not_runtime"
   | "reload_rejected"
+  | "request_stopped"
   | "run_in_progress"
   | "run_stopped"
   | "scenario_failed"
@@ -109,4 +111,7 @@ export interface JournalEntry {
   durationMs: number;
   /** the body as JSON, or as text when it is not */
   request?: unknown;
+  /** NearMisses, when the built-in catch-all answered, are the nearest of the
+developer's own scenarios and why each missed. */
+  nearMisses?: { id: string; source: string; reasons: string[] }[];
 }

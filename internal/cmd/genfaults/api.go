@@ -16,6 +16,7 @@ import (
 // syntax, since the journal entry's comments and the error codes exist nowhere else.
 type api struct {
 	journal    []field             // server.JournalEntry's JSON members, in order
+	structs    map[string][]field  // the JSON members of every struct, by package.Name
 	constants  map[string][]string // the string constants of each named type, by type name
 	errorCodes []string            // the codes of the server's error answers, sorted
 }
@@ -30,7 +31,7 @@ type field struct {
 
 // readAPI parses the packages the client's types come from.
 func readAPI(root string) (api, error) {
-	a := api{constants: map[string][]string{}}
+	a := api{constants: map[string][]string{}, structs: map[string][]field{}}
 	for _, dir := range []string{"server", "protocol", "scenarios", "recorder"} {
 		files, err := parseDir(filepath.Join(root, dir))
 		if err != nil {
@@ -38,6 +39,7 @@ func readAPI(root string) (api, error) {
 		}
 		for _, f := range files {
 			collectConstants(f, dir, a.constants)
+			collectStructs(f, dir, a.structs)
 			a.errorCodes = append(a.errorCodes, errorCodes(f)...)
 			if dir == "server" {
 				if fields := structFields(f, "JournalEntry"); fields != nil {
@@ -164,6 +166,24 @@ func structFields(f *ast.File, name string) []field {
 		return false
 	})
 	return fields
+}
+
+// collectStructs adds the JSON members of each struct type of a file, under the name
+// other packages write it by (pkg.Name), for fields of those types.
+func collectStructs(f *ast.File, pkg string, into map[string][]field) {
+	for _, decl := range f.Decls {
+		gd, ok := decl.(*ast.GenDecl)
+		if !ok || gd.Tok != token.TYPE {
+			continue
+		}
+		for _, spec := range gd.Specs {
+			if ts, ok := spec.(*ast.TypeSpec); ok && ts.Name.IsExported() {
+				if _, isStruct := ts.Type.(*ast.StructType); isStruct {
+					into[pkg+"."+ts.Name.Name] = structFields(f, ts.Name.Name)
+				}
+			}
+		}
+	}
 }
 
 // lookupTag is reflect.StructTag.Lookup for a tag read from the source.

@@ -57,7 +57,7 @@ func clientTypes(table []scenarios.FaultKind, a api) ([]byte, error) {
 
 	b.WriteString("/** One request the server answered, as GET /_mock/journal lists it (server/journal.go). */\nexport interface JournalEntry {\n")
 	for _, f := range a.journal {
-		typ, err := tsType(f.goType, a.constants)
+		typ, err := tsType(f.goType, a)
 		if err != nil {
 			return nil, fmt.Errorf("JournalEntry.%s: %w", f.name, err)
 		}
@@ -77,8 +77,19 @@ func clientTypes(table []scenarios.FaultKind, a api) ([]byte, error) {
 	return []byte(b.String()), nil
 }
 
-// tsType is the TypeScript type of a Go field's JSON value.
-func tsType(goType string, constants map[string][]string) (string, error) {
+// tsType is the TypeScript type of a Go field's JSON value: a list of its element's, and
+// a struct's an object type of its JSON members.
+func tsType(goType string, a api) (string, error) {
+	if elem, ok := strings.CutPrefix(goType, "[]"); ok {
+		typ, err := tsType(elem, a)
+		if err != nil {
+			return "", err
+		}
+		if strings.Contains(typ, " | ") {
+			typ = "(" + typ + ")"
+		}
+		return typ + "[]", nil
+	}
 	switch goType {
 	case "int", "int64", "float64":
 		return "number", nil
@@ -91,8 +102,23 @@ func tsType(goType string, constants map[string][]string) (string, error) {
 	case "protocol.Outcome":
 		return "Outcome", nil
 	}
-	if values := constants[goType]; len(values) > 0 {
+	if values := a.constants[goType]; len(values) > 0 {
 		return quoteAll(values), nil
+	}
+	if fields, ok := a.structs[goType]; ok {
+		members := make([]string, len(fields))
+		for i, f := range fields {
+			typ, err := tsType(f.goType, a)
+			if err != nil {
+				return "", fmt.Errorf("%s.%s: %w", goType, f.name, err)
+			}
+			opt := ""
+			if f.optional {
+				opt = "?"
+			}
+			members[i] = f.name + opt + ": " + typ
+		}
+		return "{ " + strings.Join(members, "; ") + " }", nil
 	}
 	return "", fmt.Errorf("no TypeScript type for the Go type %s", goType)
 }
