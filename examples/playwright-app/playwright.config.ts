@@ -6,15 +6,16 @@ import chromium from "@sparticuz/chromium";
 import { defineConfig } from "@playwright/test";
 import { aguiMockServer, type AguiMockOptions } from "@agui-mock/playwright";
 
+const app = `http://127.0.0.1:${process.env.APP_PORT ?? 48_081}`;
 const mock = aguiMockServer({
   port: Number(process.env.MOCK_PORT ?? 48_080),
   scenarios: "scenarios",
   speed: 0,
   seed: 7,
+  appOrigins: app, // the page's requests carry X-Test-Id: the mock takes it from the app's origin
   binary: process.env.MOCK_BIN,
   reuseExistingServer: false,
 });
-const app = `http://127.0.0.1:${process.env.APP_PORT ?? 48_081}`;
 
 export default defineConfig<AguiMockOptions>({
   testDir: "tests",

@@ -17,6 +17,12 @@ export interface AguiMockServerOptions {
   speed?: number;
   /** The seed of generated ids and fake data (--seed). */
   seed?: number;
+  /**
+   * The origins of the app under test, e.g. "http://localhost:3000" (--cors-origins). The
+   * page's requests carry X-Test-Id, which the mock takes only from pages of origins it
+   * lists: a page of any other origin may not act as a test.
+   */
+  appOrigins?: string | string[];
   /** More flags, e.g. ["--log-level", "debug"]. */
   args?: string[];
   /** The binary to run: default the one the agui-mock npm package installed for this platform. */
@@ -48,10 +54,12 @@ export interface AguiMockServer {
 export function aguiMockServer(options: AguiMockServerOptions = {}): AguiMockServer {
   const { port = 8000, host = "127.0.0.1", speed, seed, args = [] } = options;
   const scenarios = options.scenarios === undefined ? [] : [options.scenarios].flat();
+  const appOrigins = options.appOrigins === undefined ? [] : [options.appOrigins].flat();
   const binary = options.binary ?? installedBinary();
   const flags = [
     "--addr", `${host}:${port}`,
     ...scenarios.flatMap((dir) => ["--scenarios", dir]),
+    ...appOrigins.flatMap((origin) => ["--cors-origins", new URL(origin).origin]),
     ...(speed === undefined ? [] : ["--speed", String(speed)]),
     ...(seed === undefined ? [] : ["--seed", String(seed)]),
     ...args,

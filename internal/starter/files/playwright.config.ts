@@ -4,7 +4,7 @@
 import { defineConfig } from "@playwright/test";
 import { aguiMockServer, type AguiMockOptions } from "@agui-mock/playwright";
 
-const mock = aguiMockServer({ port: 8000, scenarios: "scenarios", speed: 0 });
+const mock = aguiMockServer({ port: 8000, scenarios: "scenarios", speed: 0, appOrigins: "http://localhost:3000" }); // your app's origin
 
 export default defineConfig<AguiMockOptions>({
   testDir: "tests",
