@@ -26,7 +26,7 @@ describe('the protobuf transport in @ag-ui/client 1.0.0 in headless Chromium, fr
       url: `${mock.url}${example.route ?? '/agui/chat'}`,
       message: example.message ?? '',
       forwardedProps: example.forwardedProps,
-      tools: toolDefinitions(example.input.tools),
+      tools: toolDefinitions(example.input?.tools ?? example.tools),
       state: example.state,
       headers: { 'X-Agui-Mock-Speed': '0', 'X-Test-Id': `${ids.threadId}-${transport}`, ...example.headers, ...headers },
       transport,

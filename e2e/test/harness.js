@@ -28,7 +28,7 @@ const LISTENING = /^agui-mock listening on (http:\/\/\S+)$/;
  * A stdout line as people read it: with --log-format json (which the servers here run
  * with) each is a JSON record, whose message is the line.
  */
-function printedLine(line) {
+export function printedLine(line) {
   try {
     const record = JSON.parse(line);
     return typeof record?.msg === 'string' ? record.msg : line;

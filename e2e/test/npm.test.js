@@ -15,7 +15,7 @@ import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { after, before, describe, test } from 'node:test';
 import { assertCleanRun, CLIENTS, Conversation } from './clients.js';
-import { makeTempDir, REPO_ROOT } from './harness.js';
+import { makeTempDir, printedLine, REPO_ROOT } from './harness.js';
 
 const run = promisify(execFile);
 const VERSION = '0.0.0-e2e';
@@ -78,7 +78,7 @@ describe('the npm packages', { skip: !HOSTED && `no npm package is built for ${P
       const url = await new Promise((resolve, reject) => {
         const timer = setTimeout(() => reject(new Error(`npx agui-mock did not start: ${Buffer.concat(stderr)}`)), 20_000);
         createInterface({ input: server.stdout }).on('line', (line) => {
-          const m = /^agui-mock listening on (http:\/\/\S+)$/.exec(line);
+          const m = /^agui-mock listening on (http:\/\/\S+)$/.exec(printedLine(line));
           if (m) {
             clearTimeout(timer);
             resolve(m[1]);

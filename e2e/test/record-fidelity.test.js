@@ -271,15 +271,22 @@ describe('a recorded example keeps what the client offered', () => {
         const list = await (await fetch(`${url}/_mock/scenarios`)).json();
         return (Array.isArray(list) ? list : list.scenarios)[0].examples;
       });
-      assert.deepEqual(examples, [
-        {
-          message: 'check out',
-          tools: ['confirm'],
-          context: [{ description: 'the page', value: 'checkout' }],
-          state: { cart: ['tea'] },
-          forwardedProps: { theme: 'dark' },
-        },
-      ]);
+      const offered = {
+        tools: toolDefinitions(['confirm']),
+        context: [{ description: 'the page', value: 'checkout' }],
+        state: { cart: ['tea'] },
+        forwardedProps: { theme: 'dark' },
+      };
+      // The admin API lists each example with the run request it stands for (input).
+      assert.deepEqual(
+        examples.map(({ input, ...example }) => example),
+        [{ message: 'check out', ...offered }],
+      );
+      const { input } = examples[0];
+      assert.deepEqual(
+        { tools: input.tools, context: input.context, state: input.state, forwardedProps: input.forwardedProps },
+        offered,
+      );
     } finally {
       await rec.stop();
     }
