@@ -1,4 +1,4 @@
-package main
+package cmd
 
 import (
 	"context"
@@ -143,7 +143,7 @@ func serveFlags(o *options, stderr io.Writer) *flag.FlagSet {
 		}
 		fs.PrintDefaults()
 		if !recordAll { // serve is the default command, so its help is the first one read
-			fmt.Fprintf(stderr, "\nAll commands (run 'agui-mock COMMAND -h' for a command's flags):\n%s", commands)
+			fmt.Fprintf(stderr, "\nAll commands (run 'agui-mock COMMAND -h' for a command's flags):\n%s", commandList())
 		}
 	}
 	return fs
