@@ -26,6 +26,8 @@ func TestValidateReportsEveryProblemWithItsPosition(t *testing.T) {
 	testkit.WriteFile(t, bad, "steps:\n  - txt: hi\n  - pause: fast\n  - text: '{{ .mesage }}'\n")
 	testkit.WriteFile(t, stream, `{"type":"RUN_STARTED","threadId":"t","runId":"r"}`+"\n"+`{"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":"x"}`+"\n")
 	testkit.WriteFile(t, filepath.Join(dir, "notes.txt"), "hello")
+	scalar := filepath.Join(dir, "scalar.json")
+	testkit.WriteFile(t, scalar, `"RUN_STARTED"`+"\n")
 	testkit.WriteFile(t, array, "[\n  {\"type\":\"RUN_STARTED\",\"threadId\":\"t\",\"runId\":\"r\"},\n  {\"type\":\"RUN_FINISHED\",\"threadId\":\"t\",\"runId\":\"other\"}\n]\n")
 	tests := []struct {
 		name  string
@@ -43,6 +45,7 @@ func TestValidateReportsEveryProblemWithItsPosition(t *testing.T) {
 		}},
 		{"a JSON-lines stream", []string{stream}, 1, []string{stream + ":2:1: event 1 (TEXT_MESSAGE_CONTENT): Cannot send 'TEXT_MESSAGE_CONTENT': No active text message found with ID 'm'"}},
 		{"a JSON array stream", []string{array}, 1, []string{array + `:3:3: event 1 (RUN_FINISHED): RUN_STARTED and RUN_FINISHED must agree on their runId`}},
+		{"a JSON file of neither array nor object", []string{scalar}, 1, []string{scalar + ":1:1: expected a JSON array of events"}},
 		{"a missing file", []string{filepath.Join(dir, "nope.yaml")}, 1, []string{"no such file or directory"}},
 		{"a foreign file", []string{filepath.Join(dir, "notes.txt")}, 1, []string{"notes.txt: not a scenario file (.yaml, .yml) or an event stream (.json, .jsonl)"}},
 		{"no arguments", nil, 2, nil},
