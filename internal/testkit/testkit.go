@@ -12,9 +12,15 @@ import (
 // cannot step through on a fake clock: file-system events, a server's goroutines.
 func Eventually(t testing.TB, what string, check func() bool) {
 	t.Helper()
-	for deadline := time.Now().Add(10 * time.Second); !check(); time.Sleep(5 * time.Millisecond) {
+	within(t, 10*time.Second, what, check)
+}
+
+// within fails the test unless check holds within limit.
+func within(t testing.TB, limit time.Duration, what string, check func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(limit); !check(); time.Sleep(5 * time.Millisecond) {
 		if time.Now().After(deadline) {
-			t.Fatalf("not within 10 s: %s", what)
+			t.Fatalf("not within %v: %s", limit, what)
 		}
 	}
 }
