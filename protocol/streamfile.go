@@ -33,6 +33,7 @@ type StreamFileError struct {
 	Err          error
 }
 
+// Error says what the problem is.
 func (e *StreamFileError) Error() string { return e.Err.Error() }
 
 // Unwrap returns the problem.
