@@ -8,7 +8,7 @@
 OUT ?= agui-mock
 VERSION ?=
 static:
-	CGO_ENABLED=0 go build -trimpath -buildvcs=false -ldflags="-s -w$(if $(VERSION), -X main.version=$(VERSION))" -o $(OUT) .
+	CGO_ENABLED=0 go build -trimpath -buildvcs=false -ldflags="-s -w$(if $(VERSION), -X github.com/agui-mock/agui-mock/internal/cmd.version=$(VERSION))" -o $(OUT) .
 
 # npm cross-compiles the binary (as static does) for each platform of NPM_PLATFORMS into
 # one npm package per platform, and writes agui-mock, the package whose bin runs the

@@ -12,6 +12,7 @@ import (
 
 	"go.uber.org/goleak"
 
+	"github.com/agui-mock/agui-mock/internal/testkit"
 	"github.com/agui-mock/agui-mock/protocol"
 )
 
@@ -116,21 +117,18 @@ func TestRunHoldsStreamsOpen(t *testing.T) {
 }
 
 func TestRunCountsFailures(t *testing.T) {
-	broken := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Query().Get("cut") != "" {
-			w.Header().Set("Content-Type", "text/event-stream")
-			_, _ = w.Write([]byte("data: {\"type\":\"RUN_STARTED\",\"threadId\":\"t\",\"runId\":\"r\"}\n\n"))
+	broken := testkit.Agent(t, func(w *testkit.Stream, run *testkit.Run) {
+		if run.Request.URL.Query().Get("cut") != "" {
+			w.Raw("data: {\"type\":\"RUN_STARTED\",\"threadId\":\"t\",\"runId\":\"r\"}\n\n")
 			return
 		}
-		if r.URL.Query().Get("malformed") != "" {
-			w.Header().Set("Content-Type", "text/event-stream")
-			_, _ = w.Write([]byte("data: {\"type\":\n\n"))
+		if run.Request.URL.Query().Get("malformed") != "" {
+			w.Raw("data: {\"type\":\n\n")
 			return
 		}
-		http.Error(w, `{"error":"no"}`, http.StatusTeapot)
-	}))
-	defer broken.Close()
-	for _, url := range []string{broken.URL, broken.URL + "?cut=1", broken.URL + "?malformed=1"} {
+		w.Fail(http.StatusTeapot, `{"error":"no"}`)
+	}).String()
+	for _, url := range []string{broken, broken + "?cut=1", broken + "?malformed=1"} {
 		res, err := Run(context.Background(), Config{URL: url, Body: []byte(`{}`), Concurrency: 2, Runs: 3})
 		if err != nil {
 			t.Fatal(err)
@@ -139,7 +137,7 @@ func TestRunCountsFailures(t *testing.T) {
 			t.Errorf("%s: %+v", url, res)
 		}
 	}
-	if _, err := Run(context.Background(), Config{URL: broken.URL}); err == nil {
+	if _, err := Run(context.Background(), Config{URL: broken}); err == nil {
 		t.Error("zero runs and concurrency were accepted")
 	}
 }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
-	"net/http/httptest"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -14,6 +13,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/agui-mock/agui-mock/internal/testkit"
 	"github.com/agui-mock/agui-mock/protocol"
 	"github.com/agui-mock/agui-mock/recorder"
 	"github.com/agui-mock/agui-mock/scenarios"
@@ -24,22 +24,14 @@ import (
 // run's input as the agent decodes it.
 func scriptedUpstream(t *testing.T, script func(in map[string]any, send func(ev map[string]any))) *url.URL {
 	t.Helper()
-	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	return testkit.Agent(t, func(s *testkit.Stream, run *testkit.Run) {
 		var in map[string]any
-		if err := json.NewDecoder(r.Body).Decode(&in); err != nil {
-			http.Error(w, err.Error(), http.StatusBadRequest)
+		if err := run.Decode(&in); err != nil {
+			s.Fail(http.StatusBadRequest, err.Error())
 			return
 		}
-		w.Header().Set("Content-Type", "text/event-stream")
-		script(in, func(ev map[string]any) {
-			b, _ := json.Marshal(ev)
-			fmt.Fprintf(w, "data: %s\n\n", b)
-			w.(http.Flusher).Flush()
-		})
-	}))
-	t.Cleanup(up.Close)
-	u, _ := url.Parse(up.URL)
-	return u
+		script(in, func(ev map[string]any) { s.Event(ev) })
+	})
 }
 
 // lockedBuffer is a log or progress output the recorder writes from its handlers.

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agui-mock/agui-mock/internal/testkit"
 	"github.com/agui-mock/agui-mock/recorder"
 	"github.com/agui-mock/agui-mock/scenarios"
 	"github.com/agui-mock/agui-mock/server"
@@ -37,22 +38,16 @@ func recordingProxy(t *testing.T, cfg recorder.Config) *httptest.Server {
 }
 
 // streamingUpstream answers every request with the SSE text of stream.
-func streamingUpstream(t *testing.T, stream func(w http.ResponseWriter)) *url.URL {
+func streamingUpstream(t *testing.T, stream func(w io.Writer)) *url.URL {
 	t.Helper()
-	upstream := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/event-stream")
-		stream(w)
-	}))
-	t.Cleanup(upstream.Close)
-	u, _ := url.Parse(upstream.URL)
-	return u
+	return testkit.Agent(t, func(s *testkit.Stream, _ *testkit.Run) { stream(s) })
 }
 
 // TestMultiLineDataIsRelayedFramed has the upstream split each event's JSON over several
 // data: lines, as SSE allows: the client gets every line framed, and the recording has
 // the events the lines make up together.
 func TestMultiLineDataIsRelayedFramed(t *testing.T) {
-	upstream := streamingUpstream(t, func(w http.ResponseWriter) {
+	upstream := streamingUpstream(t, func(w io.Writer) {
 		for _, ev := range []string{
 			`{"type":"RUN_STARTED",` + "\n" + `"threadId":"t","runId":"r"}`,
 			`{"type":"TEXT_MESSAGE_START","messageId":"m",` + "\n" + `"role":"assistant"}`,
@@ -142,8 +137,8 @@ func listAll(t *testing.T, dir string) []string {
 }
 
 // endlessRun streams a run of n text deltas of the given size.
-func endlessRun(n, size int) func(w http.ResponseWriter) {
-	return func(w http.ResponseWriter) {
+func endlessRun(n, size int) func(w io.Writer) {
+	return func(w io.Writer) {
 		fmt.Fprint(w, "data: {\"type\":\"RUN_STARTED\",\"threadId\":\"t\",\"runId\":\"r\"}\n\ndata: {\"type\":\"TEXT_MESSAGE_START\",\"messageId\":\"m\",\"role\":\"assistant\"}\n\n")
 		delta := strings.Repeat("x", size)
 		for range n {
@@ -227,19 +222,15 @@ func TestCredentialsAreRedactedWhereverTheyAre(t *testing.T) {
 		`{"type":"RUN_FINISHED","threadId":"t","runId":"r","outcome":{"type":"interrupt","interrupts":[{"id":"i","reason":"confirm","message":"Go on?"}]}}`,
 	}
 	answered := []string{`{"type":"RUN_STARTED","threadId":"t","runId":"r2"}`, `{"type":"RUN_FINISHED","threadId":"t","runId":"r2"}`}
-	agent := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		body, _ := io.ReadAll(r.Body)
-		w.Header().Set("Content-Type", "text/event-stream")
+	upstream := testkit.Agent(t, func(w *testkit.Stream, run *testkit.Run) {
 		stream := events
-		if strings.Contains(string(body), `"resume"`) {
+		if strings.Contains(string(run.Body), `"resume"`) {
 			stream = answered
 		}
 		for _, ev := range stream {
 			fmt.Fprintf(w, "data: %s\n\n", ev)
 		}
-	}))
-	t.Cleanup(agent.Close)
-	upstream, _ := url.Parse(agent.URL)
+	})
 	out := t.TempDir()
 	progress := make(lines, 4)
 	proxy := recordingProxy(t, recorder.Config{Upstream: upstream, OutDir: out, Dedupe: true, Progress: progress})
@@ -289,17 +280,13 @@ func TestCredentialsAreRedactedWhereverTheyAre(t *testing.T) {
 // its run reaches the client, but with no recorded run before it, it is not recorded.
 func TestTheRunsContinuingAnUnrecordedRunAreNotRecorded(t *testing.T) {
 	paused := endlessRun(50, 10)
-	agent := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		body, _ := io.ReadAll(r.Body)
-		w.Header().Set("Content-Type", "text/event-stream")
-		if strings.Contains(string(body), `"resume"`) {
+	upstream := testkit.Agent(t, func(w *testkit.Stream, run *testkit.Run) {
+		if strings.Contains(string(run.Body), `"resume"`) {
 			fmt.Fprint(w, "data: {\"type\":\"RUN_STARTED\",\"threadId\":\"t\",\"runId\":\"r2\"}\n\ndata: {\"type\":\"RUN_FINISHED\",\"threadId\":\"t\",\"runId\":\"r2\"}\n\n")
 			return
 		}
 		paused(w)
-	}))
-	t.Cleanup(agent.Close)
-	upstream, _ := url.Parse(agent.URL)
+	})
 	out := t.TempDir()
 	log := make(lines, 16)
 	proxy := recordingProxy(t, recorder.Config{Upstream: upstream, OutDir: out, MaxEvents: 20, Logger: slog.New(slog.NewTextHandler(log, nil)), Progress: log})
@@ -335,7 +322,7 @@ func TestPastTheRecordingLimitTheRunIsOnlyRelayed(t *testing.T) {
 		{"cut short", `{"type":"TEXT_MESSAGE_START","messageId":"last","role":"assistant"}`, 23, "RUN_ERROR"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			upstream := streamingUpstream(t, func(w http.ResponseWriter) {
+			upstream := streamingUpstream(t, func(w io.Writer) {
 				fmt.Fprint(w, "data: {\"type\":\"RUN_STARTED\",\"threadId\":\"t\",\"runId\":\"r\"}\n\n")
 				for i := range 20 {
 					fmt.Fprintf(w, "data: {\"type\":\"TEXT_MESSAGE_START\",\"messageId\":\"m%d\",\"role\":\"assistant\"}\n\n", i)
@@ -382,7 +369,7 @@ func TestSecretsSplitAcrossAnyStreamsDeltasAreRedacted(t *testing.T) {
 		`{"type":"ACTIVITY_DELTA","messageId":"a1","activityType":"plan","patch":[{"op":"add","path":"/apiKey","value":"plain-activity-key"}]}`,
 		`{"type":"RUN_FINISHED","threadId":"t","runId":"r"}`,
 	)
-	upstream := streamingUpstream(t, func(w http.ResponseWriter) {
+	upstream := streamingUpstream(t, func(w io.Writer) {
 		for _, ev := range events {
 			fmt.Fprintf(w, "data: %s\n\n", ev)
 		}

@@ -4,13 +4,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"net/http/httptest"
 	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/agui-mock/agui-mock/internal/testkit"
 	"github.com/agui-mock/agui-mock/protocol"
 	"github.com/agui-mock/agui-mock/recorder"
 	"github.com/agui-mock/agui-mock/scenarios"
@@ -23,7 +23,7 @@ import (
 // answers with what the resume said.
 func langGraphUpstream(t *testing.T) *url.URL {
 	t.Helper()
-	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	return testkit.Agent(t, func(s *testkit.Stream, run *testkit.Run) {
 		var in struct {
 			ThreadID       string `json:"threadId"`
 			RunID          string `json:"runId"`
@@ -33,16 +33,11 @@ func langGraphUpstream(t *testing.T) *url.URL {
 				} `json:"command"`
 			} `json:"forwardedProps"`
 		}
-		if err := json.NewDecoder(r.Body).Decode(&in); err != nil {
-			http.Error(w, err.Error(), http.StatusBadRequest)
+		if err := run.Decode(&in); err != nil {
+			s.Fail(http.StatusBadRequest, err.Error())
 			return
 		}
-		w.Header().Set("Content-Type", "text/event-stream")
-		send := func(ev map[string]any) {
-			b, _ := json.Marshal(ev)
-			fmt.Fprintf(w, "data: %s\n\n", b)
-			w.(http.Flusher).Flush()
-		}
+		send := func(ev map[string]any) { s.Event(ev) }
 		send(map[string]any{"type": "RUN_STARTED", "threadId": in.ThreadID, "runId": in.RunID})
 		if cmd := in.ForwardedProps.Command; cmd != nil {
 			var answer struct {
@@ -62,10 +57,7 @@ func langGraphUpstream(t *testing.T) *url.URL {
 			send(map[string]any{"type": "CUSTOM", "name": "on_interrupt", "value": `{"question":"Publish the post?"}`})
 		}
 		send(map[string]any{"type": "RUN_FINISHED", "threadId": in.ThreadID, "runId": in.RunID})
-	}))
-	t.Cleanup(up.Close)
-	u, _ := url.Parse(up.URL)
-	return u
+	})
 }
 
 // langGraphSession raises the interrupt and answers it through a LangGraph command, as

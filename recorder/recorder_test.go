@@ -25,6 +25,7 @@ import (
 	"go.uber.org/goleak"
 	"go.yaml.in/yaml/v3"
 
+	"github.com/agui-mock/agui-mock/internal/testkit"
 	"github.com/agui-mock/agui-mock/protocol"
 	"github.com/agui-mock/agui-mock/recorder"
 	"github.com/agui-mock/agui-mock/scenarios"
@@ -381,24 +382,22 @@ func withinAMillisecond(got, want []time.Duration) bool {
 }
 
 func TestUpstreamFailuresReachTheClient(t *testing.T) {
-	broken := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		switch r.URL.Path {
+	broken := testkit.Agent(t, func(w *testkit.Stream, run *testkit.Run) {
+		switch run.Request.URL.Path {
 		case "/refuse":
-			http.Error(w, `{"error":"no"}`, http.StatusForbidden)
+			w.Fail(http.StatusForbidden, `{"error":"no"}`)
 		case "/json":
 			w.Header().Set("Content-Type", "application/json")
 			fmt.Fprint(w, `{}`)
 		case "/cut":
-			w.Header().Set("Content-Type", "text/event-stream")
 			fmt.Fprint(w, "data: {\"type\":\"RUN_STARTED\",\"threadId\":\"t\",\"runId\":\"r\"}\n\ndata: {\"type\":\"TEXT_MESSAGE_START\",\"messageId\":\"m\"}\n\n")
 		case "/garbage":
-			w.Header().Set("Content-Type", "text/event-stream")
 			fmt.Fprint(w, "data: {\"type\":\"RUN_STARTED\",\"threadId\":\"t\",\"runId\":\"r\"}\n\ndata: {not json\n\n")
 		case "/proto-cut", "/proto-garbage":
 			w.Header().Set("Content-Type", protocol.ProtoContentType)
 			var enc protocol.ProtoEncoder
 			frames, _ := enc.AppendFrame(nil, protocol.NewEvent(protocol.RunStarted, "threadId", "t", "runId", "r"), 1)
-			if r.URL.Path == "/proto-cut" {
+			if run.Request.URL.Path == "/proto-cut" {
 				frames, _ = enc.AppendFrame(frames, protocol.NewEvent(protocol.TextMessageStart, "messageId", "m", "role", "assistant"), 2)
 				frames = frames[:len(frames)-3]
 			} else {
@@ -406,8 +405,7 @@ func TestUpstreamFailuresReachTheClient(t *testing.T) {
 			}
 			_, _ = w.Write(frames)
 		}
-	}))
-	defer broken.Close()
+	}).String()
 	gone := httptest.NewServer(http.NotFoundHandler())
 	goneURL := gone.URL
 	gone.Close()
@@ -417,12 +415,12 @@ func TestUpstreamFailuresReachTheClient(t *testing.T) {
 		code                 string
 	}{
 		{"refused connection", goneURL, "/", 502, "upstream_unreachable"},
-		{"non-2xx", broken.URL, "/refuse", 403, "upstream_error"},
-		{"not a stream", broken.URL, "/json", 502, "upstream_protocol_error"},
-		{"stream cut short", broken.URL, "/cut", 200, "upstream_stream_broken"},
-		{"invalid event", broken.URL, "/garbage", 200, "upstream_protocol_error"},
-		{"protobuf frame cut short", broken.URL, "/proto-cut", 200, "upstream_stream_broken"},
-		{"invalid protobuf frame", broken.URL, "/proto-garbage", 200, "upstream_protocol_error"},
+		{"non-2xx", broken, "/refuse", 403, "upstream_error"},
+		{"not a stream", broken, "/json", 502, "upstream_protocol_error"},
+		{"stream cut short", broken, "/cut", 200, "upstream_stream_broken"},
+		{"invalid event", broken, "/garbage", 200, "upstream_protocol_error"},
+		{"protobuf frame cut short", broken, "/proto-cut", 200, "upstream_stream_broken"},
+		{"invalid protobuf frame", broken, "/proto-garbage", 200, "upstream_protocol_error"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

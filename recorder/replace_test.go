@@ -1,7 +1,7 @@
 package recorder_test
 
 import (
-	"net/http"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -18,7 +18,7 @@ import (
 // file untouched.
 func TestReplacePutsARecordingInPlaceOfOneScenario(t *testing.T) {
 	out := t.TempDir()
-	upstream := streamingUpstream(t, func(w http.ResponseWriter) {
+	upstream := streamingUpstream(t, func(w io.Writer) {
 		for _, line := range []string{
 			`{"type":"RUN_STARTED","threadId":"t1","runId":"r1"}`,
 			`{"type":"TEXT_MESSAGE_START","messageId":"m1","role":"assistant"}`,

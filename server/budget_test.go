@@ -12,6 +12,7 @@ import (
 	"testing/fstest"
 	"time"
 
+	"github.com/agui-mock/agui-mock/internal/testkit"
 	"github.com/agui-mock/agui-mock/protocol"
 	"github.com/agui-mock/agui-mock/scenarios"
 )
@@ -55,22 +56,12 @@ func TestTemplatesStopWhenTheClientLeaves(t *testing.T) {
 		}
 		done <- err
 	}()
-	eventually(t, "the run is being planned", func() bool { return s.streams.Load() == 1 })
+	testkit.Eventually(t, "the run is being planned", func() bool { return s.streams.Load() == 1 })
 	cancel()
 	if err := <-done; !errors.Is(err, context.Canceled) {
 		t.Fatalf("the request ended with %v", err)
 	}
-	eventually(t, "the run's templates stop", func() bool { return s.streams.Load() == 0 })
-}
-
-// eventually fails the test unless check holds within 10 s.
-func eventually(t *testing.T, what string, check func() bool) {
-	t.Helper()
-	for deadline := time.Now().Add(10 * time.Second); !check(); time.Sleep(5 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("not within 10 s: %s", what)
-		}
-	}
+	testkit.Eventually(t, "the run's templates stop", func() bool { return s.streams.Load() == 0 })
 }
 
 // blockingFS holds the first Open of its slow file until released, so a test can act

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -13,27 +14,19 @@ import (
 	"github.com/agui-mock/agui-mock/protocol"
 )
 
-// seededScenario is a two-run conversation full of what a seed decides: fake data,
-// generated ids (of messages, tool calls and the interrupt) and jittered timing.
-const seededScenario = `
-id: trip
-match: {message: '(?i)^plan a trip'}
-timing: {tokensPerSecond: 20, jitter: 0.5}
-steps:
-  - text: '{{ Name }} from {{ City }} will be your guide ({{ id "guide" }}).'
-  - tool: {name: book, args: {guide: '{{ id "guide" }}'}}
-    id: booking
-  - interrupt:
-      - message: Book with {{ Company }}?
-        toolCall: booking
-        on:
-          resolved:
-            - toolResult: '{"ref":"{{ UUID }}"}'
-            - text: Booked for {{ .answer.payload.name }} with {{ FirstName }}, seat {{ Number 1 99 }}.
-          cancelled:
-            - text: Not booked.
-  - text: '{{ Sentence 6 }}'
----
+// seededScenario is the seeded trip of testdata/seeded-trip.yaml, which the end-to-end
+// suite plays too, and a clock: a run whose text and interrupt tell the time.
+func seededScenario(t *testing.T) string {
+	t.Helper()
+	trip, err := os.ReadFile("../testdata/seeded-trip.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(trip) + clockScenario
+}
+
+// clockScenario tells the time: now and fromNow in its text, an interrupt that expires.
+const clockScenario = `---
 id: clock
 match: {message: '(?i)^what time'}
 timing: {jitter: 0}
@@ -86,7 +79,7 @@ func arrivals(t *testing.T, rec *streamRecorder) string {
 
 func TestASeedReproducesAConversationWhateverIdsTheClientSends(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		fresh := newServer(t, seededScenario, func(c *Config) { c.Seed = 42 })
+		fresh := newServer(t, seededScenario(t), func(c *Config) { c.Seed = 42 })
 		want := conversation(t, fresh, "a", nil)
 		if !strings.Contains(want, `"outcome":{"interrupts":[{"id":"int-`) || !strings.Contains(want, `"delta":"Ada "`) {
 			t.Fatalf("the conversation did not pause and continue:\n%s", want)
@@ -96,7 +89,7 @@ func TestASeedReproducesAConversationWhateverIdsTheClientSends(t *testing.T) {
 		}
 
 		// a server that has served other tests and threads first, some of the same scenario
-		used := newServer(t, seededScenario, func(c *Config) { c.Seed = 42 })
+		used := newServer(t, seededScenario(t), func(c *Config) { c.Seed = 42 })
 		post(t.Context(), used, "/", `{"threadId":"other","runId":"o1","messages":[{"role":"user","content":"Plan a trip to Rome"}]}`, nil)
 		post(t.Context(), used, "/", `{"messages":[{"role":"user","content":"Plan a trip"}]}`, map[string]string{TestIDHeader: "another-test"})
 		if got := conversation(t, used, "c", map[string]string{TestIDHeader: "this-test"}); got != want {
@@ -121,7 +114,7 @@ func TestASeedReproducesAConversationWhateverIdsTheClientSends(t *testing.T) {
 
 		// what the user says decides the stream too
 		firstRun, _, _ := strings.Cut(want, "---\n")
-		other := arrivals(t, post(t.Context(), newServer(t, seededScenario, func(c *Config) { c.Seed = 42 }), "/",
+		other := arrivals(t, post(t.Context(), newServer(t, seededScenario(t), func(c *Config) { c.Seed = 42 }), "/",
 			`{"threadId":"THREAD","runId":"RUN-1","messages":[{"id":"USER","role":"user","content":"Plan a trip to Oslo"}]}`, nil))
 		if other == firstRun {
 			t.Errorf("another user text played the same run:\n%s", other)
@@ -131,11 +124,11 @@ func TestASeedReproducesAConversationWhateverIdsTheClientSends(t *testing.T) {
 
 func TestAnotherSeedOrNoSeedPlaysAnotherConversation(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		want := conversation(t, newServer(t, seededScenario, func(c *Config) { c.Seed = 42 }), "a", nil)
-		if got := conversation(t, newServer(t, seededScenario, func(c *Config) { c.Seed = 43 }), "a", nil); got == want {
+		want := conversation(t, newServer(t, seededScenario(t), func(c *Config) { c.Seed = 42 }), "a", nil)
+		if got := conversation(t, newServer(t, seededScenario(t), func(c *Config) { c.Seed = 43 }), "a", nil); got == want {
 			t.Error("another seed played the same conversation")
 		}
-		unseeded := newServer(t, seededScenario, func(c *Config) { c.Seed = 0 })
+		unseeded := newServer(t, seededScenario(t), func(c *Config) { c.Seed = 0 })
 		if conversation(t, unseeded, "a", nil) == conversation(t, unseeded, "b", nil) {
 			t.Error("without a seed, two threads played the same conversation")
 		}
@@ -165,10 +158,10 @@ func TestAFixedTimeMakesResponsesByteIdentical(t *testing.T) {
 		// resolved although the fixed time lies in the past: expiry counts on the run's clock
 		return first + respond(s, "r2", ask+`,"resume":[{"interruptId":"`+id+`","status":"resolved"}]`)
 	}
-	fresh := newServer(t, seededScenario, configure)
+	fresh := newServer(t, seededScenario(t), configure)
 	want := play(fresh)
 
-	used := newServer(t, seededScenario, configure)
+	used := newServer(t, seededScenario(t), configure)
 	post(t.Context(), used, "/", `{"threadId":"t","runId":"o","messages":[{"role":"user","content":"Plan a trip"}]}`, nil)
 	if got := play(used); got != want {
 		t.Errorf("a server that served others first:\n%s\nwant, byte for byte:\n%s", got, want)

@@ -2,15 +2,13 @@ package verify
 
 import (
 	"encoding/json"
-	"io"
 	"net/http"
-	"net/http/httptest"
 	"regexp"
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
+	"github.com/agui-mock/agui-mock/internal/testkit"
 	"github.com/agui-mock/agui-mock/protocol"
 )
 
@@ -29,26 +27,23 @@ type testAgent struct {
 // start serves the agent until the test ends and returns its URL.
 func (a *testAgent) start(t *testing.T) string {
 	t.Helper()
-	srv := httptest.NewServer(a)
-	t.Cleanup(srv.Close)
-	return srv.URL
+	return testkit.Agent(t, a.answer).String()
 }
 
-func (a *testAgent) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+func (a *testAgent) answer(w *testkit.Stream, run *testkit.Run) {
 	a.mu.Lock()
-	a.headers = append(a.headers, r.Header.Clone())
+	a.headers = append(a.headers, run.Request.Header.Clone())
 	a.mu.Unlock()
-	if a.token != "" && r.Header.Get("Authorization") != "Bearer "+a.token {
-		http.Error(w, "missing or wrong token", http.StatusUnauthorized)
+	if a.token != "" && run.Request.Header.Get("Authorization") != "Bearer "+a.token {
+		w.Fail(http.StatusUnauthorized, "missing or wrong token")
 		return
 	}
-	body, _ := io.ReadAll(r.Body)
 	a.mu.Lock()
-	a.bodies = append(a.bodies, body)
+	a.bodies = append(a.bodies, run.Body)
 	a.mu.Unlock()
-	in, err := protocol.DecodeRunAgentInput(body, protocol.DecodeOptions{Strict: true})
+	in, err := protocol.DecodeRunAgentInput(run.Body, protocol.DecodeOptions{Strict: true})
 	if err != nil {
-		http.Error(w, err.Error(), http.StatusBadRequest)
+		w.Fail(http.StatusBadRequest, err.Error())
 		return
 	}
 	first := ""
@@ -60,15 +55,12 @@ func (a *testAgent) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	reply, ok := a.replies[first]
 	if !ok {
-		http.Error(w, "no reply for "+first, http.StatusNotFound)
+		w.Fail(http.StatusNotFound, "no reply for "+first)
 		return
 	}
-	w.Header().Set("Content-Type", "text/event-stream")
-	events := append([]protocol.Event{protocol.NewEvent(protocol.RunStarted, "threadId", in.ThreadID, "runId", in.RunID)}, reply(in)...)
-	for _, ev := range events {
-		frame, _ := protocol.AppendFrame(nil, ev, time.Now().UnixMilli(), false)
-		_, _ = w.Write(frame)
-		w.(http.Flusher).Flush()
+	w.Event(protocol.NewEvent(protocol.RunStarted, "threadId", in.ThreadID, "runId", in.RunID))
+	for _, ev := range reply(in) {
+		w.Event(ev)
 	}
 }
 

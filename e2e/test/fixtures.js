@@ -1,5 +1,7 @@
 // Scenario files the tests write for servers started with --scenarios.
 
+import { readFileSync } from 'node:fs';
+
 import { writeTempFiles } from './harness.js';
 
 /**
@@ -61,33 +63,12 @@ export function expiringScenarioDir() {
 }
 
 /**
- * A two-run conversation full of what the server's seed decides: fake data, generated
- * ids (of messages, a tool call and an interrupt) and jittered timing. "Plan a trip"
- * streams a text and a tool call and pauses on an interrupt about the call; the run that
- * resolves it (payload {name}) streams the tool's result and two more texts.
+ * The seeded trip of testdata/seeded-trip.yaml, which the Go tests play too: a two-run
+ * conversation full of what the server's seed decides. "Plan a trip" streams a text and
+ * a tool call and pauses on an interrupt about the call; the run that resolves it
+ * (payload {name}) streams the tool's result and two more texts.
  */
-export const SEEDED_SCENARIO = `\
-id: seeded-trip
-description: A trip planned with fake data, paused for the booking's approval.
-match:
-  message: (?i)^plan a trip$
-timing: {tokensPerSecond: 20, jitter: 0.5}
-steps:
-  - text: '{{ Name }} from {{ City }} will be your guide ({{ id "guide" }}).'
-  - tool: {name: book, args: {guide: '{{ id "guide" }}'}}
-    id: booking
-  - interrupt:
-      - message: Book with {{ Company }}?
-        toolCall: booking
-        expiresIn: 10m
-        on:
-          resolved:
-            - toolResult: '{"ref":"{{ UUID }}"}'
-            - text: Booked for {{ .answer.payload.name }} with {{ FirstName }}, seat {{ Number 1 99 }}.
-          cancelled:
-            - text: Not booked.
-  - text: '{{ Sentence 6 }}'
-`;
+export const SEEDED_SCENARIO = readFileSync(new URL('../../testdata/seeded-trip.yaml', import.meta.url), 'utf8');
 
 /** Writes SEEDED_SCENARIO into a new temporary directory and returns the directory. */
 export function seededScenarioDir() {

@@ -15,7 +15,7 @@ import { useServer } from './harness.js';
  * Plays the seeded trip with a fresh agent: the first run pauses on the booking's
  * interrupt, the second resolves it. Returns both runs' events and the agent's
  * messages, with what the client made up (thread, run and user message ids) masked, and
- * without timestamps and expiresAt: without --fixed-time they tell the time of day.
+ * without timestamps: without --fixed-time they tell the time of day.
  */
 async function playTrip(client, url) {
   const conversation = new Conversation(client, { url });
@@ -34,7 +34,7 @@ async function playTrip(client, url) {
   const mask = (value) =>
     JSON.parse(
       JSON.stringify(value, (key, v) => {
-        if (key === 'timestamp' || key === 'expiresAt') return undefined;
+        if (key === 'timestamp') return undefined;
         return typeof v === 'string' && invented.has(v) ? invented.get(v) : v;
       }),
     );

@@ -1,4 +1,4 @@
-package main
+package cmd
 
 import (
 	"bufio"
@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/agui-mock/agui-mock/internal/testkit"
 )
 
 // aliasBombFile is a scenario file of ten levels of ten aliases, a few hundred bytes
@@ -28,7 +30,7 @@ const aliasBombProblem = "the aliases of this file add more than 100000 nodes"
 func TestAnAliasBombIsRefusedQuicklyEverywhere(t *testing.T) {
 	dir := t.TempDir()
 	bomb := filepath.Join(t.TempDir(), "bomb.yaml")
-	writeFile(t, bomb, aliasBombFile())
+	testkit.WriteFile(t, bomb, aliasBombFile())
 	quickly := func(what string, started time.Time) {
 		t.Helper()
 		if took := time.Since(started); took > 2*time.Second {
@@ -44,7 +46,7 @@ func TestAnAliasBombIsRefusedQuicklyEverywhere(t *testing.T) {
 	}
 	quickly("validate", started)
 
-	writeFile(t, filepath.Join(dir, "alpha.yaml"), scenarioFile("v0"))
+	testkit.WriteFile(t, filepath.Join(dir, "alpha.yaml"), scenarioFile("v0"))
 	ctx, stop := context.WithCancel(t.Context())
 	outR, outW := io.Pipe()
 	exited := make(chan int, 1)
@@ -63,8 +65,8 @@ func TestAnAliasBombIsRefusedQuicklyEverywhere(t *testing.T) {
 
 	// Hot reload: the bomb is refused at its alias, and the last good set serves on.
 	started = time.Now()
-	writeFile(t, filepath.Join(dir, "bomb.yaml"), aliasBombFile())
-	eventually(t, "the bomb is reported", func() bool { return status(t, url).Failed })
+	testkit.WriteFile(t, filepath.Join(dir, "bomb.yaml"), aliasBombFile())
+	testkit.Eventually(t, "the bomb is reported", func() bool { return status(t, url).Failed })
 	quickly("the reload", started)
 	if st := status(t, url); len(st.Errors) != 1 || st.Errors[0].File != filepath.Join(dir, "bomb.yaml") || st.Errors[0].Line != 9 ||
 		!strings.Contains(st.Errors[0].Message, aliasBombProblem) {
@@ -89,7 +91,7 @@ func TestAnAliasBombIsRefusedQuicklyEverywhere(t *testing.T) {
 
 	// The bomb is saved again and again; the server stops at once all the same.
 	for i := range 5 {
-		writeFile(t, filepath.Join(dir, "bomb.yaml"), aliasBombFile()+fmt.Sprintf("# save %d\n", i))
+		testkit.WriteFile(t, filepath.Join(dir, "bomb.yaml"), aliasBombFile()+fmt.Sprintf("# save %d\n", i))
 		time.Sleep(20 * time.Millisecond)
 	}
 	started = time.Now()

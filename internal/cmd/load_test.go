@@ -1,4 +1,4 @@
-package main
+package cmd
 
 import (
 	"bytes"
@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agui-mock/agui-mock/internal/testkit"
 	"github.com/agui-mock/agui-mock/loadtest"
 )
 
@@ -21,7 +22,7 @@ func load(t *testing.T, args ...string) (int, string, string) {
 
 func TestLoadCommandMeasuresAgainstAnyEndpoint(t *testing.T) {
 	floor := start(t, []string{"load-floor", "--addr", "127.0.0.1:0", "--events", "6"}, nil)
-	mock := start(t, []string{"--addr", "127.0.0.1:0", "--no-builtin", "--scenarios", "bench/scenarios", "--watch", "off"}, nil)
+	mock := start(t, []string{"--addr", "127.0.0.1:0", "--no-builtin", "--scenarios", "../../bench/scenarios", "--watch", "off"}, nil)
 	for _, tt := range []struct {
 		url, message, transport string
 		events                  int
@@ -60,7 +61,7 @@ func TestLoadCommandMeasuresAgainstAnyEndpoint(t *testing.T) {
 func TestLoadCommandPostsAScenariosExample(t *testing.T) {
 	dir := t.TempDir()
 	file := filepath.Join(dir, "booking.yaml")
-	writeFile(t, file, `id: other
+	testkit.WriteFile(t, file, `id: other
 match: {message: ^other$}
 examples: [{message: other}]
 steps: [{text: other}]

@@ -1,10 +1,12 @@
-package main
+package cmd
 
 import (
 	"fmt"
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/agui-mock/agui-mock/internal/testkit"
 )
 
 // BenchmarkWriteToServed measures how long a saved scenario takes to be served: from
@@ -13,7 +15,7 @@ import (
 func BenchmarkWriteToServed(b *testing.B) {
 	dir := b.TempDir()
 	file := filepath.Join(dir, "alpha.yaml")
-	writeFile(b, file, scenarioFile("start"))
+	testkit.WriteFile(b, file, scenarioFile("start"))
 	url := start(b, []string{"--addr", "127.0.0.1:0", "--no-builtin", "--scenarios", dir, "--poll-interval", "1h"}, nil)
 	n := 0
 	for b.Loop() {

@@ -1,4 +1,4 @@
-package main
+package deploy_test
 
 import (
 	"bytes"
@@ -16,6 +16,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agui-mock/agui-mock/internal/cmd"
+	"github.com/agui-mock/agui-mock/internal/testkit"
 	"github.com/agui-mock/agui-mock/server"
 )
 
@@ -52,7 +54,7 @@ func freePort(t *testing.T) int {
 func startNginx(t *testing.T, replicas []string) string {
 	t.Helper()
 	bin := nginxBinary(t)
-	shipped, err := os.ReadFile("deploy/nginx/agui-mock.conf")
+	shipped, err := os.ReadFile("nginx/agui-mock.conf")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -212,7 +214,7 @@ func TestTwoReplicasBehindNginxKeepEachTestOnOneReplica(t *testing.T) {
 	var replicas []string
 	for _, scenarios := range []string{dir, dir + "," + extra} {
 		vars["AGUI_MOCK_SCENARIOS"] = scenarios
-		replicas = append(replicas, start(t, []string{"--addr", "127.0.0.1:0"}, vars))
+		replicas = append(replicas, testkit.Start(t, cmd.Run, []string{"--addr", "127.0.0.1:0"}, vars, io.Discard))
 	}
 	proxy := startNginx(t, replicas)
 

@@ -1,7 +1,6 @@
-package main
+package cmd
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -20,19 +19,13 @@ import (
 
 	"go.uber.org/goleak"
 
+	"github.com/agui-mock/agui-mock/internal/testkit"
 	"github.com/agui-mock/agui-mock/scenarios"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
-func env(vars map[string]string) environ {
-	var e environ
-	for k, v := range vars {
-		e = append(e, k+"="+v)
-	}
-	slices.Sort(e)
-	return e
-}
+func env(vars map[string]string) environ { return testkit.Env(vars) }
 
 // start runs the program until the test ends and returns its base URL.
 func start(t testing.TB, args []string, vars map[string]string) string {
@@ -43,41 +36,7 @@ func start(t testing.TB, args []string, vars map[string]string) string {
 // startLogged is start with the program's log written to stderr.
 func startLogged(t testing.TB, args []string, vars map[string]string, stderr io.Writer) string {
 	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	outR, outW := io.Pipe()
-	done := make(chan int)
-	go func() {
-		code := run(ctx, args, env(vars), outW, stderr)
-		outW.Close()
-		done <- code
-	}()
-	t.Cleanup(func() {
-		cancel()
-		if code := <-done; code != 0 {
-			t.Errorf("exit code %d after shutdown", code)
-		}
-	})
-	line, err := bufio.NewReader(outR).ReadString('\n')
-	if err != nil {
-		t.Fatalf("no start-up line: %v", err)
-	}
-	go io.Copy(io.Discard, outR)
-	url, ok := listeningURL(line)
-	if !ok {
-		t.Fatalf("start-up line %q", line)
-	}
-	return url
-}
-
-// listeningURL reads the URL from the line a server announces itself with: "agui-mock
-// (or floor) listening on URL", or its JSON record with a url member (-log-format json).
-func listeningURL(line string) (string, bool) {
-	var record struct{ Msg, URL string }
-	if json.Unmarshal([]byte(line), &record) == nil && strings.HasSuffix(record.Msg, " listening on "+record.URL) {
-		return record.URL, record.URL != ""
-	}
-	_, url, ok := strings.Cut(strings.TrimSpace(line), " listening on ") // agui-mock, or the floor
-	return url, ok
+	return testkit.Start(t, Run, args, vars, stderr)
 }
 
 // say posts a run with one user message to the server at url and returns the stream.

@@ -1,4 +1,4 @@
-package main
+package docs_test
 
 import (
 	"os"

@@ -1,4 +1,4 @@
-package main
+package cmd
 
 import (
 	"fmt"
@@ -8,7 +8,7 @@ import (
 )
 
 // version is the release's version, stamped by a release build with
-// -ldflags "-X main.version=1.2.3" (make static VERSION=1.2.3). The linker can only stamp
+// -ldflags "-X github.com/agui-mock/agui-mock/internal/cmd.version=1.2.3" (make static VERSION=1.2.3). The linker can only stamp
 // a package variable, which is why this one exists; other builds leave it empty and
 // report what their build info knows.
 var version string

@@ -1,4 +1,4 @@
-package main
+package cmd
 
 import (
 	"bufio"
@@ -18,6 +18,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/agui-mock/agui-mock/internal/testkit"
 )
 
 // The soak tests run short by default; SOAK=long runs them at full size.
@@ -121,7 +123,7 @@ func TestSoakAbortedRuns(t *testing.T) {
 	warm(100)
 	before := heapInUse()
 	warm(runs)
-	eventually(t, "every aborted stream is closed", func() bool { return metric(t, url, "agui_mock_active_streams") == 0 })
+	testkit.Eventually(t, "every aborted stream is closed", func() bool { return metric(t, url, "agui_mock_active_streams") == 0 })
 	after := heapInUse()
 	if after > before+16<<20 {
 		t.Errorf("heap in use grew from %d to %d bytes over %d aborted runs", before, after, runs)
@@ -135,7 +137,7 @@ func TestSoakEditsWhileStreaming(t *testing.T) {
 	dir := t.TempDir()
 	const files = 20
 	for i := range files {
-		writeFile(t, filepath.Join(dir, fmt.Sprintf("s%02d.yaml", i)), fmt.Sprintf("id: s%02d\nmatch: {message: '^s%02d$'}\ntiming: {tokensPerSecond: 200}\nsteps: [{text: 'version zero of a scenario that streams a few words'}]\n", i, i))
+		testkit.WriteFile(t, filepath.Join(dir, fmt.Sprintf("s%02d.yaml", i)), fmt.Sprintf("id: s%02d\nmatch: {message: '^s%02d$'}\ntiming: {tokensPerSecond: 200}\nsteps: [{text: 'version zero of a scenario that streams a few words'}]\n", i, i))
 	}
 	url := start(t, []string{"--addr", "127.0.0.1:0", "--no-builtin", "--scenarios", dir, "--log-format", "json"}, nil)
 	edits, streams := soakSize(100, 1000), soakSize(100, 1000)
@@ -180,7 +182,7 @@ func TestSoakEditsWhileStreaming(t *testing.T) {
 		if e%2 == 0 {
 			saveAtomically(t, f, content)
 		} else {
-			writeFile(t, f, content)
+			testkit.WriteFile(t, f, content)
 		}
 		time.Sleep(2 * time.Millisecond)
 	}
@@ -189,7 +191,7 @@ func TestSoakEditsWhileStreaming(t *testing.T) {
 	}
 	saveAtomically(t, filepath.Join(dir, "s00.yaml"), "id: s00\nmatch: {message: '^s00$'}\nsteps: [{text: final}]\n")
 	clients.Wait()
-	eventually(t, "the final edit is served", func() bool { return ask(t, url, "s00") == "final" })
+	testkit.Eventually(t, "the final edit is served", func() bool { return ask(t, url, "s00") == "final" })
 	close(stop)
 	watchers.Wait()
 	if failed.Load() != 0 || partial.Load() != 0 {
@@ -260,11 +262,11 @@ func TestSoakCancelAndResumeRace(t *testing.T) {
 // stream ends with RUN_ERROR and the process exits well within Docker's 10 s.
 func TestSoakSigtermUnderLoad(t *testing.T) {
 	bin := filepath.Join(t.TempDir(), "agui-mock")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+	if out, err := exec.Command("go", "build", "-o", bin, "../..").CombinedOutput(); err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
 	dir := t.TempDir()
-	writeFile(t, filepath.Join(dir, "slow.yaml"), "match: {message: slow}\ntiming: {firstEvent: 0, firstToken: 0}\nsteps:\n  - text: started\n  - pause: 1m\n  - text: never\n")
+	testkit.WriteFile(t, filepath.Join(dir, "slow.yaml"), "match: {message: slow}\ntiming: {firstEvent: 0, firstToken: 0}\nsteps:\n  - text: started\n  - pause: 1m\n  - text: never\n")
 	cmd := exec.Command(bin, "--addr", "127.0.0.1:0", "--scenarios", dir, "--log-format", "json")
 	stdout, _ := cmd.StdoutPipe()
 	if err := cmd.Start(); err != nil {
@@ -272,7 +274,7 @@ func TestSoakSigtermUnderLoad(t *testing.T) {
 	}
 	defer cmd.Process.Kill()
 	line, _ := bufio.NewReader(stdout).ReadString('\n')
-	url, _ := listeningURL(line)
+	url, _ := testkit.ListeningURL(line)
 	n := soakSize(200, 1000)
 	results := make(chan []string, n)
 	var opened sync.WaitGroup

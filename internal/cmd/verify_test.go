@@ -1,4 +1,4 @@
-package main
+package cmd
 
 import (
 	"encoding/json"
@@ -12,6 +12,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/agui-mock/agui-mock/internal/testkit"
 	"github.com/agui-mock/agui-mock/protocol"
 )
 
@@ -22,11 +23,11 @@ func verifyFixtures(t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()
 	for _, name := range []string{"clarify.yaml", "media-management.yaml"} {
-		data, err := os.ReadFile(filepath.Join("scenarios", "builtin", name))
+		data, err := os.ReadFile(filepath.Join("..", "..", "scenarios", "builtin", name))
 		if err != nil {
 			t.Fatal(err)
 		}
-		writeFile(t, filepath.Join(dir, name), string(data))
+		testkit.WriteFile(t, filepath.Join(dir, name), string(data))
 	}
 	return dir
 }
@@ -71,7 +72,7 @@ func TestVerifyCommand(t *testing.T) {
 	// the fixture now says the agent asks a question where it asks for a clarification
 	clarify := filepath.Join(dir, "clarify.yaml")
 	data, _ := os.ReadFile(clarify)
-	writeFile(t, clarify, strings.Replace(string(data), "name: clarify", "name: ask_user", 1))
+	testkit.WriteFile(t, clarify, strings.Replace(string(data), "name: clarify", "name: ask_user", 1))
 	junit := filepath.Join(t.TempDir(), "verify.xml")
 	code, out, stderr = verifyCmd(t, []string{dir, "--junit", junit, "--format", "json"},
 		map[string]string{"AGUI_MOCK_UPSTREAM": url, "AGUI_MOCK_HEADER": "Authorization: Bearer " + token})
@@ -142,7 +143,7 @@ func TestVerifyCommandErrors(t *testing.T) {
 		t.Errorf("an unreachable agent: exit %d\n%s", code, out)
 	}
 	bad := filepath.Join(dir, "bad.yaml")
-	writeFile(t, bad, "steps: [{txt: hi}]\n")
+	testkit.WriteFile(t, bad, "steps: [{txt: hi}]\n")
 	code, _, stderr := verifyCmd(t, []string{"--upstream", closed, dir}, nil)
 	if code != 2 || !strings.Contains(stderr, bad+":1:10: unknown key \"txt\"") || !strings.Contains(stderr, "nothing was verified") {
 		t.Errorf("a scenario that does not load: exit %d\n%s", code, stderr)

@@ -1,7 +1,6 @@
-package main
+package cmd
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -10,7 +9,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/agui-mock/agui-mock/protocol"
 	"github.com/agui-mock/agui-mock/scenarios"
@@ -115,7 +113,7 @@ func validatePaths(paths []string, limits scenarios.Limits, builtin bool) report
 			rep.Problems = append(rep.Problems, scenarios.Diagnostic{File: p, Message: err.Error()})
 		case info.IsDir() || scenarios.IsScenarioFile(p):
 			own = append(own, pathSource(p, info.IsDir()))
-		case isStreamFile(p):
+		case protocol.IsStreamFile(p):
 			rep.Streams++
 			rep.Problems = append(rep.Problems, validateStream(p)...)
 		default:
@@ -167,41 +165,29 @@ func readFile(p string) ([]byte, *scenarios.Diagnostic) {
 	return data, nil
 }
 
-func isStreamFile(p string) bool {
-	switch strings.ToLower(filepath.Ext(p)) {
-	case ".json", ".jsonl", ".ndjson":
-		return true
-	}
-	return false
-}
-
-// positioned is an event and where it starts in its file.
-type positioned struct {
-	event     protocol.Event
-	line, col int
-}
-
 // validateStream checks a recorded event stream against the sequence rules.
 func validateStream(p string) []scenarios.Diagnostic {
 	data, diag := readFile(p)
 	if diag != nil {
 		return []scenarios.Diagnostic{*diag}
 	}
-	events, diag := readStream(p, data)
-	if diag != nil {
-		return []scenarios.Diagnostic{*diag}
+	events, err := protocol.ReadStreamFile(p, data)
+	if err != nil {
+		var fe *protocol.StreamFileError
+		errors.As(err, &fe)
+		return []scenarios.Diagnostic{{File: p, Line: fe.Line, Column: fe.Column, Message: err.Error()}}
 	}
 	var diags []scenarios.Diagnostic
 	at := func(i int, msg string, sev string) scenarios.Diagnostic {
 		d := scenarios.Diagnostic{File: p, Message: msg, Severity: sev}
 		if i >= 0 && i < len(events) {
-			d.Line, d.Column = events[i].line, events[i].col
+			d.Line, d.Column = events[i].Line, events[i].Column
 		}
 		return d
 	}
 	v := &protocol.Verifier{}
 	for _, pe := range events {
-		if err := v.Check(pe.event); err != nil {
+		if err := v.Check(pe.Event); err != nil {
 			var se *protocol.SequenceError
 			errors.As(err, &se)
 			diags = append(diags, at(se.Index, err.Error(), ""))
@@ -217,79 +203,4 @@ func validateStream(p string) []scenarios.Diagnostic {
 		diags = append(diags, at(w.Index, w.Error(), scenarios.Warning))
 	}
 	return diags
-}
-
-// readStream decodes the events of a JSON array, a conformance fixture's "stream", or
-// JSON lines, keeping each event's position.
-func readStream(p string, data []byte) ([]positioned, *scenarios.Diagnostic) {
-	trimmed := bytes.TrimSpace(data)
-	fail := func(offset int, format string, args ...any) *scenarios.Diagnostic {
-		line, col := lineCol(data, offset)
-		return &scenarios.Diagnostic{File: p, Line: line, Column: col, Message: fmt.Sprintf(format, args...)}
-	}
-	if len(trimmed) == 0 {
-		return nil, fail(0, "the file is empty; expected AG-UI events")
-	}
-	if strings.EqualFold(filepath.Ext(p), ".json") {
-		start := bytes.IndexAny(data, "[{")
-		if trimmed[0] == '{' {
-			var fixture struct {
-				Stream json.RawMessage `json:"stream"`
-			}
-			if err := json.Unmarshal(data, &fixture); err != nil || len(fixture.Stream) == 0 {
-				return nil, fail(start, "expected an array of events, or an object with a \"stream\" array")
-			}
-			start = bytes.Index(data, fixture.Stream)
-		}
-		return readArray(data, start, fail)
-	}
-	var events []positioned
-	offset := 0
-	for i, line := range bytes.Split(data, []byte("\n")) {
-		if len(bytes.TrimSpace(line)) > 0 {
-			ev, err := protocol.DecodeEvent(line)
-			if err != nil {
-				return nil, fail(offset, "line %d: %v", i+1, err)
-			}
-			events = append(events, positioned{ev, i + 1, 1})
-		}
-		offset += len(line) + 1
-	}
-	return events, nil
-}
-
-// readArray decodes the JSON array that starts at start.
-func readArray(data []byte, start int, fail func(int, string, ...any) *scenarios.Diagnostic) ([]positioned, *scenarios.Diagnostic) {
-	dec := json.NewDecoder(bytes.NewReader(data[start:]))
-	dec.UseNumber()
-	if tok, err := dec.Token(); err != nil || tok != json.Delim('[') {
-		return nil, fail(start, "expected a JSON array of events")
-	}
-	var events []positioned
-	for dec.More() {
-		at := start + int(dec.InputOffset())
-		for at < len(data) && strings.ContainsRune(" \t\r\n,", rune(data[at])) {
-			at++
-		}
-		var raw json.RawMessage
-		if err := dec.Decode(&raw); err != nil {
-			return nil, fail(at, "malformed JSON: %v", err)
-		}
-		ev, err := protocol.DecodeEvent(raw)
-		if err != nil {
-			return nil, fail(at, "event %d: %v", len(events), err)
-		}
-		line, col := lineCol(data, at)
-		events = append(events, positioned{ev, line, col})
-	}
-	return events, nil
-}
-
-// lineCol turns a byte offset into a 1-based line and column.
-func lineCol(data []byte, offset int) (int, int) {
-	offset = min(max(offset, 0), len(data))
-	before := data[:offset]
-	line := bytes.Count(before, []byte("\n")) + 1
-	col := offset - bytes.LastIndexByte(before, '\n')
-	return line, col
 }

@@ -1,4 +1,4 @@
-package main
+package cmd
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/agui-mock/agui-mock/internal/spectest"
+	"github.com/agui-mock/agui-mock/internal/testkit"
 	"github.com/agui-mock/agui-mock/scenarios"
 )
 
@@ -21,11 +22,13 @@ func TestValidateReportsEveryProblemWithItsPosition(t *testing.T) {
 	bad := filepath.Join(dir, "bad.yaml")
 	stream := filepath.Join(dir, "stream.jsonl")
 	array := filepath.Join(dir, "array.json")
-	writeFile(t, good, "steps: [{text: hi}]\n")
-	writeFile(t, bad, "steps:\n  - txt: hi\n  - pause: fast\n  - text: '{{ .mesage }}'\n")
-	writeFile(t, stream, `{"type":"RUN_STARTED","threadId":"t","runId":"r"}`+"\n"+`{"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":"x"}`+"\n")
-	writeFile(t, filepath.Join(dir, "notes.txt"), "hello")
-	writeFile(t, array, "[\n  {\"type\":\"RUN_STARTED\",\"threadId\":\"t\",\"runId\":\"r\"},\n  {\"type\":\"RUN_FINISHED\",\"threadId\":\"t\",\"runId\":\"other\"}\n]\n")
+	testkit.WriteFile(t, good, "steps: [{text: hi}]\n")
+	testkit.WriteFile(t, bad, "steps:\n  - txt: hi\n  - pause: fast\n  - text: '{{ .mesage }}'\n")
+	testkit.WriteFile(t, stream, `{"type":"RUN_STARTED","threadId":"t","runId":"r"}`+"\n"+`{"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":"x"}`+"\n")
+	testkit.WriteFile(t, filepath.Join(dir, "notes.txt"), "hello")
+	scalar := filepath.Join(dir, "scalar.json")
+	testkit.WriteFile(t, scalar, `"RUN_STARTED"`+"\n")
+	testkit.WriteFile(t, array, "[\n  {\"type\":\"RUN_STARTED\",\"threadId\":\"t\",\"runId\":\"r\"},\n  {\"type\":\"RUN_FINISHED\",\"threadId\":\"t\",\"runId\":\"other\"}\n]\n")
 	tests := []struct {
 		name  string
 		args  []string
@@ -42,6 +45,7 @@ func TestValidateReportsEveryProblemWithItsPosition(t *testing.T) {
 		}},
 		{"a JSON-lines stream", []string{stream}, 1, []string{stream + ":2:1: event 1 (TEXT_MESSAGE_CONTENT): Cannot send 'TEXT_MESSAGE_CONTENT': No active text message found with ID 'm'"}},
 		{"a JSON array stream", []string{array}, 1, []string{array + `:3:3: event 1 (RUN_FINISHED): RUN_STARTED and RUN_FINISHED must agree on their runId`}},
+		{"a JSON file of neither array nor object", []string{scalar}, 1, []string{scalar + ":1:1: expected a JSON array of events"}},
 		{"a missing file", []string{filepath.Join(dir, "nope.yaml")}, 1, []string{"no such file or directory"}},
 		{"a foreign file", []string{filepath.Join(dir, "notes.txt")}, 1, []string{"notes.txt: not a scenario file (.yaml, .yml) or an event stream (.json, .jsonl)"}},
 		{"no arguments", nil, 2, nil},
@@ -65,7 +69,7 @@ func TestValidateReportsEveryProblemWithItsPosition(t *testing.T) {
 
 func TestValidateJSONOutput(t *testing.T) {
 	dir := t.TempDir()
-	writeFile(t, filepath.Join(dir, "a.yaml"), "steps: [{pause: fast}]\n")
+	testkit.WriteFile(t, filepath.Join(dir, "a.yaml"), "steps: [{pause: fast}]\n")
 	for _, args := range [][]string{{"--format", "json", dir}, {dir, "--format", "json"}, {dir, "--format=json"}} {
 		var out strings.Builder
 		if code := run(t.Context(), append([]string{"validate"}, args...), env(nil), &out, io.Discard); code != 1 {
@@ -83,7 +87,7 @@ func TestValidateJSONOutput(t *testing.T) {
 
 func TestValidateTakesEverythingAfterDoubleDashAsPaths(t *testing.T) {
 	t.Chdir(t.TempDir())
-	writeFile(t, "-dash.yaml", "match: {message: hi}\nsteps: [{text: hello}]\n")
+	testkit.WriteFile(t, "-dash.yaml", "match: {message: hi}\nsteps: [{text: hello}]\n")
 	var out, stderr strings.Builder
 	if code := run(t.Context(), []string{"validate", "--", "-dash.yaml"}, env(nil), &out, &stderr); code != 0 {
 		t.Fatalf("exit %d\n%s%s", code, out.String(), stderr.String())
@@ -130,15 +134,15 @@ func TestValidateAgreesWithTheConformanceCorpus(t *testing.T) {
 
 func TestValidateReadsOnlyRegularFilesWithinTheSizeLimit(t *testing.T) {
 	dir := t.TempDir()
-	writeFile(t, filepath.Join(dir, "w.yaml"), "id: w\nsteps: [{text: x}]\n")
+	testkit.WriteFile(t, filepath.Join(dir, "w.yaml"), "id: w\nsteps: [{text: x}]\n")
 	pipe, streamPipe := filepath.Join(dir, "p.yaml"), filepath.Join(dir, "s.jsonl")
 	mkfifo(t, pipe)
 	mkfifo(t, streamPipe)
 	other := t.TempDir()
 	huge, hugeStream := filepath.Join(other, "huge.yaml"), filepath.Join(other, "huge.json")
 	words := strings.Repeat("word ", scenarios.MaxFileBytes/5+1)
-	writeFile(t, huge, "id: huge\nsteps: [{text: "+words+"}]\n")
-	writeFile(t, hugeStream, "["+words+"]")
+	testkit.WriteFile(t, huge, "id: huge\nsteps: [{text: "+words+"}]\n")
+	testkit.WriteFile(t, hugeStream, "["+words+"]")
 	tooLarge := ": the file is larger than the limit of 4 MiB"
 	tests := []struct {
 		name string
@@ -167,7 +171,7 @@ func TestValidateRefusesAFileWithoutScenarios(t *testing.T) {
 	dir := t.TempDir()
 	for name, content := range map[string]string{"empty.yaml": "", "comments.yaml": "# a placeholder\n# steps: [{text: x}]\n", "separators.yml": "---\n---\n"} {
 		file := filepath.Join(dir, name)
-		writeFile(t, file, content)
+		testkit.WriteFile(t, file, content)
 		want := file + ": the file holds no scenario (hint: it is empty, or holds only comments and empty documents; remove a file that is not needed)\n"
 		for _, arg := range []string{file, dir} {
 			var out strings.Builder
@@ -181,7 +185,7 @@ func TestValidateRefusesAFileWithoutScenarios(t *testing.T) {
 func TestADuplicateKeyIsRefusedByValidateAndAtStart(t *testing.T) {
 	dir := t.TempDir()
 	file := filepath.Join(dir, "dup.yaml")
-	writeFile(t, file, "id: e\nmatch:\n  message: hi\n  message: ho\nsteps:\n  - text: a\n    text: b\n  - state: {a: 1, a: 2}\nid: f\n")
+	testkit.WriteFile(t, file, "id: e\nmatch:\n  message: hi\n  message: ho\nsteps:\n  - text: a\n    text: b\n  - state: {a: 1, a: 2}\nid: f\n")
 	want := []string{
 		file + `:4:3: duplicate key "message" (first at line 3)`,
 		file + `:7:5: duplicate key "text" (first at line 6)`,
@@ -204,7 +208,7 @@ func TestADuplicateKeyIsRefusedByValidateAndAtStart(t *testing.T) {
 
 func TestValidateReportsATemplateOfTheWrongTypeAtTheTemplate(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "typed.yaml")
-	writeFile(t, file, "examples: [{message: hi, state: {items: [a]}}]\nsteps:\n  - state: {items: '{{ .state.items }}'}\n  - stateDelta:\n      - op: add\n        path: '{{ .state.items }}'\n        value: '{{ .state.items }}'\n")
+	testkit.WriteFile(t, file, "examples: [{message: hi, state: {items: [a]}}]\nsteps:\n  - state: {items: '{{ .state.items }}'}\n  - stateDelta:\n      - op: add\n        path: '{{ .state.items }}'\n        value: '{{ .state.items }}'\n")
 	want := file + ":6:15: a JSON Patch path must be a string, but this template renders a list (write {{ json … }} to send its JSON text)\n" +
 		"1 scenario(s), 0 stream(s): 1 problem(s), 0 warning(s)\n"
 	var out strings.Builder
@@ -215,7 +219,7 @@ func TestValidateReportsATemplateOfTheWrongTypeAtTheTemplate(t *testing.T) {
 
 func TestValidateRefusesATemplateThatNeverFinishes(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "loop.yaml")
-	writeFile(t, file, "steps:\n  - text: hi\n  - text: 'x{{ range 1000000000000000000 }}{{ end }}'\n")
+	testkit.WriteFile(t, file, "steps:\n  - text: hi\n  - text: 'x{{ range 1000000000000000000 }}{{ end }}'\n")
 	want := file + ":3:11: template " + file + ":3:11: the run's templates went past the limit of 500 iterations (-template-iterations)\n"
 	var out strings.Builder
 	if code := run(t.Context(), []string{"validate", "--template-iterations", "500", file}, env(nil), &out, io.Discard); code != 1 || !strings.HasPrefix(out.String(), want) {
@@ -226,7 +230,7 @@ func TestValidateRefusesATemplateThatNeverFinishes(t *testing.T) {
 // What the protobuf transport cannot carry is a warning: the file is valid.
 func TestValidateWarnsOfWhatProtobufCannotCarry(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "custom.yaml")
-	writeFile(t, file, "events:\n  - {type: RUN_STARTED, threadId: '{{ .threadId }}', runId: '{{ .runId }}'}\n  - {type: CUSTOM, name: n, value: 1, extra: x}\n  - {type: RUN_FINISHED, threadId: '{{ .threadId }}', runId: '{{ .runId }}'}\n")
+	testkit.WriteFile(t, file, "events:\n  - {type: RUN_STARTED, threadId: '{{ .threadId }}', runId: '{{ .runId }}'}\n  - {type: CUSTOM, name: n, value: 1, extra: x}\n  - {type: RUN_FINISHED, threadId: '{{ .threadId }}', runId: '{{ .runId }}'}\n")
 	want := file + ":3:5: warning: over the protobuf transport this event loses CUSTOM.extra (hint: the AG-UI .proto has no place for it: send it in a form the .proto carries, or expect protobuf clients not to see it)\n" +
 		"1 scenario(s), 0 stream(s): 0 problem(s), 1 warning(s)\n"
 	var out strings.Builder
@@ -238,10 +242,10 @@ func TestValidateWarnsOfWhatProtobufCannotCarry(t *testing.T) {
 func TestValidateChecksBothDialects(t *testing.T) {
 	dir := t.TempDir()
 	mixed := filepath.Join(dir, "mixed.yaml")
-	writeFile(t, mixed, "id: lg\ndialect: langgraph\nsteps:\n  - interrupt: {message: Proceed, on: {resolved: [{text: Went.}]}}\n---\n"+
+	testkit.WriteFile(t, mixed, "id: lg\ndialect: langgraph\nsteps:\n  - interrupt: {message: Proceed, on: {resolved: [{text: Went.}]}}\n---\n"+
 		"id: std\ndialect: agui\nsteps:\n  - interrupt: {message: Stop}\n")
 	bad := filepath.Join(dir, "bad.yaml")
-	writeFile(t, bad, "dialect: langchain\nsteps:\n  - interrupt: [{message: a}, {message: b}]\n---\ndialect: langgraph\nsteps:\n  - interrupt: [{message: a}, {message: b}]\n")
+	testkit.WriteFile(t, bad, "dialect: langchain\nsteps:\n  - interrupt: [{message: a}, {message: b}]\n---\ndialect: langgraph\nsteps:\n  - interrupt: [{message: a}, {message: b}]\n")
 	for _, tt := range []struct {
 		path  string
 		code  int
@@ -270,7 +274,7 @@ func TestValidateChecksBothDialects(t *testing.T) {
 // or without, and serve plays it on that route.
 func TestValidateAndServeAgreeOnAScenarioOnABuiltinRoute(t *testing.T) {
 	dir := t.TempDir()
-	writeFile(t, filepath.Join(dir, "chat.yaml"), "id: my-chat\nmatch: {route: /agentic_chat}\nexamples: [{route: /agentic_chat, message: hi}]\nsteps: [{text: served-mine}]\n")
+	testkit.WriteFile(t, filepath.Join(dir, "chat.yaml"), "id: my-chat\nmatch: {route: /agentic_chat}\nexamples: [{route: /agentic_chat, message: hi}]\nsteps: [{text: served-mine}]\n")
 	for _, args := range [][]string{{dir}, {"--no-builtin", dir}} {
 		var out strings.Builder
 		if code := run(t.Context(), append([]string{"validate"}, args...), env(nil), &out, &out); code != 0 || !strings.Contains(out.String(), "1 scenario(s), 0 stream(s): valid") {

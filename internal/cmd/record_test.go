@@ -1,4 +1,4 @@
-package main
+package cmd
 
 import (
 	"encoding/json"
@@ -13,6 +13,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/agui-mock/agui-mock/internal/testkit"
 	"github.com/agui-mock/agui-mock/scenarios"
 	"github.com/agui-mock/agui-mock/server"
 )
@@ -23,7 +24,7 @@ import (
 func TestServeRecordsWhatNoScenarioAnswers(t *testing.T) {
 	upstream, hits := countingAgent(t)
 	own, recorded := t.TempDir(), t.TempDir()
-	writeFile(t, filepath.Join(own, "mine.yaml"), scenarioFile("own"))
+	testkit.WriteFile(t, filepath.Join(own, "mine.yaml"), scenarioFile("own"))
 	url := start(t, []string{"--addr", "127.0.0.1:0", "--no-builtin", "--scenarios", own, "--scenarios", recorded,
 		"--record-missing", "--upstream", upstream.URL, "--record-dir", recorded, "--poll-interval", "1h"}, nil)
 
@@ -38,7 +39,7 @@ func TestServeRecordsWhatNoScenarioAnswers(t *testing.T) {
 	if len(files) != 1 {
 		t.Fatalf("recordings %v", files)
 	}
-	eventually(t, "the recording is loaded", func() bool { return status(t, url).Scenarios == 2 })
+	testkit.Eventually(t, "the recording is loaded", func() bool { return status(t, url).Scenarios == 2 })
 	before := hits.Load()
 	if got := ask(t, url, "showcase"); !strings.Contains(got, "Here is what I found") || hits.Load() != before {
 		t.Errorf("the replay got %q and reached the upstream %d more times", got, hits.Load()-before)
@@ -106,7 +107,7 @@ func TestRecordingsReplayFromARecordDirOfTheirOwn(t *testing.T) {
 	upstream, hits := countingAgent(t)
 	own := t.TempDir()
 	recorded := filepath.Join(t.TempDir(), "not-yet-there")
-	writeFile(t, filepath.Join(own, "mine.yaml"), scenarioFile("own"))
+	testkit.WriteFile(t, filepath.Join(own, "mine.yaml"), scenarioFile("own"))
 	url := start(t, []string{"--addr", "127.0.0.1:0", "--no-builtin", "--scenarios", own,
 		"--record-missing", "--upstream", upstream.URL, "--record-dir", recorded, "--poll-interval", "1h"}, nil)
 
@@ -114,7 +115,7 @@ func TestRecordingsReplayFromARecordDirOfTheirOwn(t *testing.T) {
 	if hits.Load() != 1 || !strings.Contains(first, "Here is what I found") {
 		t.Fatalf("the miss was not proxied: %q, %d hits", first, hits.Load())
 	}
-	eventually(t, "the recording is loaded", func() bool { return status(t, url).Scenarios == 2 })
+	testkit.Eventually(t, "the recording is loaded", func() bool { return status(t, url).Scenarios == 2 })
 	if ids := listedIDs(t, url); len(ids) != 2 || !slices.ContainsFunc(ids, func(id string) bool { return strings.HasPrefix(id, "rec-showcase-") }) {
 		t.Errorf("/_mock/scenarios lists %v", ids)
 	}
@@ -130,7 +131,7 @@ func TestRecordingsReplayFromARecordDirOfTheirOwn(t *testing.T) {
 func TestRecordMissingLeavesTheBuiltinScenariosOut(t *testing.T) {
 	upstream, hits := countingAgent(t)
 	own, recorded := t.TempDir(), t.TempDir()
-	writeFile(t, filepath.Join(own, "mine.yaml"), scenarioFile("own"))
+	testkit.WriteFile(t, filepath.Join(own, "mine.yaml"), scenarioFile("own"))
 	url := start(t, []string{"--addr", "127.0.0.1:0", "--scenarios", own,
 		"--record-missing", "--upstream", upstream.URL, "--record-dir", recorded, "--poll-interval", "1h"}, nil)
 
@@ -145,7 +146,7 @@ func TestRecordMissingLeavesTheBuiltinScenariosOut(t *testing.T) {
 	if hits.Load() != 1 || first == "" {
 		t.Fatalf("the request a built-in scenario answers was not recorded from the upstream: %q, %d hits", first, hits.Load())
 	}
-	eventually(t, "the recording is loaded", func() bool { return status(t, url).Scenarios == before+1 })
+	testkit.Eventually(t, "the recording is loaded", func() bool { return status(t, url).Scenarios == before+1 })
 	if got := ask(t, url, "showcase"); got != first || hits.Load() != 1 {
 		t.Errorf("the replay got %q (recorded %q) and reached the upstream %d more times", got, first, hits.Load()-1)
 	}

@@ -1,4 +1,4 @@
-package main
+package deploy_test
 
 import (
 	"bytes"
@@ -13,6 +13,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/agui-mock/agui-mock/internal/cmd"
 	"github.com/agui-mock/agui-mock/server"
 )
 
@@ -90,7 +91,7 @@ type (
 // readManifests parses every YAML document of deploy/kubernetes, by kind.
 func readManifests(t *testing.T) map[string]manifest {
 	t.Helper()
-	files, err := filepath.Glob("deploy/kubernetes/*.yaml")
+	files, err := filepath.Glob("kubernetes/*.yaml")
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no manifests in deploy/kubernetes: %v", err)
 	}
@@ -177,7 +178,7 @@ func TestKubernetesManifestsNameTheServersPortsAndPaths(t *testing.T) {
 	if !tokenFromSecret {
 		t.Errorf("the deployment must take AGUI_MOCK_ADMIN_TOKEN from a Secret: the Ingress publishes the admin API")
 	}
-	known := flagVariables()
+	known := cmd.FlagVariables()
 	for _, e := range c.Env {
 		if e.Name != "GOMEMLIMIT" && !slices.Contains(known, e.Name) {
 			t.Errorf("the container sets %s, which sets no flag (nor the Go runtime's memory limit)", e.Name)
@@ -220,7 +221,7 @@ func nginxVariable(header string) string {
 }
 
 func TestTheNginxConfigHashesTheTestIDAndDoesNotBufferStreams(t *testing.T) {
-	data, err := os.ReadFile("deploy/nginx/agui-mock.conf")
+	data, err := os.ReadFile("nginx/agui-mock.conf")
 	if err != nil {
 		t.Fatal(err)
 	}

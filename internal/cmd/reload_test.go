@@ -1,4 +1,4 @@
-package main
+package cmd
 
 import (
 	"bufio"
@@ -13,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/agui-mock/agui-mock/internal/testkit"
 )
 
 // scenarioFile is a small scenario answering "alpha" with a marker word.
@@ -45,41 +47,18 @@ func ask(t testing.TB, url, message string) string {
 	return text.String()
 }
 
-// eventually polls until check passes; file watching is asynchronous by nature, so the
-// end-to-end tests wait for the server to notice, bounded.
-func eventually(t *testing.T, what string, check func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for !check() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting until %s", what)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
-func writeFile(t testing.TB, path, content string) {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
 // saveLikeVim writes the way vim does by default: the old file moves to a backup, the
 // new content is written under the name, the backup is removed.
 func saveLikeVim(t *testing.T, path, content string) {
 	t.Helper()
-	writeFile(t, filepath.Join(filepath.Dir(path), "4913"), "")
+	testkit.WriteFile(t, filepath.Join(filepath.Dir(path), "4913"), "")
 	os.Remove(filepath.Join(filepath.Dir(path), "4913"))
 	if _, err := os.Stat(path); err == nil {
 		if err := os.Rename(path, path+"~"); err != nil {
 			t.Fatal(err)
 		}
 	}
-	writeFile(t, path, content)
+	testkit.WriteFile(t, path, content)
 	os.Remove(path + "~")
 }
 
@@ -87,7 +66,7 @@ func saveLikeVim(t *testing.T, path, content string) {
 func saveAtomically(t testing.TB, path, content string) {
 	t.Helper()
 	tmp := path + ".tmp-" + time.Now().Format("150405.000")
-	writeFile(t, tmp, content)
+	testkit.WriteFile(t, tmp, content)
 	if err := os.Rename(tmp, path); err != nil {
 		t.Fatal(err)
 	}
@@ -124,19 +103,19 @@ func TestHotReloadFollowsRealEdits(t *testing.T) {
 		t.Run(mode, func(t *testing.T) {
 			dir := t.TempDir()
 			file := filepath.Join(dir, "alpha.yaml")
-			writeFile(t, file, scenarioFile("v0"))
+			testkit.WriteFile(t, file, scenarioFile("v0"))
 			url := start(t, []string{"--addr", "127.0.0.1:0", "--no-builtin", "--scenarios", dir, "--watch", mode, "--poll-interval", poll}, nil)
 			served := func(want string) func() bool { return func() bool { return ask(t, url, "alpha") == want } }
-			eventually(t, "v0 is served", served("served-v0"))
+			testkit.Eventually(t, "v0 is served", served("served-v0"))
 
 			saveLikeVim(t, file, scenarioFile("v1"))
-			eventually(t, "a vim-style save is served", served("served-v1"))
+			testkit.Eventually(t, "a vim-style save is served", served("served-v1"))
 
-			writeFile(t, file, scenarioFile("v2")) // in place
-			eventually(t, "an in-place write is served", served("served-v2"))
+			testkit.WriteFile(t, file, scenarioFile("v2")) // in place
+			testkit.Eventually(t, "an in-place write is served", served("served-v2"))
 
 			saveAtomically(t, file, "match: {message: alpha}\nsteps:\n  - txt: broken\n")
-			eventually(t, "the broken file is reported", func() bool { return status(t, url).Failed })
+			testkit.Eventually(t, "the broken file is reported", func() bool { return status(t, url).Failed })
 			st := status(t, url)
 			if len(st.Errors) == 0 || st.Errors[0].File != file || st.Errors[0].Line != 3 || st.Errors[0].Column != 5 || !strings.Contains(st.Errors[0].Message, `unknown key "txt"`) {
 				t.Errorf("status %+v", st)
@@ -146,23 +125,23 @@ func TestHotReloadFollowsRealEdits(t *testing.T) {
 			}
 
 			saveAtomically(t, file, scenarioFile("v3"))
-			eventually(t, "the fixed file is served", served("served-v3"))
+			testkit.Eventually(t, "the fixed file is served", served("served-v3"))
 			if st := status(t, url); st.Failed || len(st.Errors) != 0 {
 				t.Errorf("status after the fix %+v", st)
 			}
 
-			writeFile(t, filepath.Join(dir, "nested", "deeper", "beta.yaml"), "match: {message: beta}\nsteps: [{text: served-beta}]\n")
-			eventually(t, "a file in a new subdirectory is served", func() bool { return ask(t, url, "beta") == "served-beta" })
+			testkit.WriteFile(t, filepath.Join(dir, "nested", "deeper", "beta.yaml"), "match: {message: beta}\nsteps: [{text: served-beta}]\n")
+			testkit.Eventually(t, "a file in a new subdirectory is served", func() bool { return ask(t, url, "beta") == "served-beta" })
 
 			if err := os.Remove(file); err != nil {
 				t.Fatal(err)
 			}
-			eventually(t, "a deleted scenario is gone", served("404 Not Found"))
+			testkit.Eventually(t, "a deleted scenario is gone", served("404 Not Found"))
 
 			if err := os.RemoveAll(filepath.Join(dir, "nested")); err != nil {
 				t.Fatal(err)
 			}
-			eventually(t, "a removed directory's scenarios are gone", func() bool { return ask(t, url, "beta") == "404 Not Found" })
+			testkit.Eventually(t, "a removed directory's scenarios are gone", func() bool { return ask(t, url, "beta") == "404 Not Found" })
 		})
 	}
 }
@@ -170,7 +149,7 @@ func TestHotReloadFollowsRealEdits(t *testing.T) {
 func TestHotReloadFollowsKubernetesConfigMapSwaps(t *testing.T) {
 	dir := t.TempDir()
 	version := func(name, marker string) {
-		writeFile(t, filepath.Join(dir, name, "alpha.yaml"), scenarioFile(marker))
+		testkit.WriteFile(t, filepath.Join(dir, name, "alpha.yaml"), scenarioFile(marker))
 	}
 	version("..2026_v1", "v1")
 	must := func(err error) {
@@ -190,13 +169,13 @@ func TestHotReloadFollowsKubernetesConfigMapSwaps(t *testing.T) {
 	must(os.Symlink("..2026_v2", filepath.Join(dir, "..data_tmp")))
 	must(os.Rename(filepath.Join(dir, "..data_tmp"), filepath.Join(dir, "..data")))
 	must(os.RemoveAll(filepath.Join(dir, "..2026_v1")))
-	eventually(t, "the swapped ConfigMap is served", func() bool { return ask(t, url, "alpha") == "served-v2" })
+	testkit.Eventually(t, "the swapped ConfigMap is served", func() bool { return ask(t, url, "alpha") == "served-v2" })
 }
 
 func TestAStreamFinishesWithTheScenarioItStartedWith(t *testing.T) {
 	dir := t.TempDir()
 	file := filepath.Join(dir, "slow.yaml")
-	writeFile(t, file, "match: {message: slow}\ntiming: {firstEvent: 0, firstToken: 0, jitter: 0}\nsteps:\n  - text: original-start\n  - pause: 600ms\n  - text: original-end\n")
+	testkit.WriteFile(t, file, "match: {message: slow}\ntiming: {firstEvent: 0, firstToken: 0, jitter: 0}\nsteps:\n  - text: original-start\n  - pause: 600ms\n  - text: original-end\n")
 	url := start(t, []string{"--addr", "127.0.0.1:0", "--no-builtin", "--scenarios", dir, "--poll-interval", "1h"}, nil)
 	resp, err := http.Post(url+"/agui/chat", "application/json", strings.NewReader(`{"messages":[{"role":"user","content":"slow"}]}`))
 	if err != nil {
@@ -207,8 +186,8 @@ func TestAStreamFinishesWithTheScenarioItStartedWith(t *testing.T) {
 	if _, err := resp.Body.Read(buf); err != nil { // the stream has begun
 		t.Fatal(err)
 	}
-	writeFile(t, file, "match: {message: slow}\nsteps:\n  - text: edited\n")
-	eventually(t, "the edit is served", func() bool { return strings.Contains(ask(t, url, "slow"), "edited") })
+	testkit.WriteFile(t, file, "match: {message: slow}\nsteps:\n  - text: edited\n")
+	testkit.Eventually(t, "the edit is served", func() bool { return strings.Contains(ask(t, url, "slow"), "edited") })
 	rest, _ := io.ReadAll(resp.Body)
 	body := string(buf) + string(rest)
 	if !strings.Contains(body, "original-end") || strings.Contains(body, "edited") {
@@ -219,9 +198,9 @@ func TestAStreamFinishesWithTheScenarioItStartedWith(t *testing.T) {
 func TestAnIDRepeatedAcrossDirectoriesIsRefusedAtStartAndOnReload(t *testing.T) {
 	a, b := t.TempDir(), t.TempDir()
 	alpha := "id: shared\nmatch: {message: alpha}\nsteps: [{text: served-a}]\n"
-	writeFile(t, filepath.Join(a, "alpha.yaml"), alpha)
+	testkit.WriteFile(t, filepath.Join(a, "alpha.yaml"), alpha)
 	clash := filepath.Join(b, "beta.yaml")
-	writeFile(t, clash, "id: shared\nmatch: {message: beta}\nsteps: [{text: served-b}]\n")
+	testkit.WriteFile(t, clash, "id: shared\nmatch: {message: beta}\nsteps: [{text: served-b}]\n")
 	want := clash + `:1:1: scenario id "shared" is already used by ` + filepath.Join(a, "alpha.yaml") + `:1:1 (hint: give one of them an explicit id)`
 
 	var stderr strings.Builder
@@ -236,13 +215,13 @@ func TestAnIDRepeatedAcrossDirectoriesIsRefusedAtStartAndOnReload(t *testing.T) 
 		t.Errorf("validate: exit %d, output:\n%s", code, out.String())
 	}
 
-	writeFile(t, clash, "id: beta\nmatch: {message: beta}\nsteps: [{text: served-b}]\n")
+	testkit.WriteFile(t, clash, "id: beta\nmatch: {message: beta}\nsteps: [{text: served-b}]\n")
 	url := start(t, []string{"--addr", "127.0.0.1:0", "--scenarios", a, "--scenarios", b, "--watch", "poll", "--poll-interval", "100ms"}, nil)
 	if got := ask(t, url, "beta"); got != "served-b" {
 		t.Fatalf("got %q", got)
 	}
 	saveAtomically(t, clash, "id: shared\nmatch: {message: beta}\nsteps: [{text: served-b2}]\n")
-	eventually(t, "the repeated id is reported", func() bool { return status(t, url).Failed })
+	testkit.Eventually(t, "the repeated id is reported", func() bool { return status(t, url).Failed })
 	st := status(t, url)
 	if len(st.Errors) != 1 || st.Errors[0].File != clash || st.Errors[0].Line != 1 || !strings.Contains(st.Errors[0].Message, `scenario id "shared" is already used by `+filepath.Join(a, "alpha.yaml")) {
 		t.Errorf("status %+v", st)
@@ -288,7 +267,7 @@ func within(t *testing.T, what string, f func()) {
 
 func TestANamedPipeIsRefusedAtStartAndOnReload(t *testing.T) {
 	dir := t.TempDir()
-	writeFile(t, filepath.Join(dir, "alpha.yaml"), scenarioFile("v1"))
+	testkit.WriteFile(t, filepath.Join(dir, "alpha.yaml"), scenarioFile("v1"))
 	pipe := filepath.Join(dir, "pipe.yaml")
 	mkfifo(t, pipe)
 	want := pipe + ": a named pipe, not a regular file"
@@ -330,10 +309,10 @@ func TestANamedPipeIsRefusedAtStartAndOnReload(t *testing.T) {
 func TestEmptyingAFileIsARejectedReload(t *testing.T) {
 	dir := t.TempDir()
 	file := filepath.Join(dir, "alpha.yaml")
-	writeFile(t, file, scenarioFile("v1"))
+	testkit.WriteFile(t, file, scenarioFile("v1"))
 	url := start(t, []string{"--addr", "127.0.0.1:0", "--no-builtin", "--scenarios", dir, "--watch", "poll", "--poll-interval", "100ms"}, nil)
-	writeFile(t, file, "")
-	eventually(t, "the empty file is reported", func() bool { return status(t, url).Failed })
+	testkit.WriteFile(t, file, "")
+	testkit.Eventually(t, "the empty file is reported", func() bool { return status(t, url).Failed })
 	if st := status(t, url); len(st.Errors) != 1 || st.Errors[0].File != file || st.Errors[0].Message != "the file holds no scenario" || st.Scenarios != 1 {
 		t.Errorf("status %+v", st)
 	}
@@ -355,11 +334,11 @@ func TestEmptyingAFileIsARejectedReload(t *testing.T) {
 // the process exits at once.
 func TestSigtermStopsALoadThatWouldNotEnd(t *testing.T) {
 	bin := filepath.Join(t.TempDir(), "agui-mock")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+	if out, err := exec.Command("go", "build", "-o", bin, "../..").CombinedOutput(); err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
 	dir := t.TempDir()
-	writeFile(t, filepath.Join(dir, "loop.yaml"), "steps:\n  - text: '{{ range 1000000000000000000 }}{{ end }}'\n")
+	testkit.WriteFile(t, filepath.Join(dir, "loop.yaml"), "steps:\n  - text: '{{ range 1000000000000000000 }}{{ end }}'\n")
 	cmd := exec.Command(bin, "--addr", "127.0.0.1:0", "--scenarios", dir)
 	// AGUI_MOCK_STARTED sets no flag: the warning about it shows that the program runs,
 	// its signal handler installed, and is about to load.

@@ -1,4 +1,4 @@
-package main
+package cmd
 
 import (
 	"context"
@@ -143,7 +143,7 @@ func serveFlags(o *options, stderr io.Writer) *flag.FlagSet {
 		}
 		fs.PrintDefaults()
 		if !recordAll { // serve is the default command, so its help is the first one read
-			fmt.Fprintf(stderr, "\nAll commands (run 'agui-mock COMMAND -h' for a command's flags):\n%s", commands)
+			fmt.Fprintf(stderr, "\nAll commands (run 'agui-mock COMMAND -h' for a command's flags):\n%s", commandList())
 		}
 	}
 	return fs
@@ -210,21 +210,36 @@ func serve(ctx context.Context, o options, stdout, stderr io.Writer) error {
 		return err
 	}
 	cfg := server.DefaultConfig()
-	cfg.Seed, cfg.FixedTime, cfg.Speed, cfg.Strict, cfg.EventIDs = o.seed, fixedTime, o.speed, o.strict, o.sseIDs
+	cfg.Seed = o.seed
+	cfg.FixedTime = fixedTime
+	cfg.Speed = o.speed
+	cfg.Strict = o.strict
+	cfg.EventIDs = o.sseIDs
 	cfg.Dialect = scenarios.Dialect(o.dialect) // checked by checkServeFlags
-	cfg.KeepAlive, cfg.MaxBodyBytes, cfg.Logger = o.keepAlive, o.maxBody, logger
-	cfg.AuthToken, cfg.AdminToken, cfg.AllowedHosts = string(o.authToken), string(o.adminToken), o.hosts
+	cfg.KeepAlive = o.keepAlive
+	cfg.MaxBodyBytes = o.maxBody
+	cfg.Logger = logger
+	cfg.AuthToken = string(o.authToken)
+	cfg.AdminToken = string(o.adminToken)
+	cfg.AllowedHosts = o.hosts
 	switch {
 	case len(o.cors) == 1 && o.cors[0] == "none":
 		cfg.CORSOrigins = nil
 	case len(o.cors) > 0:
 		cfg.CORSOrigins = o.cors
 	}
-	cfg.Threads.MaxThreads, cfg.Threads.IdleTTL = o.maxThreads, o.threadTTL
-	cfg.Recorder, cfg.RecordAll = rec, o.recordAll
-	cfg.Metrics, cfg.JournalSize, cfg.JournalEvents = o.metrics, o.journal, o.journalEvs
-	cfg.MaxMessages, cfg.MaxStreams, cfg.MaxStarting = o.maxMsgs, o.maxStreams, o.maxStart
-	cfg.Sources, cfg.TemplateLimits = sources, o.templates
+	cfg.Threads.MaxThreads = o.maxThreads
+	cfg.Threads.IdleTTL = o.threadTTL
+	cfg.Recorder = rec
+	cfg.RecordAll = o.recordAll
+	cfg.Metrics = o.metrics
+	cfg.JournalSize = o.journal
+	cfg.JournalEvents = o.journalEvs
+	cfg.MaxMessages = o.maxMsgs
+	cfg.MaxStreams = o.maxStreams
+	cfg.MaxStarting = o.maxStart
+	cfg.Sources = sources
+	cfg.TemplateLimits = o.templates
 	srv := server.New(cfg, set)
 
 	ln, err := net.Listen("tcp", o.addr)

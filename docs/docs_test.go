@@ -1,20 +1,35 @@
-package main
+package docs_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/agui-mock/agui-mock/internal/cmd"
+	"github.com/agui-mock/agui-mock/internal/testkit"
 	"github.com/agui-mock/agui-mock/scenarios"
 	"go.yaml.in/yaml/v3"
 )
+
+// TestMain runs the tests from the repository's root, whence the documents name files
+// (docs/scenarios.md, examples, e2e/agents/…) and their commands run.
+func TestMain(m *testing.M) {
+	if err := os.Chdir(".."); err != nil {
+		fmt.Fprintln(os.Stderr, "docs tests:", err)
+		os.Exit(1)
+	}
+	os.Exit(m.Run())
+}
 
 // docBlock is a fenced yaml code block of a document.
 type docBlock struct {
@@ -127,7 +142,7 @@ func checkDocBlock(block docBlock) []scenarios.Diagnostic {
 func TestDocBlockProblemsNameTheirLine(t *testing.T) {
 	dir := t.TempDir()
 	doc := filepath.Join(dir, "doc.md")
-	writeFile(t, doc, "# Title\n\n```yaml\nsteps:\n  - tool:\n      name: clarify\n      args: {question: Which format?, choices: [MP4]}\n```\n\n```yaml\nservices: {a: {b: c}}\n```\n")
+	testkit.WriteFile(t, doc, "# Title\n\n```yaml\nsteps:\n  - tool:\n      name: clarify\n      args: {question: Which format?, choices: [MP4]}\n```\n\n```yaml\nservices: {a: {b: c}}\n```\n")
 	blocks := yamlBlocks(t, doc)
 	if len(blocks) != 2 || blocks[0].line != 4 {
 		t.Fatalf("blocks %+v", blocks)
@@ -159,7 +174,7 @@ func TestReadmeValidateSamplesAreTrue(t *testing.T) {
 		samples++
 		args, created := readmeScript(t, script)
 		var out strings.Builder
-		code := run(t.Context(), append([]string{"validate"}, args...), env(nil), &out, io.Discard)
+		code := cmd.Run(t.Context(), append([]string{"validate"}, args...), nil, &out, io.Discard)
 		got := out.String()
 		if valid := strings.HasSuffix(got, ": valid\n"); valid != (code == 0) {
 			t.Errorf("README.md: validate %s exits %d after\n%s", strings.Join(args, " "), code, got)
@@ -193,7 +208,7 @@ func readmeScript(t *testing.T, script string) ([]string, map[string]string) {
 				body.WriteString(lines[i] + "\n")
 			}
 			created[name] = filepath.Join(dir, name)
-			writeFile(t, created[name], body.String())
+			testkit.WriteFile(t, created[name], body.String())
 		} else if rest, ok := strings.CutPrefix(lines[i], "go run . validate "); ok {
 			args = strings.Fields(rest)
 		}
@@ -261,7 +276,7 @@ func TestDocumentedScenarioMountsLoad(t *testing.T) {
 			}
 			checked++
 			// as the container serves it: with the built-in scenarios; and some of its own
-			if rep, own := validatePaths([]string{m[1]}, scenarios.Limits{}, true), validatePaths([]string{m[1]}, scenarios.Limits{}, false); !rep.Valid || own.Scenarios == 0 {
+			if rep, own := validated(t, m[1], true), validated(t, m[1], false); !rep.Valid || own.Scenarios == 0 {
 				t.Errorf("%s mounts %s at /scenarios: %d scenario(s), %d problem(s), first %v",
 					doc, m[1], rep.Scenarios, len(rep.Problems), rep.Problems[:min(1, len(rep.Problems))])
 			}
@@ -270,6 +285,25 @@ func TestDocumentedScenarioMountsLoad(t *testing.T) {
 	if checked == 0 {
 		t.Error("no doc mounts a directory of this repository at /scenarios (the README's docker run should)")
 	}
+}
+
+// validated is what agui-mock validate -format json reports of path, with the built-in
+// scenarios or, as with -no-builtin, without them.
+func validated(t *testing.T, path string, builtin bool) (rep struct {
+	Valid     bool
+	Scenarios int
+	Problems  []scenarios.Diagnostic
+}) {
+	t.Helper()
+	args := []string{"validate", "-format", "json", "-no-builtin=" + strconv.FormatBool(!builtin), path}
+	var out, errs strings.Builder
+	if code := cmd.Run(t.Context(), args, nil, &out, &errs); code > 1 {
+		t.Fatalf("validate %s: exit %d: %s", path, code, errs.String())
+	}
+	if err := json.Unmarshal([]byte(out.String()), &rep); err != nil {
+		t.Fatalf("validate %s printed %q: %v", path, out.String(), err)
+	}
+	return rep
 }
 
 // TestCopilotKitComposeRunsBesideItsFile: compose resolves the relative paths of
@@ -318,7 +352,7 @@ func TestConversationsResumeRequestAnswers(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "trim.yaml"), []byte(scenario), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	url := start(t, []string{"--addr", "127.0.0.1:0", "--no-builtin", "--scenarios", dir, "--speed", "0"}, nil)
+	url := testkit.Start(t, cmd.Run, []string{"--addr", "127.0.0.1:0", "--no-builtin", "--scenarios", dir, "--speed", "0"}, nil, io.Discard)
 	post := func(body string) string {
 		t.Helper()
 		resp, err := http.Post(url+"/agui/chat", "application/json", strings.NewReader(body))
@@ -375,5 +409,31 @@ func TestInstallingPutsTheCommandOnPath(t *testing.T) {
 	run := exec.Command("agui-mock", "validate", "examples")
 	if out, err := run.CombinedOutput(); err != nil || !strings.Contains(string(out), "valid") {
 		t.Errorf("agui-mock validate examples from PATH: %v\n%s", err, out)
+	}
+}
+
+// TestArchitectureNamesOnlyFilesThatExist checks that every path docs/architecture.md
+// names, in code (a directory and a file, such as server/routes.go) or as a link, is a
+// file or directory of the repository: the map is followed to find code.
+func TestArchitectureNamesOnlyFilesThatExist(t *testing.T) {
+	const doc = "docs/architecture.md"
+	data, err := os.ReadFile(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	named := map[string]bool{}
+	for _, m := range regexp.MustCompile("`([\\w.-]+(?:/[\\w.-]+)*/[\\w.-]+\\.[a-z]{1,5})`").FindAllStringSubmatch(string(data), -1) {
+		named[m[1]] = true
+	}
+	for _, m := range regexp.MustCompile(`\]\(\.\./([^)#]+)`).FindAllStringSubmatch(string(data), -1) {
+		named[m[1]] = true
+	}
+	if len(named) < 40 {
+		t.Fatalf("%s names %d paths: has the way it writes them changed?", doc, len(named))
+	}
+	for path := range named {
+		if _, err := os.Stat(path); err != nil {
+			t.Errorf("%s names %s, which does not exist", doc, path)
+		}
 	}
 }

@@ -1,4 +1,4 @@
-package main
+package cmd
 
 import (
 	"bytes"
@@ -7,6 +7,8 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/agui-mock/agui-mock/internal/testkit"
 )
 
 // startAndLog starts the server with args and returns its URL and its start-up log,
@@ -27,6 +29,7 @@ func startAndLog(t *testing.T, args ...string) (string, string) {
 // where it listens, the inspector's URL and how many scenarios from where, in a few
 // lines; each scenario gets a line at debug.
 func TestStartupLogIsShortAndNamesTheInspector(t *testing.T) {
+	t.Chdir("../..") // the repository's root, whose examples the log names as given
 	url, log := startAndLog(t, "--scenarios", "examples")
 	lines := strings.Split(strings.TrimSpace(log), "\n")
 	if len(lines) > 3 {
@@ -50,6 +53,7 @@ func TestStartupLogIsShortAndNamesTheInspector(t *testing.T) {
 // TestAnnouncementIsJSONInAJSONLog: with -log-format json the line saying where the
 // server listens is a JSON record like every other line, which tools still read.
 func TestAnnouncementIsJSONInAJSONLog(t *testing.T) {
+	t.Chdir("../..") // the repository's root, whose examples the log names as given
 	var out bytes.Buffer
 	announce(&out, "json", "http://127.0.0.1:8000")
 	var record struct{ Level, Msg, URL, Inspector string }
@@ -59,7 +63,7 @@ func TestAnnouncementIsJSONInAJSONLog(t *testing.T) {
 	if record.Level != "INFO" || record.Msg != "agui-mock listening on http://127.0.0.1:8000" || record.Inspector != "http://127.0.0.1:8000/_mock/ui" {
 		t.Errorf("record %+v", record)
 	}
-	if url, ok := listeningURL(out.String()); !ok || url != "http://127.0.0.1:8000" {
+	if url, ok := testkit.ListeningURL(out.String()); !ok || url != "http://127.0.0.1:8000" {
 		t.Errorf("listeningURL of the JSON record: %q %v", url, ok)
 	}
 	out.Reset()
