@@ -378,7 +378,7 @@ type Cursor struct {
 	ids        map[string]string
 	openCalls  map[string]bool
 	activities map[string]string
-	lastTextID string
+	lastTexts  map[string]string
 }
 
 // Awaiting is the number of interrupts the conversation waits answers to, in either

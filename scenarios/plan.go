@@ -110,7 +110,7 @@ func (s *Scenario) plan(ctx context.Context, req *Request, start Start, opts Pla
 	if c := start.Resume; c != nil {
 		captures = c.captures
 		p.ids, p.openCalls, p.activityTypes = maps.Clone(c.ids), maps.Clone(c.openCalls), maps.Clone(c.activities)
-		p.lastTextID = c.lastTextID
+		p.lastTexts = maps.Clone(c.lastTexts)
 	}
 	p.captures = captures
 	p.req = req
@@ -283,7 +283,7 @@ type planner struct {
 	ids           map[string]string // local names → generated ids
 	openCalls     map[string]bool   // ids of tool calls made without a result
 	activityTypes map[string]string // activity ids → their types
-	lastTextID    string
+	lastTexts     map[string]string // per subagentRunId ("" for the agent itself), its latest text message
 	terminated    bool
 	dialect       Dialect            // how the run's interrupts reach the client
 	interrupts    []PendingInterrupt // raised by this run
@@ -595,7 +595,7 @@ func (p *planner) pause(stack []frame) {
 		ids:        maps.Clone(p.ids),
 		openCalls:  maps.Clone(p.openCalls),
 		activities: maps.Clone(p.activityTypes),
-		lastTextID: p.lastTextID,
+		lastTexts:  maps.Clone(p.lastTexts),
 	}
 }
 

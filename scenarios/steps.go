@@ -233,7 +233,7 @@ func (s *textStep) emit(p *planner) error {
 		return err
 	}
 	p.emit(protocol.NewEvent(protocol.TextMessageEnd, "messageId", id))
-	p.lastTextID = id
+	put(&p.lastTexts, p.subagent(), id)
 	return nil
 }
 
@@ -293,7 +293,7 @@ type toolStep struct {
 	name   string
 	args   *value
 	result *value
-	parent string       // "" attaches the call to the run's latest text message; "none" to none
+	parent string       // "" attaches the call to the latest text message of its subagent (or agent); "none" to none
 	cases  []branchCase // frontend tools: what the next run plays, by the tool's result
 }
 
@@ -319,7 +319,7 @@ func (l *fileLoader) toolStep(c stepCommon, n *yaml.Node) step {
 	if v := f["parent"]; v != nil {
 		s.parent = l.str(v)
 		if s.parent != "none" {
-			l.diag.add(l.pos(v), `parent: none leaves parentMessageId out; by default the call attaches to the run's latest text message`, "parent must be none")
+			l.diag.add(l.pos(v), `parent: none leaves parentMessageId out; by default the call attaches to the run's latest text message (inside a subagent, the subagent's own)`, "parent must be none")
 		}
 	}
 	return s
@@ -328,8 +328,8 @@ func (l *fileLoader) toolStep(c stepCommon, n *yaml.Node) step {
 func (s *toolStep) emit(p *planner) error {
 	id := p.stepID(&s.stepCommon, "call")
 	start := protocol.NewEvent(protocol.ToolCallStart, "toolCallId", id, "toolCallName", s.name)
-	if s.parent == "" && p.lastTextID != "" {
-		start = start.With("parentMessageId", p.lastTextID)
+	if last := p.lastTexts[p.subagent()]; s.parent == "" && last != "" {
+		start = start.With("parentMessageId", last)
 	}
 	p.emit(start)
 	if err := p.stream(&s.stepCommon, s.args, splitArgs, protocol.ToolCallArgs, "toolCallId", id); err != nil {

@@ -308,3 +308,39 @@ steps:
 		})
 	}
 }
+
+// A tool call belongs to the message that carries it: inside a subagent it attaches to
+// the subagent's own latest text message, never to the parent agent's.
+func TestAToolCallInsideASubagentAttachesToItsOwnText(t *testing.T) {
+	set, err := loadOne(t, `
+steps:
+  - text: Asking.
+    id: parent
+  - subagent:
+      name: helper
+      steps:
+        - tool: {name: first, result: ok}
+        - text: Now the second.
+          id: own
+        - tool: {name: second, result: ok}
+  - tool: {name: third, result: ok}
+`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &conversation{t: t, set: set}
+	events := c.run(`{"messages":[{"role":"user","content":"go"}]}`)
+	var parents []string
+	texts := map[string]string{}
+	for _, ev := range events {
+		switch ev.Type {
+		case protocol.TextMessageStart:
+			texts[ev.Str("messageId")] = fmt.Sprint(len(texts) + 1)
+		case protocol.ToolCallStart:
+			parents = append(parents, ev.Str("toolCallName")+":"+texts[ev.Str("parentMessageId")])
+		}
+	}
+	if want := []string{"first:", "second:2", "third:1"}; !reflect.DeepEqual(parents, want) {
+		t.Errorf("the calls' parent messages (by order of text) %q, want %q", parents, want)
+	}
+}
