@@ -3,14 +3,17 @@
 // to nested subagents, one of which fails; an interrupt inside a subagent, answered
 // both ways). @ag-ui/client 1.0.0 gets the lifecycle, the attribution and the
 // metadata; 0.0.58 gets the same conversation without the subagent events or their
-// attribution, and accepts it without a warning.
+// attribution, and accepts it without a warning. The inspector's timeline draws each
+// invocation from the run's record.
 
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { adminOK, journalEntry, newTestId, TEST_ID_HEADER } from './admin.js';
 import { assertCleanRun, CLIENTS, Conversation, eventsOf, messagesOf } from './clients.js';
 import { SUBAGENT_SCENARIOS } from './fixtures.js';
 import { useServer, writeTempFiles } from './harness.js';
 import { streamedTexts } from './threads.js';
+import { laneOf, subagentNote, subagentSpans } from '../../server/inspector/timeline.js';
 
 const server = useServer(['--no-builtin', '--scenarios', writeTempFiles(SUBAGENT_SCENARIOS)]);
 
@@ -119,5 +122,43 @@ describe(`subagents with ${legacy.label}`, () => {
     const second = await conversation.continue({ resume: [{ interruptId: interrupt.id, status: 'resolved' }] });
     assertCleanRun(second);
     assert.deepEqual(streamedTexts(second.events), ['Paid.', 'Receipt sent.', 'Done.']);
+  });
+});
+
+describe("the inspector's timeline", () => {
+  /** The events of a run as the inspector reads them from the journal: [{atMs, event}]. */
+  async function recorded(message, resume) {
+    const testId = newTestId('subagents');
+    const conversation = new Conversation(current, { url: server.url, headers: { [TEST_ID_HEADER]: testId } });
+    const first = await conversation.send(message);
+    let run = first;
+    if (resume) run = await conversation.continue({ resume: resume(first) });
+    const entry = await journalEntry(server, (e) => e.runId === run.runId, { testId });
+    return (await adminOK(server, 'GET', `/journal/${entry.seq}`, { testId })).events;
+  }
+
+  test('each invocation is a bar in the subagents lane, nested ones deeper, ended as they ended', async () => {
+    const events = await recorded('Plan a trip');
+    const spans = subagentSpans(events);
+    assert.deepEqual(spans.map((s) => [s.name, s.depth, s.ending]), [
+      ['researcher', 0, 'success'],
+      ['writer', 1, 'success'],
+      ['booker', 0, 'error'],
+    ]);
+    assert.equal(spans[1].parent, spans[0].id);
+    for (const s of spans) assert.ok(s.startMs <= s.endMs, `${s.name} ends after it starts`);
+    assert.ok(spans[1].endMs <= spans[0].endMs, 'the writer ends within the researcher');
+    const lanes = events.filter((e) => e.event.type.startsWith('SUBAGENT_')).map((e) => laneOf(e.event));
+    assert.deepEqual([...new Set(lanes)], ['subagents']);
+    const writerText = events.find((e) => e.event.type === 'TEXT_MESSAGE_START' && e.event.subagentRunId === spans[1].id);
+    assert.equal(subagentNote(writerText.event, spans), 'in subagent writer');
+    assert.equal(subagentNote(events[0].event, spans), '', 'RUN_STARTED belongs to no subagent');
+  });
+
+  test('a paused run shows its subagent suspended, and the run that answers it the same invocation again', async () => {
+    const paused = subagentSpans(await recorded('Pay the hotel'));
+    assert.deepEqual(paused.map((s) => [s.name, s.ending]), [['payer', 'suspended']]);
+    const resumed = subagentSpans(await recorded('Pay the hotel', (first) => [{ interruptId: first.finished.interrupts[0].id, status: 'resolved' }]));
+    assert.deepEqual(resumed.map((s) => [s.name, s.ending]), [['payer', 'success']]);
   });
 });
