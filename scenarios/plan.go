@@ -675,12 +675,10 @@ func (p *planner) runStep(s step, gap time.Duration) error {
 	defer func() { p.stepName, p.metadata = outerName, outerMetadata }()
 	p.metadata = nil
 	if md := s.common().metadata; md != nil {
+		// a mapping (loading refuses anything else), so it renders an object
 		v, err := md.render(p.r)
 		if err != nil {
 			return atStep(s.common().at, err)
-		}
-		if _, ok := v.(map[string]any); !ok {
-			return &stepError{at: s.common().at, err: fmt.Errorf("metadata must render to an object, got %s", protocol.JSONKind(v))}
 		}
 		p.metadata = v
 	}

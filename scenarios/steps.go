@@ -168,7 +168,12 @@ func (l *fileLoader) metadata(n *yaml.Node, kind string) *value {
 		l.diag.add(l.pos(n), "metadata rides on the events a step sends", "a %s step sends no event to carry metadata", kind)
 		return nil
 	}
-	if n.Kind != yaml.MappingNode {
+	switch n.Kind {
+	case yaml.MappingNode:
+	case yaml.ScalarNode:
+		l.diag.add(l.pos(n), "e.g. metadata: {traceId: t-1}; templates go in its values", "metadata must be a mapping, got %q", n.Value)
+		return nil
+	default:
 		l.diag.add(l.pos(n), "e.g. metadata: {traceId: t-1}", "metadata must be a mapping, got %s", nodeKind(n))
 		return nil
 	}

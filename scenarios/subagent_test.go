@@ -297,7 +297,7 @@ steps:
 `, "no step of a subagent may follow the error step that ends it"},
 		{"metadata on a pause", `steps: [{pause: 1s, metadata: {a: 1}}]`, "a pause step sends no event to carry metadata"},
 		{"metadata not a mapping", `steps: [{text: a, metadata: [1]}]`, "metadata must be a mapping, got a list"},
-		{"metadata rendering no object", `steps: [{text: a, metadata: "{{ .message }}"}]`, "metadata must be a mapping"},
+		{"metadata as a template", `steps: [{text: a, metadata: "{{ .state }}"}]`, `metadata must be a mapping, got "{{ .state }}"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
