@@ -95,6 +95,8 @@ func protoForms() []Event {
 		NewEvent(RunFinished, "threadId", "t", "runId", "r", "outcome", map[string]any{"type": "success", "pendingToolCallIds": []any{"c1"}}),
 		NewEvent(RunFinished, "threadId", "t", "runId", "r", "outcome", map[string]any{"type": "cancelled"}),
 		NewEvent(SubagentFinished, "subagentRunId", "s", "outcome", map[string]any{"type": "suspended", "interruptIds": []any{"i"}}),
+		NewEvent(SubagentFinished, "subagentRunId", "s", "result", map[string]any{"days": json.Number("3")}, "outcome", map[string]any{"type": "success"}, "metadata", map[string]any{"trace": "t"}),
+		NewEvent(RunFinished, "threadId", "t", "runId", "r", "outcome", map[string]any{"type": "interrupt", "interrupts": []any{map[string]any{"id": "i", "reason": "approval", "subagentRunId": "s"}}}),
 		NewEvent(SubagentError, "subagentRunId", "s", "message", "m", "code", "c"),
 		NewEvent(MessagesSnapshot, "messages", []any{
 			map[string]any{"id": "u", "role": "user", "content": []any{map[string]any{"type": "text", "text": "hi"}, map[string]any{"type": "image", "source": map[string]any{"type": "url", "value": "https://x/y.png"}}}},

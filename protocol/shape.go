@@ -105,6 +105,18 @@ func IsStringField(typ, name string) bool {
 	return false
 }
 
+// unattributed lists the event types that carry no subagent attribution: the run-scoped
+// ones, the conversation-wide MESSAGES_SNAPSHOT, the subagent lifecycle (whose
+// subagentRunId names the invocation itself), and the THINKING family 1.1 dropped.
+var unattributed = []string{RunStarted, RunFinished, RunError, MessagesSnapshot, SubagentStarted, SubagentFinished,
+	SubagentError, ThinkingStart, ThinkingEnd, ThinkingTextStart, ThinkingTextContent, ThinkingTextEnd}
+
+// Attributable reports whether an event of the type can belong to a subagent's work,
+// and so carry a subagentRunId.
+func Attributable(typ string) bool {
+	return knownEvent(typ) && !slices.Contains(unattributed, typ)
+}
+
 func knownEvent(typ string) bool {
 	_, ok := eventFields[typ]
 	return ok

@@ -82,6 +82,8 @@ func TestPeerAdapt(t *testing.T) {
 	encrypted := NewEvent(ReasoningEncryptedValue, "subtype", "message", "entityId", "m", "encryptedValue", "x", "encryptedValueType", "t")
 	started := NewEvent(RunStarted, "threadId", "t", "runId", "r")
 	declared := started.With("protocolVersion", "1.1")
+	attributed := NewEvent(RunFinished, "threadId", "t", "runId", "r", "outcome", map[string]any{"type": "interrupt", "interrupts": []any{
+		map[string]any{"id": "i", "reason": "r", "subagentRunId": "s"}, map[string]any{"id": "j", "reason": "r"}}})
 	tests := []struct {
 		name string
 		peer Peer
@@ -98,6 +100,9 @@ func TestPeerAdapt(t *testing.T) {
 		{"legacy loses pendingToolCallIds", PeerFor(""), pending, `{"type":"RUN_FINISHED","threadId":"t","runId":"r","outcome":{"type":"success"}}`},
 		{"legacy gets text for parts", PeerFor(""), parts, `{"type":"TOOL_CALL_RESULT","messageId":"m","toolCallId":"c","content":"ab"}`},
 		{"legacy drops subagents", PeerFor(""), NewEvent(SubagentStarted, "subagentRunId", "s", "name", "n"), ""},
+		{"legacy loses the attribution", PeerFor(""), NewEvent(TextMessageEnd, "messageId", "m", "subagentRunId", "s", "metadata", map[string]any{"k": 1}), `{"type":"TEXT_MESSAGE_END","messageId":"m","metadata":{"k":1}}`},
+		{"legacy interrupts lose the attribution", PeerFor(""), attributed, `{"type":"RUN_FINISHED","threadId":"t","runId":"r","outcome":{"interrupts":[{"id":"i","reason":"r"},{"id":"j","reason":"r"}],"type":"interrupt"}}`},
+		{"1.1 interrupts keep the attribution", PeerFor("1.1"), attributed, `{"type":"RUN_FINISHED","threadId":"t","runId":"r","outcome":{"interrupts":[{"id":"i","reason":"r","subagentRunId":"s"},{"id":"j","reason":"r"}],"type":"interrupt"}}`},
 		{"1.0 loses encryptedValueType", PeerFor("1.0"), encrypted, `{"type":"REASONING_ENCRYPTED_VALUE","subtype":"message","entityId":"m","encryptedValue":"x"}`},
 		{"1.1 keeps encryptedValueType", PeerFor("1.1"), encrypted, `{"type":"REASONING_ENCRYPTED_VALUE","subtype":"message","entityId":"m","encryptedValue":"x","encryptedValueType":"t"}`},
 	}

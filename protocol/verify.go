@@ -3,6 +3,7 @@ package protocol
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -329,11 +330,14 @@ func entityOf(typ string) (StreamedType, bool) {
 }
 
 // checkAttribution rejects an event whose subagentRunId differs from the one its entity
-// was opened with.
+// was opened with (without one: the parent agent), and a tool call whose subagentRunId
+// differs from its parent message's: a tool call belongs to the message that carries it.
 func (v *Verifier) checkAttribution(ev Event) error {
 	sa := ev.Str("subagentRunId")
-	if sa == "" {
-		return nil // nothing to record or to match
+	if parent := ev.Str("parentMessageId"); ev.Type == ToolCallStart && sa != "" && parent != "" {
+		if owner, ok := v.owners[string(TextStream)+":"+parent]; ok && sa != owner {
+			return fmt.Errorf("subagentRunId %q does not match %s, the owner of its parent message %q: a tool call belongs to the message that carries it", sa, ownerName(owner), parent)
+		}
 	}
 	s, ok := entityOf(ev.Type)
 	if !ok {
@@ -347,10 +351,19 @@ func (v *Verifier) checkAttribution(ev Event) error {
 		v.owners[key] = sa
 		return nil
 	}
-	if owner, ok := v.owners[key]; ok && sa != owner {
-		return fmt.Errorf("subagentRunId %q does not match %q, the subagent run that opened it", sa, owner)
+	if owner, ok := v.owners[key]; ok && sa != "" && sa != owner {
+		return fmt.Errorf("subagentRunId %q does not match %s, the subagent run that opened it", sa, ownerName(owner))
 	}
 	return nil
+}
+
+// ownerName names the owner of an entity as errors say it: its subagentRunId quoted, or
+// the parent agent.
+func ownerName(subagentRunID string) string {
+	if subagentRunID == "" {
+		return "the parent agent"
+	}
+	return strconv.Quote(subagentRunID)
 }
 
 func (v *Verifier) openItems() string {

@@ -3,6 +3,8 @@ package protocol
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -131,8 +133,9 @@ func (p Peer) adaptDeclared(ev Event) Event {
 }
 
 // legacyRunFinished maps the 1.x-only outcomes onto what 0.0.53–0.0.58 accept: a
-// cancelled run becomes RUN_ERROR with code "cancelled", and success loses
-// pendingToolCallIds (those outcome objects are strict there).
+// cancelled run becomes RUN_ERROR with code "cancelled", success loses
+// pendingToolCallIds (those outcome objects are strict there), and interrupts lose the
+// subagent attribution.
 func legacyRunFinished(ev Event) Event {
 	o := ev.Outcome()
 	if o == nil {
@@ -145,8 +148,34 @@ func legacyRunFinished(ev Event) Event {
 		if _, has := o["pendingToolCallIds"]; has {
 			return ev.With("outcome", map[string]any{"type": "success"})
 		}
+	case "interrupt":
+		return ev.With("outcome", withoutAttribution(o))
 	}
 	return ev
+}
+
+// withoutAttribution returns an interrupt outcome whose interrupts carry no
+// subagentRunId, which 0.0.x does not know; the outcome itself when none does.
+func withoutAttribution(o map[string]any) map[string]any {
+	list, _ := o["interrupts"].([]any)
+	var out []any
+	for i, item := range list {
+		in, ok := item.(map[string]any)
+		if _, has := in["subagentRunId"]; !ok || !has {
+			continue
+		}
+		if out == nil {
+			out = slices.Clone(list)
+		}
+		out[i] = maps.Clone(in)
+		delete(out[i].(map[string]any), "subagentRunId")
+	}
+	if out == nil {
+		return o
+	}
+	o = maps.Clone(o)
+	o["interrupts"] = out
+	return o
 }
 
 // flattenParts turns tool-result content parts into the plain string 0.0.x expects: the

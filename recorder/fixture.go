@@ -155,10 +155,14 @@ func (s *session) localName(id, prefix string) string {
 
 // idPrefix returns the prefix of the local names a field's generated ids get, and
 // whether the field holds one: the field that names a stream of the protocol (c for a
-// tool call's, m for a message's), and the fields that refer to a message.
+// tool call's, m for a message's), the fields that refer to a message, and those that
+// name a subagent invocation (s).
 func idPrefix(field string) (string, bool) {
-	if field == "parentMessageId" || field == "entityId" {
+	switch field {
+	case "parentMessageId", "entityId":
 		return "m", true
+	case "subagentRunId", "parentSubagentRunId":
+		return "s", true
 	}
 	for _, s := range protocol.StreamedTypes() {
 		if s.IDField == field && field != "" {

@@ -123,7 +123,7 @@ func (c client) runAccepting(body, accept string) ([]protocol.Event, []time.Dura
 // of appearance, so a replay compares equal to the original modulo ids.
 func normalized(events []protocol.Event) []string {
 	names := map[string]string{}
-	idRe := regexp.MustCompile(`\b(msg|call|int|id|activity)-[0-9a-f]{12}\b`)
+	idRe := regexp.MustCompile(`\b(msg|call|int|id|activity|sub)-[0-9a-f]{12}\b`)
 	var out []string
 	for _, ev := range events {
 		b, _ := json.Marshal(ev.Without("timestamp"))

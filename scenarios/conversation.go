@@ -288,6 +288,9 @@ func (s *interruptStep) emit(p *planner) error {
 			}
 		}
 		wire["id"] = id
+		if sa := p.subagent(); sa != "" {
+			wire["subagentRunId"] = sa
+		}
 		pi := PendingInterrupt{ID: id, def: d, schema: d.schema}
 		if d.message != nil {
 			msg, err := p.renderText(d.message)
@@ -375,7 +378,7 @@ type Cursor struct {
 	ids        map[string]string
 	openCalls  map[string]bool
 	activities map[string]string
-	lastTextID string
+	lastTexts  map[string]string
 }
 
 // Awaiting is the number of interrupts the conversation waits answers to, in either
@@ -388,11 +391,13 @@ func (c *Cursor) Awaiting() int {
 	return len(c.Interrupts)
 }
 
-// frame is a list of steps being played and the answer its templates see.
+// frame is a list of steps being played and the answer its templates see; the
+// children of a subagent step, with the invocation they play inside.
 type frame struct {
-	steps  []step
-	next   int
-	answer map[string]any
+	steps    []step
+	next     int
+	answer   map[string]any
+	subagent *invocation
 }
 
 // schemaProblem condenses a validation error to one line.

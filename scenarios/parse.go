@@ -72,6 +72,7 @@ type fileLoader struct {
 	verbatim     bool               // strings are data, not templates
 	dialect      Dialect            // that scenario's dialect, as it says it
 	plain        map[string][]plainPart
+	subagents    int // how many subagent steps the steps being read are inside
 }
 
 func (l *fileLoader) pos(n *yaml.Node) pos { return pos{File: l.file, Line: n.Line, Column: n.Column} }

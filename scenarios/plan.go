@@ -110,7 +110,7 @@ func (s *Scenario) plan(ctx context.Context, req *Request, start Start, opts Pla
 	if c := start.Resume; c != nil {
 		captures = c.captures
 		p.ids, p.openCalls, p.activityTypes = maps.Clone(c.ids), maps.Clone(c.openCalls), maps.Clone(c.activities)
-		p.lastTextID = c.lastTextID
+		p.lastTexts = maps.Clone(c.lastTexts)
 	}
 	p.captures = captures
 	p.req = req
@@ -283,16 +283,22 @@ type planner struct {
 	ids           map[string]string // local names → generated ids
 	openCalls     map[string]bool   // ids of tool calls made without a result
 	activityTypes map[string]string // activity ids → their types
-	lastTextID    string
+	lastTexts     map[string]string // per subagentRunId ("" for the agent itself), its latest text message
 	terminated    bool
 	dialect       Dialect            // how the run's interrupts reach the client
 	interrupts    []PendingInterrupt // raised by this run
 	pendingTools  []PendingToolCall  // frontend tool calls this run left unanswered
 	next          *Cursor
-	stepName      string // the id of the step being planned, or of the step it is inside
-	trace         bool   // record origins
-	current       pos    // the step being planned
-	origins       []pos  // per event, the step that wrote it
+	stepName      string      // the id of the step being planned, or of the step it is inside
+	metadata      any         // the metadata of the step being planned, for the events it writes
+	subagents     []string    // the ids of the subagent invocations the step is inside, innermost last
+	entered       *invocation // a subagent step just announced, whose children play next
+	// subagentFailed says that an error step ended the innermost invocation: the rest of
+	// its steps do not play.
+	subagentFailed bool
+	trace          bool  // record origins
+	current        pos   // the step being planned
+	origins        []pos // per event, the step that wrote it
 	// state follows snapshots and deltas so that a delta that cannot apply is caught.
 	state      any
 	stateKnown bool
@@ -317,6 +323,9 @@ func (p *planner) playSteps(s *Scenario, in *protocol.RunAgentInput, start Start
 	stack := []frame{{steps: s.steps}}
 	if start.Resume != nil {
 		stack = p.continuation(start, in)
+		if err := p.resumeSubagents(stack); err != nil {
+			return err
+		}
 	}
 	if err := p.runFrames(stack); err != nil || p.terminated {
 		return err
@@ -504,6 +513,11 @@ func (p *planner) runFrames(stack []frame) error {
 	for len(stack) > 0 {
 		top := &stack[len(stack)-1]
 		if top.next >= len(top.steps) {
+			if inv := top.subagent; inv != nil {
+				if err := p.endSubagent(inv, completed()); err != nil {
+					return err
+				}
+			}
 			stack = stack[:len(stack)-1]
 			continue
 		}
@@ -518,6 +532,20 @@ func (p *planner) runFrames(stack []frame) error {
 		if err := p.runStep(st, gap); err != nil {
 			return err
 		}
+		if inv := p.entered; inv != nil {
+			// the subagent's steps are a frame of their own, so that the run can pause
+			// inside it
+			p.entered = nil
+			stack = append(stack, frame{steps: inv.step.children, answer: top.answer, subagent: inv})
+			continue
+		}
+		if p.subagentFailed {
+			var err error
+			if stack, err = p.leaveFailed(stack); err != nil {
+				return err
+			}
+			continue
+		}
 		if p.terminated {
 			// Steps after the end in the same list can never play; the rest of the
 			// conversation after a branch that ends the run is abandoned, by design.
@@ -528,11 +556,33 @@ func (p *planner) runFrames(stack []frame) error {
 		}
 		if len(p.interrupts) > 0 || (len(p.pendingTools) > 0 && !nextContinuesTurn(stack) && (hasMore(stack) || hasCases(p.pendingTools))) {
 			p.pause(stack)
-			return nil
+			return p.suspend(stack)
 		}
 	}
 	return nil
 }
+
+// leaveFailed takes off the stack the frames of the invocation an error step ended,
+// its own included. The list the error played in may have no steps left; the rest of
+// the invocation after a branch that ends it is abandoned, by design, as the rest of a
+// conversation after a branch that ends the run.
+func (p *planner) leaveFailed(stack []frame) ([]frame, error) {
+	if top := stack[len(stack)-1]; top.next < len(top.steps) {
+		return nil, &stepError{at: top.steps[top.next].common().at, err: errSubagentEnded}
+	}
+	for len(stack) > 0 {
+		top := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if top.subagent != nil {
+			return stack, p.endSubagent(top.subagent, nil)
+		}
+	}
+	return stack, nil
+}
+
+// errSubagentEnded is the problem of a step after the error step that ended its
+// subagent.
+var errSubagentEnded = errors.New("no step of a subagent may follow the error step that ends it")
 
 // pause records where the conversation continues.
 func (p *planner) pause(stack []frame) {
@@ -545,7 +595,7 @@ func (p *planner) pause(stack []frame) {
 		ids:        maps.Clone(p.ids),
 		openCalls:  maps.Clone(p.openCalls),
 		activities: maps.Clone(p.activityTypes),
-		lastTextID: p.lastTextID,
+		lastTexts:  maps.Clone(p.lastTexts),
 	}
 }
 
@@ -587,11 +637,25 @@ func hasMore(stack []frame) bool {
 // sets its own delay.
 func (p *planner) runSteps(steps []step) error {
 	for _, s := range steps {
-		if p.terminated {
+		switch {
+		case p.terminated:
 			return &stepError{at: s.common().at, err: errors.New("no step may follow the end of the run")}
+		case p.subagentFailed:
+			return &stepError{at: s.common().at, err: errSubagentEnded}
 		}
 		if err := p.runStep(s, p.timing.StepGap); err != nil {
 			return err
+		}
+		if inv := p.entered; inv != nil {
+			p.entered = nil
+			if err := p.runSteps(inv.step.children); err != nil {
+				return err
+			}
+			if !p.terminated {
+				if err := p.endSubagent(inv, completed()); err != nil {
+					return err
+				}
+			}
 		}
 	}
 	return nil
@@ -603,12 +667,21 @@ func (p *planner) runStep(s step, gap time.Duration) error {
 		gap = *d
 	}
 	p.wait(gap)
-	outer, outerName := p.current, p.stepName
+	outer, outerName, outerMetadata := p.current, p.stepName, p.metadata
 	p.current = s.common().at
 	if s.common().localID != "" {
 		p.stepName = s.common().localID
 	}
-	defer func() { p.stepName = outerName }()
+	defer func() { p.stepName, p.metadata = outerName, outerMetadata }()
+	p.metadata = nil
+	if md := s.common().metadata; md != nil {
+		// a mapping (loading refuses anything else), so it renders an object
+		v, err := md.render(p.r)
+		if err != nil {
+			return atStep(s.common().at, err)
+		}
+		p.metadata = v
+	}
 	if err := s.emit(p); err != nil {
 		return atStep(s.common().at, err)
 	}
@@ -629,7 +702,19 @@ func (p *planner) history() []map[string]any {
 	return conv.Messages
 }
 
+// emit adds an event to the run: attributed to the innermost subagent invocation the
+// step is inside, and with the step's metadata, where the event says neither itself.
 func (p *planner) emit(ev protocol.Event) {
+	if sa := p.subagent(); sa != "" && protocol.Attributable(ev.Type) {
+		if _, has := ev.Get("subagentRunId"); !has {
+			ev = ev.With("subagentRunId", sa)
+		}
+	}
+	if p.metadata != nil {
+		if _, has := ev.Get("metadata"); !has {
+			ev = ev.With("metadata", p.metadata)
+		}
+	}
 	p.events = append(p.events, Timed{At: p.at, Event: ev, Step: p.stepName})
 	if p.trace {
 		p.origins = append(p.origins, p.current)

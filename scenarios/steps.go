@@ -24,14 +24,15 @@ type stepCommon struct {
 	delay           *time.Duration // replaces the gap before the step
 	tokensPerSecond *float64
 	chunk           string // how streamed text is split: word (default), sentence or none
+	metadata        *value // attached to every event the step writes itself
 }
 
 func (c *stepCommon) common() *stepCommon { return c }
 
 var stepKinds = []string{"text", "reasoning", "tool", "state", "stateDelta", "messages", "activity",
-	"activityDelta", "step", "custom", "raw", "error", "pause", "event", "interrupt", "toolResult", "fault"}
+	"activityDelta", "step", "subagent", "custom", "raw", "error", "pause", "event", "interrupt", "toolResult", "fault"}
 
-var commonKeys = []string{"id", "delay", "tokensPerSecond", "chunk"}
+var commonKeys = []string{"id", "delay", "tokensPerSecond", "chunk", "metadata"}
 
 func (l *fileLoader) steps(n *yaml.Node) []step {
 	if n.Kind != yaml.SequenceNode {
@@ -47,7 +48,11 @@ func (l *fileLoader) steps(n *yaml.Node) []step {
 	for i, s := range list[:max(len(list)-1, 0)] {
 		switch s.(type) {
 		case *errorStep:
-			l.diag.add(list[i+1].common().at, "RUN_ERROR ends the run", "no step may follow an error step")
+			hint := "RUN_ERROR ends the run"
+			if l.subagents > 0 {
+				hint = "inside a subagent, SUBAGENT_ERROR ends the subagent"
+			}
+			l.diag.add(list[i+1].common().at, hint, "no step may follow an error step")
 		case *faultStep:
 			l.diag.add(list[i+1].common().at, "the fault ends the stream", "no step may follow a fault step")
 		}
@@ -93,6 +98,9 @@ func (l *fileLoader) step(n *yaml.Node) step {
 			l.diag.add(l.pos(v), "", "chunk is word, sentence or none, got %q", c.chunk)
 		}
 	}
+	if v := f["metadata"]; v != nil {
+		c.metadata = l.metadata(v, kinds[0])
+	}
 	body := f[kinds[0]]
 	switch kinds[0] {
 	case "text":
@@ -113,6 +121,8 @@ func (l *fileLoader) step(n *yaml.Node) step {
 		return l.activityDeltaStep(c, body)
 	case "step":
 		return l.spanStep(c, body)
+	case "subagent":
+		return l.subagentStep(c, body)
 	case "custom":
 		f := l.fields(body, "custom", []string{"name", "value"})
 		if f["name"] == nil {
@@ -149,6 +159,25 @@ func (l *fileLoader) step(n *yaml.Node) step {
 		return l.faultStep(c, body)
 	}
 	return nil
+}
+
+// metadata reads a step's metadata: an object, which every event the step writes
+// itself carries (a step kind that writes none has nothing to carry it).
+func (l *fileLoader) metadata(n *yaml.Node, kind string) *value {
+	if kind == "pause" || kind == "fault" {
+		l.diag.add(l.pos(n), "metadata rides on the events a step sends", "a %s step sends no event to carry metadata", kind)
+		return nil
+	}
+	switch n.Kind {
+	case yaml.MappingNode:
+	case yaml.ScalarNode:
+		l.diag.add(l.pos(n), "e.g. metadata: {traceId: t-1}; templates go in its values", "metadata must be a mapping, got %q", n.Value)
+		return nil
+	default:
+		l.diag.add(l.pos(n), "e.g. metadata: {traceId: t-1}", "metadata must be a mapping, got %s", nodeKind(n))
+		return nil
+	}
+	return l.valueFromNode(n)
 }
 
 // optionalValue reads a node that may be absent, which means JSON null.
@@ -209,7 +238,7 @@ func (s *textStep) emit(p *planner) error {
 		return err
 	}
 	p.emit(protocol.NewEvent(protocol.TextMessageEnd, "messageId", id))
-	p.lastTextID = id
+	put(&p.lastTexts, p.subagent(), id)
 	return nil
 }
 
@@ -269,7 +298,7 @@ type toolStep struct {
 	name   string
 	args   *value
 	result *value
-	parent string       // "" attaches the call to the run's latest text message; "none" to none
+	parent string       // "" attaches the call to the latest text message of its subagent (or agent); "none" to none
 	cases  []branchCase // frontend tools: what the next run plays, by the tool's result
 }
 
@@ -295,7 +324,7 @@ func (l *fileLoader) toolStep(c stepCommon, n *yaml.Node) step {
 	if v := f["parent"]; v != nil {
 		s.parent = l.str(v)
 		if s.parent != "none" {
-			l.diag.add(l.pos(v), `parent: none leaves parentMessageId out; by default the call attaches to the run's latest text message`, "parent must be none")
+			l.diag.add(l.pos(v), `parent: none leaves parentMessageId out; by default the call attaches to the run's latest text message (inside a subagent, the subagent's own)`, "parent must be none")
 		}
 	}
 	return s
@@ -304,8 +333,8 @@ func (l *fileLoader) toolStep(c stepCommon, n *yaml.Node) step {
 func (s *toolStep) emit(p *planner) error {
 	id := p.stepID(&s.stepCommon, "call")
 	start := protocol.NewEvent(protocol.ToolCallStart, "toolCallId", id, "toolCallName", s.name)
-	if s.parent == "" && p.lastTextID != "" {
-		start = start.With("parentMessageId", p.lastTextID)
+	if last := p.lastTexts[p.subagent()]; s.parent == "" && last != "" {
+		start = start.With("parentMessageId", last)
 	}
 	p.emit(start)
 	if err := p.stream(&s.stepCommon, s.args, splitArgs, protocol.ToolCallArgs, "toolCallId", id); err != nil {
@@ -542,15 +571,25 @@ func (l *fileLoader) spanStep(c stepCommon, n *yaml.Node) step {
 		return nil
 	}
 	s := &spanStep{stepCommon: c, name: l.name(f["name"], "a step name"), children: l.steps(f["steps"])}
-	for i, child := range s.children {
-		if _, isInterrupt := child.(*interruptStep); isInterrupt {
+	l.checkSpanChildren(s.children)
+	return s
+}
+
+// checkSpanChildren refuses what a step span cannot hold, at any depth of the subagents
+// inside it (a span checks its own): the run pauses at an interrupt, and after a
+// frontend tool call that more steps follow, and a span cannot pause.
+func (l *fileLoader) checkSpanChildren(children []step) {
+	for i, child := range children {
+		switch st := child.(type) {
+		case *interruptStep:
 			l.diag.add(child.common().at, "end the span before the interrupt", "an interrupt cannot be inside a step span: the run ends at it")
+		case *subagentStep:
+			l.checkSpanChildren(st.children)
 		}
-		if tool := trailingFrontendTool(child); tool != nil && i+1 < len(s.children) && !continuesTurn(s.children[i+1]) {
+		if tool := trailingFrontendTool(child); tool != nil && i+1 < len(children) && !continuesTurn(children[i+1]) {
 			l.diag.add(tool.at, "end the span with the tool call", "a frontend tool call cannot be followed by more steps inside a step span: the run ends after it")
 		}
 	}
-	return s
 }
 
 // trailingFrontendTool returns the frontend tool step a step ends with: the step itself,
@@ -562,6 +601,10 @@ func trailingFrontendTool(s step) *toolStep {
 			return st
 		}
 	case *spanStep:
+		if len(st.children) > 0 {
+			return trailingFrontendTool(st.children[len(st.children)-1])
+		}
+	case *subagentStep:
 		if len(st.children) > 0 {
 			return trailingFrontendTool(st.children[len(st.children)-1])
 		}
@@ -582,6 +625,162 @@ func continuesTurn(s step) bool {
 	return false
 }
 
+// subagentStep delegates to a subagent: its child steps play between SUBAGENT_STARTED
+// and SUBAGENT_FINISHED, every event of theirs that can belong to a subagent carries the
+// invocation's subagentRunId, and an error step among them ends it with SUBAGENT_ERROR
+// instead of ending the run. Where the run pauses inside it, the subagent finishes as
+// suspended and the run that continues it announces it again.
+type subagentStep struct {
+	stepCommon
+	name        *value
+	description *value
+	result      *value
+	children    []step
+}
+
+func (l *fileLoader) subagentStep(c stepCommon, n *yaml.Node) step {
+	f := l.fields(n, "subagent", []string{"name", "description", "result", "steps"})
+	if f == nil || f["name"] == nil || f["steps"] == nil {
+		l.diag.add(l.pos(n), "e.g. subagent: {name: researcher, steps: [{text: Found it.}]}", "subagent needs a name and a list of steps")
+		return nil
+	}
+	s := &subagentStep{stepCommon: c, name: l.text(f["name"], "a subagent's name")}
+	if v := f["description"]; v != nil {
+		s.description = l.text(v, "a subagent's description")
+	}
+	if v := f["result"]; v != nil {
+		s.result = l.valueFromNode(v)
+	}
+	l.subagents++
+	s.children = l.steps(f["steps"])
+	l.subagents--
+	if len(s.children) == 0 && f["steps"].Kind == yaml.SequenceNode && len(f["steps"].Content) == 0 {
+		l.diag.add(l.pos(f["steps"]), "", "a subagent needs at least one step")
+	}
+	return s
+}
+
+// invocation is one subagent invocation the run is inside: the step, its id, the
+// invocation that spawned it, and the metadata of the step's own events.
+type invocation struct {
+	step     *subagentStep
+	runID    string
+	parent   string
+	metadata any
+}
+
+// emit announces the invocation; whoever plays the step plays its children next
+// (p.entered), inside it, and then ends it (endSubagent).
+func (s *subagentStep) emit(p *planner) error {
+	inv := &invocation{step: s, runID: p.stepID(&s.stepCommon, "sub"), parent: p.subagent(), metadata: p.metadata}
+	if err := p.announce(inv); err != nil {
+		return err
+	}
+	p.entered = inv
+	return nil
+}
+
+// announce sends the SUBAGENT_STARTED of an invocation, when it begins or when a run
+// continues it, and attributes what follows to it.
+func (p *planner) announce(inv *invocation) error {
+	name, err := p.renderText(inv.step.name)
+	if err != nil {
+		return err
+	}
+	ev := protocol.NewEvent(protocol.SubagentStarted, "subagentRunId", inv.runID, "name", name)
+	if inv.step.description != nil {
+		d, err := p.renderText(inv.step.description)
+		if err != nil {
+			return err
+		}
+		ev = ev.With("description", d)
+	}
+	if inv.parent != "" {
+		ev = ev.With("parentSubagentRunId", inv.parent)
+	}
+	p.emitAs(inv, ev)
+	p.subagents = append(p.subagents, inv.runID)
+	return nil
+}
+
+// endSubagent ends the innermost invocation: with SUBAGENT_FINISHED and its outcome,
+// unless an error step ended it (SUBAGENT_ERROR, sent already).
+func (p *planner) endSubagent(inv *invocation, outcome map[string]any) error {
+	p.subagents = p.subagents[:len(p.subagents)-1]
+	if p.subagentFailed {
+		p.subagentFailed = false
+		return nil
+	}
+	ev := protocol.NewEvent(protocol.SubagentFinished, "subagentRunId", inv.runID)
+	if inv.step.result != nil && outcome["type"] == "success" {
+		result, err := inv.step.result.render(p.r)
+		if err != nil {
+			return atStep(inv.step.at, err)
+		}
+		ev = ev.With("result", result)
+	}
+	p.emitAs(inv, ev.With("outcome", outcome))
+	return nil
+}
+
+// emitAs emits an event of a subagent step's own, outside the step's turn: with its
+// metadata and under its id, for breakpoints.
+func (p *planner) emitAs(inv *invocation, ev protocol.Event) {
+	md, name := p.metadata, p.stepName
+	p.metadata = inv.metadata
+	if inv.step.localID != "" {
+		p.stepName = inv.step.localID
+	}
+	p.emit(ev)
+	p.metadata, p.stepName = md, name
+}
+
+// subagent returns the id of the innermost invocation the run is inside, or "".
+func (p *planner) subagent() string {
+	if len(p.subagents) == 0 {
+		return ""
+	}
+	return p.subagents[len(p.subagents)-1]
+}
+
+// completed is the outcome of a subagent that did its work.
+func completed() map[string]any { return map[string]any{"type": "success"} }
+
+// suspend finishes, innermost first, the invocations a pausing run is inside, as
+// suspended with the interrupts each raised itself; the run that continues them
+// announces them again (resumeSubagents).
+func (p *planner) suspend(stack []frame) error {
+	for i := len(stack) - 1; i >= 0; i-- {
+		inv := stack[i].subagent
+		if inv == nil {
+			continue
+		}
+		ids := []any{}
+		for _, pi := range p.interrupts {
+			if pi.Wire["subagentRunId"] == inv.runID {
+				ids = append(ids, pi.ID)
+			}
+		}
+		if err := p.endSubagent(inv, map[string]any{"type": "suspended", "interruptIds": ids}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// resumeSubagents announces again, outermost first, the invocations a continued run
+// resumes inside.
+func (p *planner) resumeSubagents(stack []frame) error {
+	for _, f := range stack {
+		if f.subagent != nil {
+			if err := p.announce(f.subagent); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
 func (s *spanStep) emit(p *planner) error {
 	p.emit(protocol.NewEvent(protocol.StepStarted, "stepName", s.name))
 	if err := p.runSteps(s.children); err != nil {
@@ -593,7 +792,8 @@ func (s *spanStep) emit(p *planner) error {
 	return nil
 }
 
-// errorStep ends the run with RUN_ERROR.
+// errorStep ends the run with RUN_ERROR, or the subagent it is inside with
+// SUBAGENT_ERROR.
 type errorStep struct {
 	stepCommon
 	message *value
@@ -622,6 +822,9 @@ func (s *errorStep) emit(p *planner) error {
 		return err
 	}
 	ev := protocol.NewEvent(protocol.RunError, "message", msg)
+	if sa := p.subagent(); sa != "" {
+		ev = protocol.NewEvent(protocol.SubagentError, "subagentRunId", sa, "message", msg)
+	}
 	if s.code != nil {
 		code, err := p.renderText(s.code)
 		if err != nil {
@@ -630,6 +833,10 @@ func (s *errorStep) emit(p *planner) error {
 		ev = ev.With("code", code)
 	}
 	p.emit(ev)
+	if ev.Type == protocol.SubagentError {
+		p.subagentFailed = true
+		return nil
+	}
 	p.terminated = true
 	return nil
 }

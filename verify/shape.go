@@ -33,15 +33,61 @@ type Shape struct {
 // Step is one event of the sequence, or a run of content deltas of one type.
 type Step struct {
 	Type string
-	Name string // a tool call's tool, a step's name, a custom event's name, an activity's type
+	// Name is a tool call's tool, a step's name, a custom event's name, an activity's
+	// type, a subagent's name, or how a subagent's segment ended (SUBAGENT_FINISHED).
+	Name string
+	// Subagent is the name of the subagent invocation the event belongs to (the one a
+	// SUBAGENT_STARTED is spawned by, the one a SUBAGENT_FINISHED or SUBAGENT_ERROR
+	// ends), "" for the agent's own.
+	Subagent string
 }
 
 // String names the step as a difference says it.
 func (s Step) String() string {
-	if s.Name == "" {
-		return s.Type
+	out := s.Type
+	if s.Name != "" {
+		out += " " + s.Name
 	}
-	return s.Type + " " + s.Name
+	if s.Subagent != "" {
+		out += " (in subagent " + s.Subagent + ")"
+	}
+	return out
+}
+
+// subagentOf returns the name of the subagent invocation an event belongs to, by the
+// names its SUBAGENT_STARTED gave the invocations so far.
+func subagentOf(ev protocol.Event, names map[string]string) string {
+	id := ev.Str("subagentRunId")
+	switch ev.Type {
+	case protocol.SubagentStarted:
+		names[id] = ev.Str("name")
+		id = ev.Str("parentSubagentRunId")
+	case protocol.SubagentFinished, protocol.SubagentError:
+	default:
+		if !protocol.Attributable(ev.Type) {
+			return ""
+		}
+	}
+	if id == "" {
+		return ""
+	}
+	if name, ok := names[id]; ok {
+		return name
+	}
+	return "unannounced"
+}
+
+// stepName is the name of an event's step.
+func stepName(ev protocol.Event) string {
+	if ev.Type == protocol.SubagentFinished {
+		if o, _ := ev.Get("outcome"); o != nil {
+			if t, ok := o.(map[string]any)["type"].(string); ok {
+				return t
+			}
+		}
+		return "success"
+	}
+	return ev.Str(nameFields[ev.Type])
 }
 
 // ToolCall is a tool a run calls and its arguments as sent, decoded (nil when they are
@@ -102,6 +148,7 @@ func ShapeOf(events []protocol.Event, at []time.Duration) Shape {
 	var text []*strings.Builder
 	paths := map[string]bool{}
 	var streams protocol.StreamTracker
+	subagents := map[string]string{} // subagentRunId → the subagent's name
 	for i, ev := range events {
 		if i < len(at) {
 			if sh.FirstStep == 0 && ev.Type != protocol.RunStarted {
@@ -111,7 +158,7 @@ func ShapeOf(events []protocol.Event, at []time.Duration) Shape {
 		}
 		// a run of content deltas of one type is one step
 		stream, streamed, isDelta := streams.Next(ev)
-		step := Step{Type: ev.Type, Name: ev.Str(nameFields[ev.Type])}
+		step := Step{Type: ev.Type, Name: stepName(ev), Subagent: subagentOf(ev, subagents)}
 		if n := len(sh.Steps); !(isDelta && n > 0 && sh.Steps[n-1] == step) {
 			sh.Steps = append(sh.Steps, step)
 		}

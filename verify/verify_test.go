@@ -88,6 +88,40 @@ func deployReply(reason string, cancelled func(in *protocol.RunAgentInput) []pro
 	}
 }
 
+const researchFixture = `id: research
+match: {message: ^research$}
+examples: [{message: research}]
+steps:
+  - subagent:
+      name: researcher
+      steps:
+        - tool: {name: search, args: {q: x}, result: found}
+        - text: Found it.
+  - text: Here it is.
+`
+
+// researchReply answers researchFixture's run: a researcher subagent that searches and
+// says what it found; change alters the subagent's part (its own events, between its
+// SUBAGENT_STARTED and SUBAGENT_FINISHED, attributed by attribute).
+func researchReply(change func(attribute func(...any) []protocol.Event) []protocol.Event) func(in *protocol.RunAgentInput) []protocol.Event {
+	return func(in *protocol.RunAgentInput) []protocol.Event {
+		attribute := func(parts ...any) []protocol.Event {
+			out := join(parts...)
+			for i := range out {
+				out[i] = out[i].With("subagentRunId", "agent-sub-1")
+			}
+			return out
+		}
+		inner := attribute(toolCall("c1", "search", `{"q":"y"}`), toolResult("c1", "hits"), text("m1", "Got it."))
+		if change != nil {
+			inner = change(attribute)
+		}
+		return join(protocol.NewEvent(protocol.SubagentStarted, "subagentRunId", "agent-sub-1", "name", "researcher"), inner,
+			protocol.NewEvent(protocol.SubagentFinished, "subagentRunId", "agent-sub-1", "outcome", map[string]any{"type": "success"}),
+			text("m2", "Here you go."), finished(in))
+	}
+}
+
 // verifyFiles writes the files into a directory, loads them and verifies them against
 // the agent at upstream.
 func verifyFiles(t *testing.T, upstream string, files map[string]string, change func(*Config)) (*Report, *scenarios.Set, string) {
@@ -171,10 +205,18 @@ func TestVerifyFindsEachKindOfDrift(t *testing.T) {
 		{"another response schema", deployFixture, func(in *protocol.RunAgentInput) []protocol.Event {
 			return join(text("m1", "Ship?"), interrupted(in, map[string]any{"id": "i", "reason": "confirmation", "responseSchema": map[string]any{"type": "object"}}))
 		}, Drift, `interrupt 1 now asks for an answer of schema {"type":"object"}`},
+		{"a subagent in other words", researchFixture, researchReply(nil), Pass, ""},
+		{"the subagent's text said by the agent itself", researchFixture, researchReply(func(attribute func(...any) []protocol.Event) []protocol.Event {
+			return join(attribute(toolCall("c1", "search", `{"q":"y"}`), toolResult("c1", "hits")), text("m1", "Got it."))
+		}), Drift, "the agent no longer sends TEXT_MESSAGE_START (in subagent researcher) after TOOL_CALL_RESULT (in subagent researcher)"},
+		{"the subagent fails", researchFixture, func(in *protocol.RunAgentInput) []protocol.Event {
+			return join(protocol.NewEvent(protocol.SubagentStarted, "subagentRunId", "s", "name", "researcher"),
+				protocol.NewEvent(protocol.SubagentError, "subagentRunId", "s", "message", "quota"), text("m2", "Sorry."), finished(in))
+		}, Drift, "the agent now sends SUBAGENT_ERROR (in subagent researcher) where the fixture has TOOL_CALL_START search (in subagent researcher)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			agent := &testAgent{replies: map[string]func(*protocol.RunAgentInput) []protocol.Event{"weather": tt.reply, "deploy": tt.reply}}
+			agent := &testAgent{replies: map[string]func(*protocol.RunAgentInput) []protocol.Event{"weather": tt.reply, "deploy": tt.reply, "research": tt.reply}}
 			rep, _, dir := verifyFiles(t, agent.start(t), map[string]string{"f.yaml": tt.fixture}, nil)
 			if len(rep.Results) != 1 {
 				t.Fatalf("results %+v", rep.Results)

@@ -2,7 +2,8 @@
 // talks to a CopilotKit runtime (@copilotkit/runtime, v2 endpoints) whose agent is an AG-UI
 // HttpAgent pointed at agui-mock. Each flow asserts what the user would see: the
 // conversation's messages, the interrupt as the app is given it, and the answer after it
-// is resumed. Interrupt answers are built by the core's own interrupt state, which
+// is resumed. The runtime's HttpAgent is of the 0.0.x line, which knows no subagents:
+// a scenario with subagents reaches the app as the conversation without them. Interrupt answers are built by the core's own interrupt state, which
 // CopilotKit's useInterrupt drives in an app, in both dialects.
 
 import assert from 'node:assert/strict';
@@ -11,11 +12,11 @@ import { after, describe, test } from 'node:test';
 import { ɵInterruptState as InterruptState } from '@copilotkit/core';
 import { CopilotKitCore, startRuntime } from './copilotkit.js';
 import { adminOK, newTestId, TEST_ID_HEADER } from './admin.js';
-import { MIXED_DIALECTS } from './fixtures.js';
+import { MIXED_DIALECTS, SUBAGENT_SCENARIOS } from './fixtures.js';
 import { useServer, writeTempFiles } from './harness.js';
 
 const GREETING = 'id: greeting\nmatch: {message: ^Hello}\nsteps: [{text: Hello from the mock.}]\n';
-const mock = useServer(['--scenarios', writeTempFiles({ 'mixed.yaml': MIXED_DIALECTS, 'greeting.yaml': GREETING })]);
+const mock = useServer(['--scenarios', writeTempFiles({ 'mixed.yaml': MIXED_DIALECTS, 'greeting.yaml': GREETING, ...SUBAGENT_SCENARIOS })]);
 
 const FIRST_MESSAGE = 'Search for ocean wave videos and trim the first 10 seconds';
 const FIRST_PROPS = { approval_mode: 'level:low', scenario_name: 'media_management' };
@@ -172,4 +173,27 @@ test('a LangGraph-dialect interrupt, resumed through forwardedProps.command', as
   await resume(seen.interrupts.resolve(JSON.stringify({ approved: true, title: 'Ocean waves' })));
   assert.deepEqual(seen.errors, []);
   assert.deepEqual(texts(), ['The draft is ready.', 'Published Ocean waves.', 'Anything else?']);
+});
+
+describe('subagents (the examples of docs/scenarios.md)', () => {
+  test('a delegation to nested subagents, one failing, shows as the conversation without errors', async () => {
+    const { say, texts, seen } = await app();
+    await say('Plan a trip');
+    assert.deepEqual(seen.errors, []);
+    assert.deepEqual(seen.outcomes, ['success']);
+    assert.deepEqual(texts(), ['Let me ask my team.', 'Two flights to Lisbon on Friday.', 'The booking failed: try another card.']);
+  });
+
+  test('an interrupt inside a subagent reaches the app and resumes', async () => {
+    const { say, resume, texts, seen } = await app();
+    await say('Pay the hotel');
+    assert.deepEqual(seen.errors, []);
+    assert.deepEqual(seen.outcomes, ['interrupt']);
+    const [interrupt] = seen.interrupts.pending.interrupts;
+    assert.equal(interrupt.message, 'Pay 10 EUR?');
+    await resume(seen.interrupts.resolve(undefined, interrupt.id));
+    assert.deepEqual(seen.errors, []);
+    assert.deepEqual(seen.outcomes, ['interrupt', 'success']);
+    assert.deepEqual(texts(), ['Paid.', 'Receipt sent.', 'Done.']);
+  });
 });

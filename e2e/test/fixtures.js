@@ -1,8 +1,8 @@
 // Scenario files the tests write for servers started with --scenarios.
 
 import { readFileSync } from 'node:fs';
-
-import { writeTempFiles } from './harness.js';
+import path from 'node:path';
+import { REPO_ROOT, writeTempFiles } from './harness.js';
 
 /**
  * A scenario that only answers on its own route, for one tenant header and a signed-in
@@ -147,3 +147,17 @@ steps:
         cancelled: [{text: Kept.}]
 `;
 
+
+/**
+ * The scenario docs/scenarios.md shows under the given id (a yaml block that starts with
+ * `id: <id>`), as written, so that a test plays what the documentation says.
+ */
+export function documentedScenario(id) {
+  const doc = readFileSync(path.join(REPO_ROOT, 'docs', 'scenarios.md'), 'utf8');
+  const block = doc.match(new RegExp('```yaml\\n(id: ' + id + '\\n[\\s\\S]*?)```'));
+  if (!block) throw new Error(`docs/scenarios.md shows no scenario with id ${id}`);
+  return block[1];
+}
+
+/** The subagent examples of docs/scenarios.md: a delegation with a failing subagent, and an interrupt inside one. */
+export const SUBAGENT_SCENARIOS = { 'trip.yaml': documentedScenario('trip'), 'pay.yaml': documentedScenario('pay') };

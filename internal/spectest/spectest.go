@@ -120,3 +120,41 @@ func DeltaEvents(t testing.TB) map[string]string {
 	}
 	return found
 }
+
+// AttributableEvents reads the event types of the AG-UI 1.1 JSON Schema that compose
+// Attributable: those that can carry a subagentRunId attributing them to a subagent.
+func AttributableEvents(t testing.TB) []string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(Dir(t), "1.1", "schema.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	type ref struct {
+		Ref string `json:"$ref"`
+	}
+	var schema struct {
+		Defs map[string]struct {
+			OneOf      []ref `json:"oneOf"`
+			AllOf      []ref `json:"allOf"`
+			Properties map[string]struct {
+				Const string `json:"const"`
+			} `json:"properties"`
+		} `json:"$defs"`
+	}
+	if err := json.Unmarshal(data, &schema); err != nil {
+		t.Fatal(err)
+	}
+	var found []string
+	for _, r := range schema.Defs["Event"].OneOf {
+		def := schema.Defs[strings.TrimPrefix(r.Ref, "#/$defs/")]
+		for _, part := range def.AllOf {
+			if part.Ref == "#/$defs/Attributable" {
+				found = append(found, def.Properties["type"].Const)
+			}
+		}
+	}
+	if len(found) < 20 {
+		t.Fatalf("the schema's Event lists only %d attributable event types", len(found))
+	}
+	return found
+}

@@ -3,7 +3,7 @@
 // Every call goes to the admin API of the page's own origin, with the token the page
 // keeps for its tab when the mock requires one.
 
-import { drawTimeline, laneOf } from './timeline.js';
+import { drawTimeline, laneOf, subagentNote, subagentSpans } from './timeline.js';
 
 const $ = (sel, root = document) => root.querySelector(sel);
 const TOKEN_KEY = 'agui-mock-admin-token';
@@ -356,9 +356,11 @@ async function showRun(seq) {
     const list = h('ol', { class: 'events', 'aria-label': 'Raw events' },
       d.events.map((x, i) => h('li', { id: `ev-${i}`, tabindex: -1 }, `${x.atMs.toFixed(1).padStart(8)} ms  ${JSON.stringify(x.event)}`)));
     const tip = $('#tip');
+    const spans = subagentSpans(d.events);
     const svg = drawTimeline(d.events, d.pauses, (i, mark) => {
       const x = d.events[i];
-      tip.textContent = `#${i + 1} at ${x.atMs.toFixed(1)} ms · ${laneOf(x.event)}\n${json(x.event)}`;
+      const note = subagentNote(x.event, spans);
+      tip.textContent = `#${i + 1} at ${x.atMs.toFixed(1)} ms · ${laneOf(x.event)}${note ? ` · ${note}` : ''}\n${json(x.event)}`;
       const box = mark.getBoundingClientRect();
       tip.style.left = `${Math.min(box.left, innerWidth - 500)}px`;
       tip.style.top = `${box.bottom + 8}px`;

@@ -1,10 +1,11 @@
 // The timeline of a run as SVG: one mark per event on a time axis, in lanes by kind,
-// with breakpoint pauses shaded and long gaps bracketed.
+// with breakpoint pauses shaded, long gaps bracketed, and each subagent invocation a
+// bar from its start to its end.
 
 const NS = 'http://www.w3.org/2000/svg';
 
 /** The lanes, top to bottom. */
-export const LANES = ['text', 'reasoning', 'tools', 'state', 'activity', 'interrupts', 'lifecycle'];
+export const LANES = ['text', 'reasoning', 'tools', 'state', 'activity', 'interrupts', 'subagents', 'lifecycle'];
 
 /** The lane of an AG-UI event. */
 export function laneOf(ev) {
@@ -14,9 +15,45 @@ export function laneOf(ev) {
   if (t.startsWith('TEXT_MESSAGE')) return 'text';
   if (t.startsWith('REASONING') || t.startsWith('THINKING')) return 'reasoning';
   if (t.startsWith('TOOL_CALL')) return 'tools';
+  if (t.startsWith('SUBAGENT_')) return 'subagents';
   if (t.startsWith('STATE') || t === 'MESSAGES_SNAPSHOT') return 'state';
   if (t.startsWith('ACTIVITY') || t === 'CUSTOM' || t === 'RAW') return 'activity';
   return 'lifecycle';
+}
+
+/**
+ * The subagent invocations of a run's events ([{atMs, event}]), in order of start:
+ * [{id, name, parent, depth, startMs, endMs, ending}], where ending is how the
+ * invocation's segment ended: success, suspended, error, or open when the run ended
+ * without saying.
+ */
+export function subagentSpans(events) {
+  const spans = [], open = new Map();
+  for (const { atMs, event: ev } of events) {
+    if (ev.type === 'SUBAGENT_STARTED') {
+      const parent = open.get(ev.parentSubagentRunId);
+      const span = { id: ev.subagentRunId, name: ev.name, parent: ev.parentSubagentRunId, depth: parent ? parent.depth + 1 : 0, startMs: atMs, endMs: atMs, ending: 'open' };
+      spans.push(span);
+      open.set(ev.subagentRunId, span);
+    } else if (ev.type === 'SUBAGENT_FINISHED' || ev.type === 'SUBAGENT_ERROR') {
+      const span = open.get(ev.subagentRunId);
+      if (!span) continue;
+      span.endMs = atMs;
+      span.ending = ev.type === 'SUBAGENT_ERROR' ? 'error' : (ev.outcome && ev.outcome.type) || 'success';
+      open.delete(ev.subagentRunId);
+    }
+  }
+  const last = events.length ? events[events.length - 1].atMs : 0;
+  for (const span of open.values()) span.endMs = last;
+  return spans;
+}
+
+/** What an event says of the subagent it belongs to, by the invocations' spans; '' for none. */
+export function subagentNote(ev, spans) {
+  if (!ev.subagentRunId) return '';
+  const span = spans.find((s) => s.id === ev.subagentRunId);
+  const name = span ? span.name : `${ev.subagentRunId} (unannounced)`;
+  return ev.type.startsWith('SUBAGENT_') ? `subagent ${name}` : `in subagent ${name}`;
 }
 
 function el(name, attrs, parent) {
@@ -62,6 +99,15 @@ export function drawTimeline(events, pauses, onFocus) {
     const ms = (end * k) / 4;
     el('line', { class: 'lane-line', x1: x(ms), x2: x(ms), y1: axisY, y2: axisY + 5 }, svg);
     el('text', { x: x(ms) - 12, y: axisY + 18 }, svg).textContent = fmt(ms);
+  }
+  const row = top + LANES.indexOf('subagents') * laneH;
+  for (const span of subagentSpans(events)) {
+    const y = row + 3 + Math.min(span.depth, 3) * 4;
+    const x1 = x(span.startMs), x2 = Math.max(x(span.endMs), x1 + 4);
+    const bar = el('g', { class: `subagent-span ending-${span.ending}`, role: 'img',
+      'aria-label': `subagent ${span.name} from ${fmt(span.startMs)} to ${fmt(span.endMs)}: ${span.ending}` }, svg);
+    el('rect', { x: x1, y, width: x2 - x1, height: laneH - 14, rx: 2 }, bar);
+    el('text', { class: 'subagent-label', x: x1 + 3, y: y + laneH - 17 }, bar).textContent = span.name;
   }
   events.forEach((e, i) => {
     const lane = laneOf(e.event);
