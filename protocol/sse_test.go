@@ -81,6 +81,9 @@ func TestPeerAdapt(t *testing.T) {
 	parts := NewEvent(ToolCallResult, "messageId", "m", "toolCallId", "c", "content", []any{map[string]any{"type": "text", "text": "a"}, map[string]any{"type": "text", "text": "b"}})
 	encrypted := NewEvent(ReasoningEncryptedValue, "subtype", "message", "entityId", "m", "encryptedValue", "x", "encryptedValueType", "t")
 	started := NewEvent(RunStarted, "threadId", "t", "runId", "r")
+	usage := []any{map[string]any{"model": "m", "inputTokens": 5, "cachedInputTokens": 2, "cacheWriteInputTokens": 3}}
+	finished := NewEvent(RunFinished, "threadId", "t", "runId", "r", "usage", usage)
+	failed := NewEvent(RunError, "message", "m", "usage", usage)
 	declared := started.With("protocolVersion", "1.1")
 	tests := []struct {
 		name string
@@ -98,6 +101,9 @@ func TestPeerAdapt(t *testing.T) {
 		{"legacy loses pendingToolCallIds", PeerFor(""), pending, `{"type":"RUN_FINISHED","threadId":"t","runId":"r","outcome":{"type":"success"}}`},
 		{"legacy gets text for parts", PeerFor(""), parts, `{"type":"TOOL_CALL_RESULT","messageId":"m","toolCallId":"c","content":"ab"}`},
 		{"legacy drops subagents", PeerFor(""), NewEvent(SubagentStarted, "subagentRunId", "s", "name", "n"), ""},
+		{"legacy usage loses cacheWriteInputTokens", PeerFor(""), finished, `{"type":"RUN_FINISHED","threadId":"t","runId":"r","usage":[{"cachedInputTokens":2,"inputTokens":5,"model":"m"}]}`},
+		{"legacy error usage loses cacheWriteInputTokens", PeerFor(""), failed, `{"type":"RUN_ERROR","message":"m","usage":[{"cachedInputTokens":2,"inputTokens":5,"model":"m"}]}`},
+		{"1.0 keeps cacheWriteInputTokens", PeerFor("1.0"), finished, `{"type":"RUN_FINISHED","threadId":"t","runId":"r","usage":[{"cacheWriteInputTokens":3,"cachedInputTokens":2,"inputTokens":5,"model":"m"}]}`},
 		{"1.0 loses encryptedValueType", PeerFor("1.0"), encrypted, `{"type":"REASONING_ENCRYPTED_VALUE","subtype":"message","entityId":"m","encryptedValue":"x"}`},
 		{"1.1 keeps encryptedValueType", PeerFor("1.1"), encrypted, `{"type":"REASONING_ENCRYPTED_VALUE","subtype":"message","entityId":"m","encryptedValue":"x","encryptedValueType":"t"}`},
 	}

@@ -76,7 +76,7 @@ type fileLoader struct {
 
 func (l *fileLoader) pos(n *yaml.Node) pos { return pos{File: l.file, Line: n.Line, Column: n.Column} }
 
-var scenarioKeys = []string{"id", "description", "priority", "broken", "dialect", "match", "timing", "steps", "events", "next", "result", "examples"}
+var scenarioKeys = []string{"id", "description", "priority", "broken", "dialect", "match", "timing", "steps", "events", "next", "result", "usage", "examples"}
 
 func (l *fileLoader) scenario(n *yaml.Node, doc int) *Scenario {
 	f := l.fields(n, "a scenario", scenarioKeys)
@@ -145,6 +145,12 @@ func (l *fileLoader) scenario(n *yaml.Node, doc int) *Scenario {
 			l.diag.add(l.pos(v), "put the result on the RUN_FINISHED event", "result belongs to the steps form")
 		}
 		sc.result = l.valueFromNode(v)
+	}
+	if v := f["usage"]; v != nil {
+		if f["events"] != nil {
+			l.diag.add(l.pos(v), "put usage on the RUN_FINISHED or RUN_ERROR event", "usage belongs to the steps form")
+		}
+		sc.usage = l.usage(v)
 	}
 	addTicks(l.templates)
 	sc.templates, sc.plain, sc.stepIDs = l.templates, l.plain, l.stepIDs

@@ -26,6 +26,7 @@ type Scenario struct {
 	steps     []step     // the steps form
 	run       *eventsRun // the explicit form
 	result    *value
+	usage     usageSpec // what its runs report of token usage
 	templates *template.Template
 	stepIDs   []string               // ids of the steps, nested ones included, in file order
 	plain     map[string][]plainPart // the templates that need no text/template

@@ -629,7 +629,7 @@ func (s *errorStep) emit(p *planner) error {
 		}
 		ev = ev.With("code", code)
 	}
-	p.emit(ev)
+	p.emit(p.withUsage(ev))
 	p.terminated = true
 	return nil
 }
