@@ -78,6 +78,7 @@ func ParseDialect(name string) (Dialect, error) {
 type Example struct {
 	Route          string            `json:"route,omitempty"`
 	Message        string            `json:"message,omitempty"`
+	System         string            `json:"system,omitempty"` // a system message before the user's
 	ForwardedProps map[string]any    `json:"forwardedProps,omitempty"`
 	State          any               `json:"state,omitempty"`
 	Tools          []ExampleTool     `json:"tools,omitempty"`

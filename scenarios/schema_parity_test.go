@@ -54,6 +54,19 @@ examples:
 steps:
   - text: "Locale {{ (index .context 0).value }}"
 `},
+		{"match on the system message and the context", `
+match:
+  system: (?i)travel assistant
+  context:
+    - {description: "(?i)locale", value: ^de}
+    - {value: premium}
+examples:
+  - message: hi
+    system: You are a travel assistant.
+    context: [{description: locale, value: de-DE}, {description: plan, value: premium}]
+steps:
+  - text: hi
+`},
 		{"single route and tool", `
 match: {route: /custom, tools: search}
 examples: [{route: /custom, tools: search}]
