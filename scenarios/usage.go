@@ -93,7 +93,11 @@ func (l *fileLoader) usageEntries(items []*yaml.Node) usageSpec {
 		if v := where[p.Index][p.Member]; v != nil {
 			at = v
 		}
-		l.diag.add(l.pos(at), "inputTokens and outputTokens are totals; reasoningTokens, cachedInputTokens and cacheWriteInputTokens are parts of them; totalTokens is their sum", "%s", p.Message)
+		hint := "inputTokens and outputTokens are totals; reasoningTokens, cachedInputTokens and cacheWriteInputTokens are parts of them; totalTokens is their sum"
+		if p.Member == protocol.UsageModel {
+			hint = "add their counts up in one entry"
+		}
+		l.diag.add(l.pos(at), hint, "%s", p.Message)
 	}
 	return spec
 }

@@ -147,6 +147,8 @@ func TestUsageProblems(t *testing.T) {
 		{"usage: {inputTokens: '3'}\nsteps: [{text: hi}]\n", `inputTokens must be a whole number`},
 		{"usage: {inputTokens: 9007199254740992}\nsteps: [{text: hi}]\n", `got "9007199254740992"`},
 		{"usage: {outputTokens: 5, reasoningTokens: 6}\nsteps: [{text: hi}]\n", "test.yaml:1:43: reasoningTokens (6) is a part of outputTokens (5), so it cannot be more"},
+		// as docs/scenarios.md shows it
+		{"usage: {outputTokens: 40, reasoningTokens: 60}\nsteps: [{text: hi}]\n", "test.yaml:1:44: reasoningTokens (60) is a part of outputTokens (40), so it cannot be more"},
 		{"usage: {inputTokens: 5, cachedInputTokens: 3, cacheWriteInputTokens: 3}\nsteps: [{text: hi}]\n", "cachedInputTokens (3) and cacheWriteInputTokens (3) are parts of inputTokens (5), so together they cannot be more"},
 		{"usage: {inputTokens: 5, outputTokens: 1, totalTokens: 7}\nsteps: [{text: hi}]\n", "totalTokens (7) is inputTokens plus outputTokens (6)"},
 		{"usage: {inputTokens: 5, totalTokens: 4}\nsteps: [{text: hi}]\n", "totalTokens (4) is inputTokens plus outputTokens, so it cannot be less than either"},
