@@ -239,6 +239,18 @@ func (l *fileLoader) contextParts(n *yaml.Node, label string) []contextParts {
 	return items
 }
 
+// readParts reads a context item's description and value with read; a part left out
+// is the zero value.
+func readParts[T any](c contextParts, read func(*yaml.Node) T) (description, value T) {
+	if c.description != nil {
+		description = read(c.description)
+	}
+	if c.value != nil {
+		value = read(c.value)
+	}
+	return description, value
+}
+
 func (l *fileLoader) match(n *yaml.Node) Match {
 	p := l.requestParts(l.fields(n, "match", requestKeys), "match.")
 	m := Match{Routes: p.routes, ForwardedProps: p.forwardedProps, State: p.state}
@@ -260,14 +272,8 @@ func (l *fileLoader) match(n *yaml.Node) Match {
 		m.System = l.regex(p.system)
 	}
 	for _, c := range p.context {
-		var want ContextPattern
-		if c.description != nil {
-			want.Description = l.regex(c.description)
-		}
-		if c.value != nil {
-			want.Value = l.regex(c.value)
-		}
-		m.Context = append(m.Context, want)
+		description, value := readParts(c, l.regex)
+		m.Context = append(m.Context, ContextPattern{Description: description, Value: value})
 	}
 	if p.headers != nil {
 		m.Headers = map[string]*regexp.Regexp{}
@@ -343,14 +349,8 @@ func (l *fileLoader) examples(n *yaml.Node) []Example {
 			}
 		}
 		for _, c := range p.context {
-			var item ContextItem
-			if c.description != nil {
-				item.Description = l.str(c.description)
-			}
-			if c.value != nil {
-				item.Value = l.str(c.value)
-			}
-			ex.Context = append(ex.Context, item)
+			description, value := readParts(c, l.str)
+			ex.Context = append(ex.Context, ContextItem{Description: description, Value: value})
 		}
 		list = append(list, ex)
 	}
