@@ -94,6 +94,12 @@ func protoForms() []Event {
 		NewEvent(RunFinished, "threadId", "t", "runId", "r", "outcome", map[string]any{"type": "interrupt", "interrupts": []any{map[string]any{"id": "i", "reason": "approval", "responseSchema": map[string]any{"type": "object"}}}}),
 		NewEvent(RunFinished, "threadId", "t", "runId", "r", "outcome", map[string]any{"type": "success", "pendingToolCallIds": []any{"c1"}}),
 		NewEvent(RunFinished, "threadId", "t", "runId", "r", "outcome", map[string]any{"type": "cancelled"}),
+		NewEvent(RunFinished, "threadId", "t", "runId", "r", "usage", []any{
+			map[string]any{"provider": "openai", "model": "gpt-4o", "inputTokens": json.Number("1200"), "outputTokens": json.Number("80"), "totalTokens": json.Number("1280"),
+				"reasoningTokens": json.Number("20"), "cachedInputTokens": json.Number("1000"), "cacheWriteInputTokens": json.Number("200")},
+			map[string]any{"provider": "anthropic", "inputTokens": json.Number("0")},
+		}),
+		NewEvent(RunError, "message", "m", "usage", []any{map[string]any{"model": "m", "outputTokens": json.Number("3")}}),
 		NewEvent(SubagentFinished, "subagentRunId", "s", "outcome", map[string]any{"type": "suspended", "interruptIds": []any{"i"}}),
 		NewEvent(SubagentFinished, "subagentRunId", "s", "result", map[string]any{"days": json.Number("3")}, "outcome", map[string]any{"type": "success"}, "metadata", map[string]any{"trace": "t"}),
 		NewEvent(RunFinished, "threadId", "t", "runId", "r", "outcome", map[string]any{"type": "interrupt", "interrupts": []any{map[string]any{"id": "i", "reason": "approval", "subagentRunId": "s"}}}),

@@ -21,6 +21,7 @@ const (
 	kNotNull     // any value but null
 	kTextOrParts // a string or an array of content parts
 	kMessages    // an array of messages, each with a string id and a known role
+	kUsage       // an array of token usage entries (checkUsageList)
 )
 
 type fieldSpec struct {
@@ -43,8 +44,8 @@ var textRoles = []string{"developer", "system", "assistant", "user"}
 // envelope (type, timestamp, rawEvent, metadata, subagentRunId).
 var eventFields = map[string][]fieldSpec{
 	RunStarted:              {req("threadId", kString), req("runId", kString), opt("parentRunId", kString), opt("input", kObject), opt("protocolVersion", kString)},
-	RunFinished:             {req("threadId", kString), req("runId", kString), opt("result", kNotNull), opt("outcome", kNotNull), opt("usage", kArray)},
-	RunError:                {req("message", kString), opt("code", kString), opt("usage", kArray), opt("threadId", kString), opt("runId", kString)},
+	RunFinished:             {req("threadId", kString), req("runId", kString), opt("result", kNotNull), opt("outcome", kNotNull), opt("usage", kUsage)},
+	RunError:                {req("message", kString), opt("code", kString), opt("usage", kUsage), opt("threadId", kString), opt("runId", kString)},
 	StepStarted:             {req("stepName", kString)},
 	StepFinished:            {req("stepName", kString)},
 	TextMessageStart:        {req("messageId", kString), oneOf(opt("role", kString), textRoles...), opt("name", kString)},
@@ -178,6 +179,8 @@ func checkKind(s fieldSpec, v any) error {
 		default:
 			ok = false
 		}
+	case kUsage:
+		return checkUsageList(v)
 	case kMessages:
 		var list []any
 		if list, ok = v.([]any); ok {

@@ -81,6 +81,9 @@ func TestPeerAdapt(t *testing.T) {
 	parts := NewEvent(ToolCallResult, "messageId", "m", "toolCallId", "c", "content", []any{map[string]any{"type": "text", "text": "a"}, map[string]any{"type": "text", "text": "b"}})
 	encrypted := NewEvent(ReasoningEncryptedValue, "subtype", "message", "entityId", "m", "encryptedValue", "x", "encryptedValueType", "t")
 	started := NewEvent(RunStarted, "threadId", "t", "runId", "r")
+	usage := []any{map[string]any{"model": "m", "inputTokens": 5, "cachedInputTokens": 2, "cacheWriteInputTokens": 3}}
+	finished := NewEvent(RunFinished, "threadId", "t", "runId", "r", "usage", usage)
+	failed := NewEvent(RunError, "message", "m", "usage", usage)
 	declared := started.With("protocolVersion", "1.1")
 	attributed := NewEvent(RunFinished, "threadId", "t", "runId", "r", "outcome", map[string]any{"type": "interrupt", "interrupts": []any{
 		map[string]any{"id": "i", "reason": "r", "subagentRunId": "s"}, map[string]any{"id": "j", "reason": "r"}}})
@@ -103,6 +106,9 @@ func TestPeerAdapt(t *testing.T) {
 		{"legacy loses the attribution", PeerFor(""), NewEvent(TextMessageEnd, "messageId", "m", "subagentRunId", "s", "metadata", map[string]any{"k": 1}), `{"type":"TEXT_MESSAGE_END","messageId":"m","metadata":{"k":1}}`},
 		{"legacy interrupts lose the attribution", PeerFor(""), attributed, `{"type":"RUN_FINISHED","threadId":"t","runId":"r","outcome":{"interrupts":[{"id":"i","reason":"r"},{"id":"j","reason":"r"}],"type":"interrupt"}}`},
 		{"1.1 interrupts keep the attribution", PeerFor("1.1"), attributed, `{"type":"RUN_FINISHED","threadId":"t","runId":"r","outcome":{"interrupts":[{"id":"i","reason":"r","subagentRunId":"s"},{"id":"j","reason":"r"}],"type":"interrupt"}}`},
+		{"legacy usage loses cacheWriteInputTokens", PeerFor(""), finished, `{"type":"RUN_FINISHED","threadId":"t","runId":"r","usage":[{"cachedInputTokens":2,"inputTokens":5,"model":"m"}]}`},
+		{"legacy error usage loses cacheWriteInputTokens", PeerFor(""), failed, `{"type":"RUN_ERROR","message":"m","usage":[{"cachedInputTokens":2,"inputTokens":5,"model":"m"}]}`},
+		{"1.0 keeps cacheWriteInputTokens", PeerFor("1.0"), finished, `{"type":"RUN_FINISHED","threadId":"t","runId":"r","usage":[{"cacheWriteInputTokens":3,"cachedInputTokens":2,"inputTokens":5,"model":"m"}]}`},
 		{"1.0 loses encryptedValueType", PeerFor("1.0"), encrypted, `{"type":"REASONING_ENCRYPTED_VALUE","subtype":"message","entityId":"m","encryptedValue":"x"}`},
 		{"1.1 keeps encryptedValueType", PeerFor("1.1"), encrypted, `{"type":"REASONING_ENCRYPTED_VALUE","subtype":"message","entityId":"m","encryptedValue":"x","encryptedValueType":"t"}`},
 	}

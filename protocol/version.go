@@ -94,7 +94,9 @@ func (p Peer) Adapt(ev Event) (Event, bool) {
 		case SubagentStarted, SubagentFinished, SubagentError:
 			return ev, false
 		case RunFinished:
-			ev = legacyRunFinished(ev)
+			ev = legacyUsage(legacyRunFinished(ev))
+		case RunError:
+			ev = legacyUsage(ev)
 		case ToolCallResult:
 			if parts, ok := ev.Get("content"); ok {
 				if _, isList := parts.([]any); isList {

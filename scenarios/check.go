@@ -205,6 +205,19 @@ func (sc *Scenario) sampleRequest() (*Request, error) {
 	if sc.Match.Message != nil {
 		ex.Message, _ = sampleMessage(sc.Match.Message)
 	}
+	if sc.Match.System != nil {
+		ex.System, _ = sampleMessage(sc.Match.System)
+	}
+	for _, c := range sc.Match.Context {
+		var item ContextItem
+		if c.Description != nil {
+			item.Description, _ = sampleMessage(c.Description)
+		}
+		if c.Value != nil {
+			item.Value, _ = sampleMessage(c.Value)
+		}
+		ex.Context = append(ex.Context, item)
+	}
 	if len(sc.Match.Routes) > 0 {
 		ex.Route = sc.Match.Routes[0]
 	}

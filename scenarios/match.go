@@ -20,10 +20,59 @@ type Match struct {
 	Routes         []string
 	Message        *regexp.Regexp // searched in the last user message's text
 	prefix         literalPrefix  // what a matching text must start with, to reject cheaply
+	System         *regexp.Regexp // searched in the latest system or developer message's text
 	ForwardedProps map[string]any // a subset the request's forwardedProps must contain
 	State          any            // a subset the request's state must contain
 	Tools          []string       // tools the client must offer
 	Headers        map[string]*regexp.Regexp
+	Context        []ContextPattern // each matched by some item of the request's context
+}
+
+// ContextPattern is what one item of the request's context must look like: its
+// description and its value each matched by a pattern, when given.
+type ContextPattern struct {
+	Description, Value *regexp.Regexp
+}
+
+// matches reports whether the context item matches the patterns given.
+func (c ContextPattern) matches(item protocol.Context) bool {
+	return (c.Description == nil || c.Description.MatchString(item.Description)) && (c.Value == nil || c.Value.MatchString(item.Value))
+}
+
+// String writes the patterns as a match says them.
+func (c ContextPattern) String() string {
+	var parts []string
+	if c.Description != nil {
+		parts = append(parts, "description /"+c.Description.String()+"/")
+	}
+	if c.Value != nil {
+		parts = append(parts, "value /"+c.Value.String()+"/")
+	}
+	return "{" + strings.Join(parts, ", ") + "}"
+}
+
+// matchedBy reports whether some item of the request's context matches.
+func (c ContextPattern) matchedBy(req *Request) bool {
+	return slices.ContainsFunc(req.Input.Context, c.matches)
+}
+
+// systemText returns the text of the request's latest system or developer message, and
+// whether it has one.
+func systemText(req *Request) (string, bool) {
+	msgs := req.Input.Messages
+	for i := len(msgs) - 1; i >= 0; i-- {
+		if msgs[i].Role == "system" || msgs[i].Role == "developer" {
+			return msgs[i].Text(), true
+		}
+	}
+	return "", false
+}
+
+// systemMatches reports whether the request has a system or developer message and the
+// latest one's text matches.
+func systemMatches(req *Request, re *regexp.Regexp) bool {
+	text, ok := systemText(req)
+	return ok && re.MatchString(text)
 }
 
 // literalPrefix is the literal text a pattern anchored at the start requires, found
@@ -170,6 +219,24 @@ var criteria = [...]criterion{
 			return []string{fmt.Sprintf("message %q does not match /%s/", clip(text, 80), m.Message)}
 		},
 	},
+	{ // system
+		name:     "system",
+		describe: func(m *Match) string { return "/" + m.System.String() + "/" },
+		count:    func(m *Match) int { return boolCount(m.System != nil) },
+		holds: func(m *Match, req *Request, _ string) bool {
+			return m.System == nil || systemMatches(req, m.System)
+		},
+		explainMiss: func(m *Match, req *Request, _ string) []string {
+			if m.System == nil || systemMatches(req, m.System) {
+				return nil
+			}
+			text, ok := systemText(req)
+			if !ok {
+				return []string{fmt.Sprintf("the request has no system or developer message to match /%s/", m.System)}
+			}
+			return []string{fmt.Sprintf("system message %q does not match /%s/", clip(text, 80), m.System)}
+		},
+	},
 	{ // forwardedProps
 		name:     "forwardedProps",
 		describe: func(m *Match) string { return show(m.ForwardedProps) },
@@ -230,6 +297,34 @@ var criteria = [...]criterion{
 			return reasons
 		},
 	},
+	{ // context
+		name: "context",
+		describe: func(m *Match) string {
+			want := make([]string, len(m.Context))
+			for i, c := range m.Context {
+				want[i] = c.String()
+			}
+			return strings.Join(want, ", ")
+		},
+		count: func(m *Match) int { return len(m.Context) },
+		holds: func(m *Match, req *Request, _ string) bool {
+			for _, c := range m.Context {
+				if !c.matchedBy(req) {
+					return false
+				}
+			}
+			return true
+		},
+		explainMiss: func(m *Match, req *Request, _ string) []string {
+			var reasons []string
+			for _, c := range m.Context {
+				if !c.matchedBy(req) {
+					reasons = append(reasons, fmt.Sprintf("no context item matches %s (the request has %s)", c, describeContext(req.Input.Context)))
+				}
+			}
+			return reasons
+		},
+	},
 	{ // headers
 		name: "headers",
 		describe: func(m *Match) string {
@@ -258,6 +353,18 @@ var criteria = [...]criterion{
 			return reasons
 		},
 	},
+}
+
+// describeContext names the descriptions of a request's context items, for a miss.
+func describeContext(items []protocol.Context) string {
+	if len(items) == 0 {
+		return "no context"
+	}
+	names := make([]string, len(items))
+	for i, c := range items {
+		names[i] = strconv.Quote(clip(c.Description, 40))
+	}
+	return fmt.Sprintf("%d: %s", len(items), clip(strings.Join(names, ", "), 160))
 }
 
 // boolCount is 1 for a criterion that is given, 0 otherwise.

@@ -198,3 +198,113 @@ steps: [{text: a}]
 		}
 	}
 }
+
+// match.system reads the latest system or developer message, match.context wants each
+// pattern matched by some context item; each says why it missed.
+func TestMatchOnSystemAndContext(t *testing.T) {
+	set, err := loadOne(t, `
+match:
+  system: (?i)travel assistant
+  context:
+    - {description: "(?i)locale", value: ^de}
+    - {value: premium}
+steps: [{text: a}]
+`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := set.Scenarios()[0].Match
+	tests := []struct {
+		name, body string
+		reasons    []string
+	}{
+		{"both hold", `{"messages":[{"role":"system","content":"old"},{"role":"user","content":"hi"},{"role":"developer","content":"You are a Travel Assistant."}],
+			"context":[{"description":"The user's locale","value":"de-DE"},{"description":"plan","value":"premium"}]}`, nil},
+		{"an older system message does not count", `{"messages":[{"role":"system","content":"travel assistant"},{"role":"developer","content":"be brief"}],
+			"context":[{"description":"locale","value":"de-AT"},{"description":"plan","value":"premium"}]}`,
+			[]string{`system message "be brief" does not match /(?i)travel assistant/`}},
+		{"no system message, no context", `{"messages":[{"role":"user","content":"hi"}]}`, []string{
+			"the request has no system or developer message to match /(?i)travel assistant/",
+			"no context item matches {description /(?i)locale/, value /^de/} (the request has no context)",
+			"no context item matches {value /premium/} (the request has no context)",
+		}},
+		{"one item must match both patterns", `{"messages":[{"role":"system","content":"travel assistant"}],
+			"context":[{"description":"locale","value":"en-GB"},{"description":"region","value":"de"},{"description":"plan","value":"premium"}]}`,
+			[]string{`no context item matches {description /(?i)locale/, value /^de/} (the request has 3: "locale", "region", "plan")`}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			req := request(t, "/", tt.body)
+			_, reasons := m.test(req)
+			if !reflect.DeepEqual(reasons, tt.reasons) {
+				t.Errorf("reasons\n got %q\nwant %q", reasons, tt.reasons)
+			}
+			if m.holds(req, "") != (len(reasons) == 0) {
+				t.Errorf("holds %v with reasons %q", m.holds(req, ""), reasons)
+			}
+			for _, c := range m.Explain(req) {
+				if c.Held != (len(c.Reasons) == 0) {
+					t.Errorf("Explain: %+v", c)
+				}
+			}
+		})
+	}
+	if got := m.Criteria(); got != 3 {
+		t.Errorf("Criteria() = %d, want 3", got)
+	}
+	want := []CriterionCheck{
+		{Criterion: "system", Want: "/(?i)travel assistant/", Held: false, Reasons: []string{"the request has no system or developer message to match /(?i)travel assistant/"}},
+		{Criterion: "context", Want: "{description /(?i)locale/, value /^de/}, {value /premium/}", Held: false, Reasons: []string{
+			"no context item matches {description /(?i)locale/, value /^de/} (the request has no context)",
+			"no context item matches {value /premium/} (the request has no context)"}},
+	}
+	if got := m.Explain(request(t, "/", `{"messages":[]}`)); !reflect.DeepEqual(got, want) {
+		t.Errorf("Explain = %+v\nwant %+v", got, want)
+	}
+}
+
+// An example's system message and context select a scenario that matches on them, and
+// a scenario without examples is dry-run on a request its patterns match.
+func TestExamplesOfSystemAndContext(t *testing.T) {
+	set, err := loadOne(t, `
+id: travel
+match:
+  message: (?i)book
+  system: (?i)travel
+  context: [{description: locale, value: "^(de|fr)"}]
+examples:
+  - message: book a flight
+    system: You are a travel assistant.
+    context: [{description: locale, value: de-DE}]
+steps:
+  - text: "{{ (index .context 0).value }} / {{ (index .messages 0).role }}"
+---
+id: sampled
+match:
+  system: ^Be (brief|kind)$
+  context: [{value: ^x\d$}]
+steps:
+  - text: "{{ (index .context 0).value }}"
+`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ex := set.Scenarios()[0].Examples[0]
+	in := ex.RunInput(RunIDs{Thread: "t", Run: "r", Message: "m"})
+	msgs := in["messages"].([]any)
+	if len(msgs) != 2 || msgs[0].(map[string]any)["role"] != "system" || msgs[0].(map[string]any)["id"] != "m-system" {
+		t.Errorf("the example's messages: %v", msgs)
+	}
+	for _, bad := range []struct{ yaml, want string }{
+		{"match: {context: {value: x}}\nsteps: [{text: a}]\n", "match.context must be a list of {description, value}"},
+		{"match: {context: [{}]}\nsteps: [{text: a}]\n", "match.context item needs a description or a value"},
+		{"match: {context: [{name: x}]}\nsteps: [{text: a}]\n", `unknown key "name" in match.context item`},
+		{"match: {context: [{value: '('}]}\nsteps: [{text: a}]\n", "missing closing )"},
+		{"match: {sytem: x}\nsteps: [{text: a}]\n", `unknown key "sytem" in match (hint: did you mean "system"?)`},
+		{"match: {system: x}\nexamples: [{message: hi}]\nsteps: [{text: a}]\n", "its own match misses it: the request has no system or developer message to match /x/"},
+	} {
+		if _, err := loadOne(t, bad.yaml); err == nil || !strings.Contains(err.Error(), bad.want) {
+			t.Errorf("%q: got %v, want %q", bad.yaml, err, bad.want)
+		}
+	}
+}

@@ -8,7 +8,6 @@ import (
 	"io"
 	"path"
 	"regexp"
-	"slices"
 	"strings"
 	"text/template"
 	"time"
@@ -77,7 +76,7 @@ type fileLoader struct {
 
 func (l *fileLoader) pos(n *yaml.Node) pos { return pos{File: l.file, Line: n.Line, Column: n.Column} }
 
-var scenarioKeys = []string{"id", "description", "priority", "broken", "dialect", "match", "timing", "steps", "events", "next", "result", "examples"}
+var scenarioKeys = []string{"id", "description", "priority", "broken", "dialect", "match", "timing", "steps", "events", "next", "result", "usage", "examples"}
 
 func (l *fileLoader) scenario(n *yaml.Node, doc int) *Scenario {
 	f := l.fields(n, "a scenario", scenarioKeys)
@@ -147,6 +146,12 @@ func (l *fileLoader) scenario(n *yaml.Node, doc int) *Scenario {
 		}
 		sc.result = l.valueFromNode(v)
 	}
+	if v := f["usage"]; v != nil {
+		if f["events"] != nil {
+			l.diag.add(l.pos(v), "put usage on the RUN_FINISHED or RUN_ERROR event", "usage belongs to the steps form")
+		}
+		sc.usage = l.usage(v)
+	}
 	addTicks(l.templates)
 	sc.templates, sc.plain, sc.stepIDs = l.templates, l.plain, l.stepIDs
 	return sc
@@ -154,7 +159,7 @@ func (l *fileLoader) scenario(n *yaml.Node, doc int) *Scenario {
 
 // requestKeys are the parts of a request that a match tests and an example gives; one
 // reader, requestParts, reads them for both, so the two spell every part alike.
-var requestKeys = []string{"route", "message", "forwardedProps", "state", "tools", "headers"}
+var requestKeys = []string{"route", "message", "system", "forwardedProps", "state", "tools", "headers", "context"}
 
 // requestParts is what a match or an example says of a request, read but not yet
 // interpreted: a match compiles the message and header patterns, an example sends them.
@@ -162,10 +167,19 @@ type requestParts struct {
 	routes         []string
 	routeNode      *yaml.Node
 	message        *yaml.Node
+	system         *yaml.Node // the latest system or developer message's text
 	forwardedProps map[string]any
 	state          any
 	tools          *yaml.Node            // names for a match; for an example, names or definitions
 	headers        map[string]*yaml.Node // by name as written
+	context        []contextParts        // the request's context items
+}
+
+// contextParts is what a match or an example says of one context item: its
+// description and value, either left out.
+type contextParts struct {
+	at                 *yaml.Node
+	description, value *yaml.Node
 }
 
 // requestParts reads the request parts of the mapping f; label names a part in the
@@ -185,7 +199,10 @@ func (l *fileLoader) requestParts(f map[string]*yaml.Node, label string) request
 			}
 		}
 	}
-	p.message = f["message"]
+	p.message, p.system = f["message"], f["system"]
+	if v := f["context"]; v != nil {
+		p.context = l.contextParts(v, label)
+	}
 	if v := f["forwardedProps"]; v != nil {
 		p.forwardedProps = l.literalMapping(v, label+"forwardedProps")
 	}
@@ -200,6 +217,39 @@ func (l *fileLoader) requestParts(f map[string]*yaml.Node, label string) request
 		}
 	}
 	return p
+}
+
+// contextParts reads a list of {description, value}; label names it in the problems
+// reported.
+func (l *fileLoader) contextParts(n *yaml.Node, label string) []contextParts {
+	if n.Kind != yaml.SequenceNode {
+		l.diag.add(l.pos(n), "e.g. context: [{description: locale, value: de-DE}]", "%scontext must be a list of {description, value}", label)
+		return nil
+	}
+	items := make([]contextParts, 0, len(n.Content))
+	for _, it := range n.Content {
+		f := l.fields(it, label+"context item", contextItemKeys)
+		if f == nil {
+			continue
+		}
+		if len(f) == 0 {
+			l.diag.add(l.pos(it), "", "%scontext item needs a description or a value", label)
+		}
+		items = append(items, contextParts{at: it, description: f["description"], value: f["value"]})
+	}
+	return items
+}
+
+// readParts reads a context item's description and value with read; a part left out
+// is the zero value.
+func readParts[T any](c contextParts, read func(*yaml.Node) T) (description, value T) {
+	if c.description != nil {
+		description = read(c.description)
+	}
+	if c.value != nil {
+		value = read(c.value)
+	}
+	return description, value
 }
 
 func (l *fileLoader) match(n *yaml.Node) Match {
@@ -218,6 +268,13 @@ func (l *fileLoader) match(n *yaml.Node) Match {
 				}
 			}
 		}
+	}
+	if p.system != nil {
+		m.System = l.regex(p.system)
+	}
+	for _, c := range p.context {
+		description, value := readParts(c, l.regex)
+		m.Context = append(m.Context, ContextPattern{Description: description, Value: value})
 	}
 	if p.headers != nil {
 		m.Headers = map[string]*regexp.Regexp{}
@@ -256,7 +313,7 @@ func (l *fileLoader) timing(n *yaml.Node) TimingOverride {
 }
 
 var (
-	exampleKeys     = append(slices.Clip(requestKeys), "context")
+	exampleKeys     = requestKeys
 	contextItemKeys = []string{"description", "value"}
 )
 
@@ -283,14 +340,18 @@ func (l *fileLoader) examples(n *yaml.Node) []Example {
 		if p.message != nil {
 			ex.Message = l.str(p.message)
 		}
+		if p.system != nil {
+			ex.System = l.str(p.system)
+		}
 		if p.headers != nil {
 			ex.Headers = map[string]string{}
 			for name, hv := range p.headers {
 				ex.Headers[name] = l.str(hv)
 			}
 		}
-		if v := f["context"]; v != nil {
-			ex.Context = l.exampleContext(v)
+		for _, c := range p.context {
+			description, value := readParts(c, l.str)
+			ex.Context = append(ex.Context, ContextItem{Description: description, Value: value})
 		}
 		list = append(list, ex)
 	}
@@ -336,25 +397,4 @@ func (l *fileLoader) exampleTools(n *yaml.Node) []ExampleTool {
 		tools = append(tools, tool)
 	}
 	return tools
-}
-
-// exampleContext reads an example's context: a list of {description, value}.
-func (l *fileLoader) exampleContext(n *yaml.Node) []ContextItem {
-	if n.Kind != yaml.SequenceNode {
-		l.diag.add(l.pos(n), "", "an example's context must be a list of {description, value}")
-		return nil
-	}
-	items := make([]ContextItem, 0, len(n.Content))
-	for _, it := range n.Content {
-		var item ContextItem
-		f := l.fields(it, "an example's context item", contextItemKeys)
-		if v := f["description"]; v != nil {
-			item.Description = l.str(v)
-		}
-		if v := f["value"]; v != nil {
-			item.Value = l.str(v)
-		}
-		items = append(items, item)
-	}
-	return items
 }

@@ -68,6 +68,9 @@ type PlanOptions struct {
 	Limits Limits
 	// Dialect is the server's default, for the scenarios that name none; empty: agui.
 	Dialect Dialect
+	// Usage, for a scenario of steps that says nothing of usage, reports on the run's
+	// RUN_FINISHED or RUN_ERROR the token usage estimated from its request and stream.
+	Usage bool
 }
 
 // Start says where a run begins: a new conversation, with the captures of its match, or
@@ -96,16 +99,18 @@ func (s *Scenario) plan(ctx context.Context, req *Request, start Start, opts Pla
 	seed := runKey(opts.Seed, s.ID, opts.Turn, req.Input)
 	captures := start.Captures
 	p := &planner{
-		trace:   trace,
-		events:  make([]Timed, 0, s.eventsHint),
-		current: s.Source,
-		timing:  s.Timing.Apply(opts.Timing),
-		rng:     rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)),
-		now:     opts.Now,
-		speed:   opts.Speed,
-		fixed:   opts.FixedTime,
-		state:   req.Input.State,
-		dialect: cmp.Or(s.Dialect, opts.Dialect, DialectAGUI),
+		trace:         trace,
+		events:        make([]Timed, 0, s.eventsHint),
+		current:       s.Source,
+		timing:        s.Timing.Apply(opts.Timing),
+		rng:           rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)),
+		now:           opts.Now,
+		speed:         opts.Speed,
+		fixed:         opts.FixedTime,
+		state:         req.Input.State,
+		dialect:       cmp.Or(s.Dialect, opts.Dialect, DialectAGUI),
+		usage:         s.usage,
+		estimateUsage: opts.Usage,
 	}
 	if c := start.Resume; c != nil {
 		captures = c.captures
@@ -286,6 +291,8 @@ type planner struct {
 	lastTexts     map[string]string // per subagentRunId ("" for the agent itself), its latest text message
 	terminated    bool
 	dialect       Dialect            // how the run's interrupts reach the client
+	usage         usageSpec          // the scenario's usage
+	estimateUsage bool               // the server's default for a scenario that says none
 	interrupts    []PendingInterrupt // raised by this run
 	pendingTools  []PendingToolCall  // frontend tool calls this run left unanswered
 	next          *Cursor
@@ -355,7 +362,7 @@ func (p *planner) playSteps(s *Scenario, in *protocol.RunAgentInput, start Start
 		}
 		finished = finished.With("result", result)
 	}
-	p.emit(finished)
+	p.emit(p.withUsage(finished))
 	return nil
 }
 

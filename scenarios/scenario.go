@@ -26,6 +26,7 @@ type Scenario struct {
 	steps     []step     // the steps form
 	run       *eventsRun // the explicit form
 	result    *value
+	usage     usageSpec // what its runs report of token usage
 	templates *template.Template
 	stepIDs   []string               // ids of the steps, nested ones included, in file order
 	plain     map[string][]plainPart // the templates that need no text/template
@@ -77,6 +78,7 @@ func ParseDialect(name string) (Dialect, error) {
 type Example struct {
 	Route          string            `json:"route,omitempty"`
 	Message        string            `json:"message,omitempty"`
+	System         string            `json:"system,omitempty"` // a system message before the user's
 	ForwardedProps map[string]any    `json:"forwardedProps,omitempty"`
 	State          any               `json:"state,omitempty"`
 	Tools          []ExampleTool     `json:"tools,omitempty"`

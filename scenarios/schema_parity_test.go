@@ -54,6 +54,19 @@ examples:
 steps:
   - text: "Locale {{ (index .context 0).value }}"
 `},
+		{"match on the system message and the context", `
+match:
+  system: (?i)travel assistant
+  context:
+    - {description: "(?i)locale", value: ^de}
+    - {value: premium}
+examples:
+  - message: hi
+    system: You are a travel assistant.
+    context: [{description: locale, value: de-DE}, {description: plan, value: premium}]
+steps:
+  - text: hi
+`},
 		{"single route and tool", `
 match: {route: /custom, tools: search}
 examples: [{route: /custom, tools: search}]
@@ -72,6 +85,23 @@ steps:
 		{"error short form", `
 steps:
   - error: boom
+`},
+		{"usage as one entry", `
+usage: {provider: openai, model: gpt-4o, inputTokens: 1200, outputTokens: 80, totalTokens: 1280, reasoningTokens: 20, cachedInputTokens: 1000, cacheWriteInputTokens: 200}
+steps: [{text: hi}]
+`},
+		{"usage as a list, on an error", `
+usage:
+  - {provider: openai, model: gpt-4o, inputTokens: 10}
+  - {provider: anthropic, model: claude-sonnet-4, outputTokens: 5}
+steps: [{error: boom}]
+`},
+		{"usage estimated, or none", `
+usage: auto
+steps: [{text: hi}]
+---
+usage: none
+steps: [{text: hi}]
 `},
 		{"tools", `
 steps:
@@ -485,7 +515,8 @@ func TestSchemaMatchesParserVocabulary(t *testing.T) {
 		{"JSON Patch ops", strs(get(defs, "jsonPatchOperation", "properties", "op", "enum")), sorted([]string{"add", "remove", "replace", "move", "copy", "test"})},
 		{"event types", strs(get(defs, "eventType", "examples")), protocol.KnownEventTypes()},
 		{"keys only the explicit form takes", keys(get(doc["oneOf"].([]any)[0], "properties")), sorted([]string{"events", "next"})},
-		{"keys only the steps form takes", keys(get(doc["oneOf"].([]any)[1], "properties")), sorted([]string{"steps", "result"})},
+		{"keys only the steps form takes", keys(get(doc["oneOf"].([]any)[1], "properties")), sorted([]string{"steps", "result", "usage"})},
+		{"token usage keys", keys(get(defs, "tokenUsage", "properties")), sorted(protocol.UsageMembers())},
 		{"continuation keys", keys(get(defs, "continuation", "properties")), sorted([]string{"when", "events", "next"})},
 		{"when keys", keys(get(defs, "continuation", "properties", "when", "properties")), sorted([]string{"resume", "toolResults"})},
 		{"resume condition keys", keys(get(defs, "resumeCondition", "properties")), sorted([]string{"status", "payload"})},

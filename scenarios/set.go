@@ -6,6 +6,7 @@ import (
 	"maps"
 	"slices"
 	"sort"
+	"strings"
 )
 
 // DefaultRoutes returns the run endpoints every server answers on. Scenarios may add
@@ -144,11 +145,12 @@ func NewSet(ctx context.Context, limits Limits, list []*Scenario) (*Set, error) 
 			case err != nil:
 				diags = append(diags, Diagnostic{File: ex.pos.File, Line: ex.pos.Line, Column: ex.pos.Column, Message: fmt.Sprintf("this example of scenario %s is not a run request a client can send: %v", sc.ID, err)})
 			case sel == nil:
-				diags = append(diags, Diagnostic{File: ex.pos.File, Line: ex.pos.Line, Column: ex.pos.Column, Message: fmt.Sprintf("this example of scenario %s matches no scenario", sc.ID)})
+				diags = append(diags, Diagnostic{File: ex.pos.File, Line: ex.pos.Line, Column: ex.pos.Column, Message: fmt.Sprintf("this example of scenario %s matches no scenario", sc.ID),
+					Hint: ownMisses(sc, req, "")})
 			case sel.Scenario != sc && !(sc.fallback && !sel.Scenario.fallback): // the user's scenarios override fallback ones
 				diags = append(diags, Diagnostic{File: ex.pos.File, Line: ex.pos.Line, Column: ex.pos.Column,
 					Message: fmt.Sprintf("this example of scenario %s selects scenario %s (%s) instead", sc.ID, sel.Scenario.ID, sel.Scenario.Source),
-					Hint:    "raise the priority or narrow the match of one of them"})
+					Hint:    ownMisses(sc, req, "raise the priority or narrow the match of one of them")})
 			}
 		}
 	}
@@ -180,3 +182,12 @@ func precedes(a, b *Scenario) bool {
 // Warnings are what the load-time check found that does not make the set invalid: what
 // scenarios' events lose over the protobuf transport.
 func (s *Set) Warnings() []Diagnostic { return s.warnings }
+
+// ownMisses says why a scenario's own match misses its example's request, or, when it
+// holds, the fallback hint.
+func ownMisses(sc *Scenario, req *Request, fallback string) string {
+	if _, reasons := sc.Match.test(req); len(reasons) > 0 {
+		return "its own match misses it: " + strings.Join(reasons, "; ")
+	}
+	return fallback
+}

@@ -832,7 +832,7 @@ func (s *errorStep) emit(p *planner) error {
 		}
 		ev = ev.With("code", code)
 	}
-	p.emit(ev)
+	p.emit(p.withUsage(ev))
 	if ev.Type == protocol.SubagentError {
 		p.subagentFailed = true
 		return nil

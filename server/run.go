@@ -219,7 +219,7 @@ func (s *Server) startRun(ctx context.Context, rr *runRequest, cancel context.Ca
 	sreq := &scenarios.Request{Route: rr.route, Input: in, Header: textproto.MIMEHeader(rr.header)}
 	sreq.History = func() []map[string]any { return run.History(in) }
 	opts := scenarios.PlanOptions{Seed: s.seedFor(thread), Turn: run.Turn(),
-		Timing: s.cfg.Timing, Now: time.Now(), Speed: rr.speed, FixedTime: s.cfg.FixedTime, Limits: s.cfg.TemplateLimits, Dialect: s.cfg.Dialect}
+		Timing: s.cfg.Timing, Now: time.Now(), Speed: rr.speed, FixedTime: s.cfg.FixedTime, Limits: s.cfg.TemplateLimits, Dialect: s.cfg.Dialect, Usage: s.cfg.Usage}
 	plan, how, err := s.planRun(ctx, sreq, cursor, opts, s.forcedScenario(rr.header, rr.testID))
 	if err != nil {
 		return startedRun{}, err

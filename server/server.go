@@ -63,6 +63,9 @@ type Config struct {
 	// Dialect is how interrupts reach the client in the scenarios that name none; empty:
 	// agui.
 	Dialect scenarios.Dialect
+	// Usage reports estimated token usage on the runs of the scenarios of steps that say
+	// nothing of usage (scenarios.PlanOptions.Usage).
+	Usage bool
 	// Recorder, when set, proxies to a real agent what no scenario answers (or, with
 	// RecordAll, every request) and records it; RecordAll without it does nothing.
 	Recorder  *recorder.Recorder

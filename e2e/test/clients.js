@@ -121,7 +121,7 @@ export class Conversation {
    * was given ({outcome, interrupts, result, pendingToolCallIds}).
    */
   async continue(options = {}) {
-    const { runId = `run-${randomUUID()}`, forwardedProps, tools, resume, onEvent, userMessage } = options;
+    const { runId = `run-${randomUUID()}`, forwardedProps, context, tools, resume, onEvent, userMessage } = options;
     const { agent } = this;
     const run = { client: this.client, agent, runId, userMessage, events: [], arrivals: [], consoleCalls: [] };
     const subscriber = {
@@ -142,7 +142,7 @@ export class Conversation {
     };
     const restoreConsole = captureConsole(run.consoleCalls);
     try {
-      const input = { runId, forwardedProps, tools: toolDefinitions(tools), ...(resume && { resume }) };
+      const input = { runId, forwardedProps, context, tools: toolDefinitions(tools), ...(resume && { resume }) };
       run.startedAt = performance.now();
       const { result } = await agent.runAgent(input, subscriber);
       run.result = result;

@@ -24,10 +24,11 @@ export const RUNTIME_PATH = '/api/copilotkit';
 
 /**
  * Serves a CopilotKit runtime whose default agent is an HttpAgent to the mock's run route
- * (speed 0 unless headers say otherwise). Resolves with {url, close()}.
+ * (speed 0 unless headers say otherwise), with the runtime's options besides its agents
+ * (e.g. {a2ui: {}}, which applies the A2UI middleware). Resolves with {url, close()}.
  */
-export async function startRuntime(mockURL, headers = { 'X-Agui-Mock-Speed': '0' }) {
-  const runtime = new CopilotRuntime({ agents: { default: new HttpAgent({ url: `${mockURL}/agui/chat`, headers }) } });
+export async function startRuntime(mockURL, headers = { 'X-Agui-Mock-Speed': '0' }, options = {}) {
+  const runtime = new CopilotRuntime({ ...options, agents: { default: new HttpAgent({ url: `${mockURL}/agui/chat`, headers }) } });
   const app = createCopilotEndpoint({ runtime, basePath: RUNTIME_PATH });
   const server = http.createServer(async (req, res) => {
     try {

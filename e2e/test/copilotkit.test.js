@@ -8,23 +8,38 @@
 
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { after, describe, test } from 'node:test';
 import { ɵInterruptState as InterruptState } from '@copilotkit/core';
 import { CopilotKitCore, startRuntime } from './copilotkit.js';
-import { adminOK, newTestId, TEST_ID_HEADER } from './admin.js';
+import { adminOK, journalEntries, newTestId, TEST_ID_HEADER } from './admin.js';
 import { MIXED_DIALECTS, SUBAGENT_SCENARIOS } from './fixtures.js';
-import { useServer, writeTempFiles } from './harness.js';
+import { REPO_ROOT, useServer, writeTempFiles } from './harness.js';
 
 const GREETING = 'id: greeting\nmatch: {message: ^Hello}\nsteps: [{text: Hello from the mock.}]\n';
-const mock = useServer(['--scenarios', writeTempFiles({ 'mixed.yaml': MIXED_DIALECTS, 'greeting.yaml': GREETING, ...SUBAGENT_SCENARIOS })]);
+// what a CopilotKit app sends besides its messages: useCopilotReadable's context and the
+// app's instructions as a system message; the run reports its token usage
+const CONCIERGE = `\
+id: concierge
+match:
+  message: ^Where
+  system: (?i)hotel concierge
+  context: [{description: "(?i)room number", value: ^\\d+$}]
+usage: {provider: openai, model: gpt-4o, inputTokens: 900, outputTokens: 12, totalTokens: 912}
+steps: [{text: "Breakfast is served on floor 2, room {{ (index .context 0).value }}."}]
+`;
+const A2UI = readFileSync(path.join(REPO_ROOT, 'examples', 'a2ui-surface.yaml'), 'utf8');
+const mock = useServer(['--scenarios', writeTempFiles({ 'mixed.yaml': MIXED_DIALECTS, 'greeting.yaml': GREETING, 'concierge.yaml': CONCIERGE, 'a2ui.yaml': A2UI, ...SUBAGENT_SCENARIOS })]);
 
 const FIRST_MESSAGE = 'Search for ocean wave videos and trim the first 10 seconds';
 const FIRST_PROPS = { approval_mode: 'level:low', scenario_name: 'media_management' };
 const CLOSING = `That's everything for "Ocean waves at dawn". Anything else?`;
 
-// The runtime starts with the first app, once the mock's before hook has given its URL.
-let runtime;
-after(() => runtime?.close());
+// The runtimes start with the first app that needs each, once the mock's before hook has
+// given its URL: a plain one, and one that applies the A2UI middleware (a2ui: {}).
+const runtimes = {};
+after(() => Promise.all(Object.values(runtimes).map((r) => r.close())));
 
 /** Resolves with the runtime's default agent once the core has learnt of it. */
 function defaultAgent(core) {
@@ -33,7 +48,7 @@ function defaultAgent(core) {
     new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
         subscription.unsubscribe();
-        reject(new Error(`the core found no agent at ${runtime.url} (status ${core.runtimeConnectionStatus})`));
+        reject(new Error(`the core found no agent at ${core.runtimeUrl} (status ${core.runtimeConnectionStatus})`));
       }, 30_000);
       const subscription = core.subscribe({
         onAgentsChanged: ({ agents }) => {
@@ -51,9 +66,10 @@ function defaultAgent(core) {
  * A CopilotKit app's client with the runtime's default agent on a new thread: what the
  * app shows is the agent's messages, and the interrupt its useInterrupt would render.
  */
-async function app({ headers } = {}) {
-  runtime ??= await startRuntime(mock.url);
-  const core = new CopilotKitCore({ runtimeUrl: runtime.url, headers });
+async function app({ headers, a2ui = false } = {}) {
+  const kind = a2ui ? 'a2ui' : 'plain';
+  runtimes[kind] ??= await startRuntime(mock.url, undefined, a2ui ? { a2ui: {} } : {});
+  const core = new CopilotKitCore({ runtimeUrl: runtimes[kind].url, headers });
   const agent = await defaultAgent(core);
   agent.threadId = `ck-${randomUUID()}`;
   const seen = { interrupts: new InterruptState(), outcomes: [], errors: [] };
@@ -63,6 +79,7 @@ async function app({ headers } = {}) {
     },
     onRunFinishedEvent: ({ event, outcome, interrupts }) => {
       seen.lastRunId = event.runId;
+      seen.usage = event.usage;
       seen.outcomes.push(outcome);
       if (outcome === 'interrupt') seen.interrupts.setStandard(interrupts);
     },
@@ -173,6 +190,36 @@ test('a LangGraph-dialect interrupt, resumed through forwardedProps.command', as
   await resume(seen.interrupts.resolve(JSON.stringify({ approved: true, title: 'Ocean waves' })));
   assert.deepEqual(seen.errors, []);
   assert.deepEqual(texts(), ['The draft is ready.', 'Published Ocean waves.', 'Anything else?']);
+});
+
+test("the app's context and instructions choose the scenario, and the run's usage reaches the app", async () => {
+  const { core, agent, say, texts, seen } = await app();
+  core.addContext({ description: 'The guest room number', value: '412' });
+  agent.addMessage({ id: `system-${randomUUID()}`, role: 'system', content: 'You are a hotel concierge.' });
+  await say('Where is breakfast?');
+  assert.deepEqual(seen.errors, []);
+  assert.deepEqual(texts(), ['Breakfast is served on floor 2, room 412.']);
+  assert.deepEqual(seen.usage, [{ provider: 'openai', model: 'gpt-4o', inputTokens: 900, outputTokens: 12, totalTokens: 912 }]);
+});
+
+test('an A2UI surface through the runtime, and the action the app sends back choosing the next scenario', async () => {
+  const { agent, say, texts, seen, core } = await app({ a2ui: true });
+  await say('Book a table for two tonight');
+  assert.deepEqual(seen.errors, []);
+  const surfaces = () => agent.messages.filter((m) => m.role === 'activity' && m.activityType === 'a2ui-surface');
+  assert.equal(surfaces().length, 1, JSON.stringify(agent.messages));
+  assert.ok(surfaces()[0].content.a2ui_operations.some((op) => op.createSurface?.surfaceId === 'booking'));
+
+  // what CopilotKit's A2UI renderer sends when the user presses Confirm
+  const userAction = { name: 'confirm_booking', surfaceId: 'booking', sourceComponentId: 'confirm', context: { time: '19:30' } };
+  await core.runAgent({ agent, forwardedProps: { a2uiAction: { userAction } } });
+  assert.deepEqual(seen.errors, []);
+  assert.equal(texts().at(-1), 'Booked for 19:30.');
+  assert.equal(surfaces().length, 2, 'the confirmation updates the surface');
+  // the runtime's A2UI middleware told the agent what the user did, as a logged tool call
+  const [entry] = (await journalEntries(mock, { scenario: 'a2ui-booking-confirmed' })).filter((e) => e.threadId === agent.threadId);
+  const tool = entry.request.messages.findLast((m) => m.role === 'tool');
+  assert.match(tool.content, /^User performed action "confirm_booking" on surface "booking" \(component: confirm\)/);
 });
 
 describe('subagents (the examples of docs/scenarios.md)', () => {

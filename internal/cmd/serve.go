@@ -36,6 +36,7 @@ type options struct {
 	speed      float64
 	strict     bool
 	dialect    string
+	usage      bool
 	sseIDs     bool
 	keepAlive  time.Duration
 	maxBody    int64
@@ -108,6 +109,7 @@ func serveFlags(o *options, stderr io.Writer) *flag.FlagSet {
 	fs.Float64Var(&o.speed, "speed", 1, "multiplies every delay: 0.5 plays twice as fast, 0 without delays")
 	fs.BoolVar(&o.strict, "strict", false, "reject run inputs that do not conform to AG-UI 1.1")
 	fs.StringVar(&o.dialect, "dialect", string(scenarios.DialectAGUI), "how interrupts reach the client in scenarios that name no dialect: agui (RUN_FINISHED with an interrupt outcome, answered by resume) or langgraph (an on_interrupt custom event, answered by forwardedProps.command.resume)")
+	fs.BoolVar(&o.usage, "usage", false, "report estimated token usage on RUN_FINISHED and RUN_ERROR of the scenarios of steps that say nothing of usage")
 	fs.BoolVar(&o.sseIDs, "sse-ids", true, "write an id line (id: <TYPE>_<timestamp>) before each event")
 	fs.DurationVar(&o.keepAlive, "keepalive", 15*time.Second, "interval of keep-alive comments during long pauses (0 disables)")
 	fs.Int64Var(&o.maxBody, "max-body", 10<<20, "largest request body in bytes")
@@ -216,6 +218,7 @@ func serve(ctx context.Context, o options, stdout, stderr io.Writer) error {
 	cfg.Strict = o.strict
 	cfg.EventIDs = o.sseIDs
 	cfg.Dialect = scenarios.Dialect(o.dialect) // checked by checkServeFlags
+	cfg.Usage = o.usage
 	cfg.KeepAlive = o.keepAlive
 	cfg.MaxBodyBytes = o.maxBody
 	cfg.Logger = logger
