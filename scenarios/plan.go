@@ -350,14 +350,6 @@ func (p *planner) playSteps(s *Scenario, in *protocol.RunAgentInput, start Start
 	return nil
 }
 
-// NoBranchError says that no recorded continuation matches the answers a run brings.
-type NoBranchError struct{ Branches int }
-
-// Error says how many recorded continuations there were.
-func (e *NoBranchError) Error() string {
-	return fmt.Sprintf("none of the %d recorded continuations matches these answers", e.Branches)
-}
-
 // playExplicit plays a run of the explicit form: the root run, or the continuation the
 // answers choose. When continuations follow, the run's end says what it waits for.
 func (p *planner) playExplicit(root *eventsRun, in *protocol.RunAgentInput, start Start) error {
@@ -385,116 +377,6 @@ func (p *planner) playExplicit(root *eventsRun, in *protocol.RunAgentInput, star
 		return p.pauseExplicit(run)
 	}
 	return nil
-}
-
-// chooseContinuation picks the recorded continuation that the answers a resumed run
-// brings lead to, and makes the answers available to its templates.
-func (p *planner) chooseContinuation(c *Cursor, start Start, in *protocol.RunAgentInput) (*eventsRun, error) {
-	answers, contents := c.answers(start.answers, in)
-	resume := make([]any, len(answers))
-	for i, a := range answers {
-		resume[i] = answerMap(a, c.Interrupts[i].ToolCallID)
-	}
-	p.r.setResume(resume)
-	switch {
-	case len(resume) > 0:
-		p.r.setAnswer(resume[len(resume)-1])
-	case len(contents) > 0:
-		last := c.ToolCalls[len(c.ToolCalls)-1]
-		p.r.setAnswer(map[string]any{"toolCallId": last.ID, "name": last.Name, "content": contents[len(contents)-1]})
-	}
-	if k, ok := start.forced.forces(recordedRun, 0); ok {
-		return &c.node.next[k].run, nil
-	}
-	for i := range c.node.next {
-		if b := &c.node.next[i]; b.matches(answers, contents) {
-			return &b.run, nil
-		}
-	}
-	return nil, &NoBranchError{Branches: len(c.node.next)}
-}
-
-// pauseExplicit reads what a recorded run waits for from its events: the interrupts of
-// its outcome, with the responseSchema each was sent with, or the tool calls it left
-// without a result.
-func (p *planner) pauseExplicit(run *eventsRun) error {
-	c := &Cursor{Dialect: p.dialect, node: run, captures: p.captures, ids: maps.Clone(p.ids), openCalls: maps.Clone(p.openCalls), activities: maps.Clone(p.activityTypes)}
-	interrupts, calls := protocol.Awaited(p.events, func(t Timed) protocol.Event { return t.Event })
-	for _, wire := range interrupts {
-		pi := PendingInterrupt{Wire: wire}
-		pi.ID, _ = wire["id"].(string)
-		pi.ToolCallID, _ = wire["toolCallId"].(string)
-		if at, ok := wire["expiresAt"].(string); ok {
-			if expires, err := time.Parse(time.RFC3339Nano, at); err == nil {
-				pi.ExpiresAt = p.wallTime(expires)
-			}
-		}
-		if schema, ok := wire["responseSchema"]; ok && len(run.events) > 0 {
-			var err error
-			end := run.events[len(run.events)-1].at
-			if pi.schema, err = compileRecordedSchema(end, schema); err != nil {
-				return &stepError{at: end, err: fmt.Errorf("interrupt %q: %w", pi.ID, err)}
-			}
-		}
-		c.Interrupts = append(c.Interrupts, pi)
-	}
-	for _, start := range calls {
-		c.ToolCalls = append(c.ToolCalls, PendingToolCall{ID: start.Str("toolCallId"), Name: start.Str("toolCallName")})
-	}
-	p.next = c
-	return nil
-}
-
-// continuation builds the frames a resumed run plays: each answered item's branch, in
-// the order the items were raised, then the steps that followed the pause.
-func (p *planner) continuation(start Start, in *protocol.RunAgentInput) []frame {
-	c, forced := start.Resume, start.forced
-	stack := cloneFrames(c.frames)
-	var branches []frame
-	answers, contents := c.answers(start.answers, in)
-	resume := make([]any, 0, len(start.answers))
-	for _, r := range start.answers {
-		resume = append(resume, answerMap(r, ""))
-	}
-	p.r.setResume(resume)
-	for i, pi := range c.Interrupts {
-		r := answers[i]
-		answer := answerMap(r, pi.ToolCallID)
-		steps := choose(pi.def.cases, r.Status, r.Payload, "")
-		if k, ok := forced.forces(interruptItem, i); ok {
-			steps = pi.def.cases[k].steps
-		}
-		branches = append(branches, frame{steps: steps, answer: answer})
-	}
-	for i, tc := range c.ToolCalls {
-		content := contents[i]
-		steps := choose(tc.def.cases, "", nil, content)
-		if k, ok := forced.forces(toolCallItem, i); ok {
-			steps = tc.def.cases[k].steps
-		}
-		branches = append(branches, frame{steps: steps, answer: map[string]any{"toolCallId": tc.ID, "name": tc.Name, "content": content}})
-	}
-	// the steps after the pause see the answer to the last item, which for the usual
-	// single interrupt or tool call is the answer
-	if len(stack) > 0 && len(branches) > 0 {
-		stack[len(stack)-1].answer = branches[len(branches)-1].answer
-	}
-	slices.Reverse(branches)
-	return append(stack, branches...)
-}
-
-func answerMap(r protocol.ResumeEntry, toolCallID string) map[string]any {
-	m := map[string]any{"interruptId": r.InterruptID, "status": r.Status, "payload": orEmpty(r.Payload)}
-	if toolCallID != "" {
-		m["toolCallId"] = toolCallID
-	}
-	return m
-}
-
-func cloneFrames(frames []frame) []frame {
-	out := make([]frame, len(frames))
-	copy(out, frames)
-	return out
 }
 
 // runFrames plays the frames from the top of the stack down until the steps run out, the
@@ -532,21 +414,6 @@ func (p *planner) runFrames(stack []frame) error {
 		}
 	}
 	return nil
-}
-
-// pause records where the conversation continues.
-func (p *planner) pause(stack []frame) {
-	p.next = &Cursor{
-		Dialect:    p.dialect,
-		Interrupts: p.interrupts,
-		ToolCalls:  p.pendingTools,
-		frames:     cloneFrames(stack),
-		captures:   p.captures,
-		ids:        maps.Clone(p.ids),
-		openCalls:  maps.Clone(p.openCalls),
-		activities: maps.Clone(p.activityTypes),
-		lastTextID: p.lastTextID,
-	}
 }
 
 func mapOrNil(m map[string]any) any {

@@ -3,17 +3,128 @@ package scenarios
 import (
 	"fmt"
 	"maps"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/santhosh-tekuri/jsonschema/v6"
+
 	"github.com/agui-mock/agui-mock/protocol"
 )
 
-// The rules of interrupts and resume live here: whether a run continues its thread's
-// paused conversation (Continue), whether its answers are acceptable (CheckAnswers), and
-// which branch each answer plays (branchCase.holds, choose).
+// A scenario can span several runs of one thread. A run pauses at an interrupt step, or
+// after frontend tool calls when more steps follow; the thread keeps a Cursor, and the
+// next run continues from it with the branch each answer chooses.
+//
+// The rules of interrupts and resume live here, for both forms of scenario: where a run
+// pauses (pause, pauseExplicit), whether a run continues its thread's paused
+// conversation (Continue), whether its answers are acceptable (CheckAnswers), which
+// branch each answer plays (branchCase.holds: choose for steps, eventsBranch.matches for
+// recorded continuations) and what the continuation's templates see of the answers.
+
+// PendingInterrupt is an interrupt a paused thread waits on.
+type PendingInterrupt struct {
+	ID         string
+	ToolCallID string
+	ExpiresAt  time.Time      // zero when it does not expire
+	Wire       map[string]any // the interrupt as sent in RUN_FINISHED
+	def        *interruptDef
+	schema     *jsonschema.Schema // its responseSchema; nil when it has none
+}
+
+// PendingToolCall is a frontend tool call a paused thread waits on.
+type PendingToolCall struct {
+	ID   string
+	Name string
+	def  *toolStep
+}
+
+// Cursor is where a paused conversation continues: the steps left to play, the ids and
+// captures of its earlier runs, and what it waits for.
+type Cursor struct {
+	Scenario   *Scenario
+	Dialect    Dialect // the interrupts were raised in it, which says how they are answered
+	Interrupts []PendingInterrupt
+	ToolCalls  []PendingToolCall
+	frames     []frame    // the steps form: what is left to play
+	node       *eventsRun // the explicit form: the run whose continuations follow
+	captures   map[string]string
+	ids        map[string]string
+	openCalls  map[string]bool
+	activities map[string]string
+	lastTextID string
+}
+
+// Awaiting is the number of interrupts the conversation waits answers to, in either
+// dialect; 0 when there is no conversation to continue. A run that leaves some pauses,
+// whatever its outcome says: a LangGraph-dialect run finishes as success.
+func (c *Cursor) Awaiting() int {
+	if c == nil {
+		return 0
+	}
+	return len(c.Interrupts)
+}
+
+// frame is a list of steps being played and the answer its templates see.
+type frame struct {
+	steps  []step
+	next   int
+	answer map[string]any
+}
+
+// pause records where the conversation continues.
+func (p *planner) pause(stack []frame) {
+	p.next = &Cursor{
+		Dialect:    p.dialect,
+		Interrupts: p.interrupts,
+		ToolCalls:  p.pendingTools,
+		frames:     cloneFrames(stack),
+		captures:   p.captures,
+		ids:        maps.Clone(p.ids),
+		openCalls:  maps.Clone(p.openCalls),
+		activities: maps.Clone(p.activityTypes),
+		lastTextID: p.lastTextID,
+	}
+}
+
+// pauseExplicit reads what a recorded run waits for from its events: the interrupts of
+// its outcome, with the responseSchema each was sent with, or the tool calls it left
+// without a result.
+func (p *planner) pauseExplicit(run *eventsRun) error {
+	c := &Cursor{Dialect: p.dialect, node: run, captures: p.captures, ids: maps.Clone(p.ids), openCalls: maps.Clone(p.openCalls), activities: maps.Clone(p.activityTypes)}
+	interrupts, calls := protocol.Awaited(p.events, func(t Timed) protocol.Event { return t.Event })
+	for _, wire := range interrupts {
+		pi := PendingInterrupt{Wire: wire}
+		pi.ID, _ = wire["id"].(string)
+		pi.ToolCallID, _ = wire["toolCallId"].(string)
+		if at, ok := wire["expiresAt"].(string); ok {
+			if expires, err := time.Parse(time.RFC3339Nano, at); err == nil {
+				pi.ExpiresAt = p.wallTime(expires)
+			}
+		}
+		if schema, ok := wire["responseSchema"]; ok && len(run.events) > 0 {
+			var err error
+			end := run.events[len(run.events)-1].at
+			if pi.schema, err = compileRecordedSchema(end, schema); err != nil {
+				return &stepError{at: end, err: fmt.Errorf("interrupt %q: %w", pi.ID, err)}
+			}
+		}
+		c.Interrupts = append(c.Interrupts, pi)
+	}
+	for _, start := range calls {
+		c.ToolCalls = append(c.ToolCalls, PendingToolCall{ID: start.Str("toolCallId"), Name: start.Str("toolCallName")})
+	}
+	p.next = c
+	return nil
+}
+
+func cloneFrames(frames []frame) []frame {
+	out := make([]frame, len(frames))
+	copy(out, frames)
+	return out
+}
 
 // Continue decides how a run of a thread starts. cursor is where the thread's
 // conversation paused, nil when it waits for nothing; now is when the run starts, for
@@ -230,4 +341,116 @@ func (f *branchChoice) forces(item pendingItem, index int) (int, bool) {
 		return 0, false
 	}
 	return f.branch, true
+}
+
+// continuation builds the frames a resumed run plays: each answered item's branch, in
+// the order the items were raised, then the steps that followed the pause.
+func (p *planner) continuation(start Start, in *protocol.RunAgentInput) []frame {
+	c, forced := start.Resume, start.forced
+	stack := cloneFrames(c.frames)
+	var branches []frame
+	answers, contents := c.answers(start.answers, in)
+	resume := make([]any, 0, len(start.answers))
+	for _, r := range start.answers {
+		resume = append(resume, answerMap(r, ""))
+	}
+	p.r.setResume(resume)
+	for i, pi := range c.Interrupts {
+		r := answers[i]
+		answer := answerMap(r, pi.ToolCallID)
+		steps := choose(pi.def.cases, r.Status, r.Payload, "")
+		if k, ok := forced.forces(interruptItem, i); ok {
+			steps = pi.def.cases[k].steps
+		}
+		branches = append(branches, frame{steps: steps, answer: answer})
+	}
+	for i, tc := range c.ToolCalls {
+		content := contents[i]
+		steps := choose(tc.def.cases, "", nil, content)
+		if k, ok := forced.forces(toolCallItem, i); ok {
+			steps = tc.def.cases[k].steps
+		}
+		branches = append(branches, frame{steps: steps, answer: map[string]any{"toolCallId": tc.ID, "name": tc.Name, "content": content}})
+	}
+	// the steps after the pause see the answer to the last item, which for the usual
+	// single interrupt or tool call is the answer
+	if len(stack) > 0 && len(branches) > 0 {
+		stack[len(stack)-1].answer = branches[len(branches)-1].answer
+	}
+	slices.Reverse(branches)
+	return append(stack, branches...)
+}
+
+// chooseContinuation picks the recorded continuation that the answers a resumed run
+// brings lead to, and makes the answers available to its templates.
+func (p *planner) chooseContinuation(c *Cursor, start Start, in *protocol.RunAgentInput) (*eventsRun, error) {
+	answers, contents := c.answers(start.answers, in)
+	resume := make([]any, len(answers))
+	for i, a := range answers {
+		resume[i] = answerMap(a, c.Interrupts[i].ToolCallID)
+	}
+	p.r.setResume(resume)
+	switch {
+	case len(resume) > 0:
+		p.r.setAnswer(resume[len(resume)-1])
+	case len(contents) > 0:
+		last := c.ToolCalls[len(c.ToolCalls)-1]
+		p.r.setAnswer(map[string]any{"toolCallId": last.ID, "name": last.Name, "content": contents[len(contents)-1]})
+	}
+	if k, ok := start.forced.forces(recordedRun, 0); ok {
+		return &c.node.next[k].run, nil
+	}
+	for i := range c.node.next {
+		if b := &c.node.next[i]; b.matches(answers, contents) {
+			return &b.run, nil
+		}
+	}
+	return nil, &NoBranchError{Branches: len(c.node.next)}
+}
+
+func answerMap(r protocol.ResumeEntry, toolCallID string) map[string]any {
+	m := map[string]any{"interruptId": r.InterruptID, "status": r.Status, "payload": orEmpty(r.Payload)}
+	if toolCallID != "" {
+		m["toolCallId"] = toolCallID
+	}
+	return m
+}
+
+// eventsRun is a run of the explicit form and the runs that may continue it.
+type eventsRun struct {
+	events []eventStep
+	next   []eventsBranch
+}
+
+// eventsBranch is a continuation of an explicit run, chosen by the answers of the run
+// that continues it: the status and payload of each interrupt, in order, and the text of
+// each frontend tool result, in order. A recording keeps one branch per answer given.
+type eventsBranch struct {
+	at          pos
+	resume      []branchCase
+	toolResults []*regexp.Regexp
+	run         eventsRun
+}
+
+// matches reports whether the answers choose this branch.
+func (b eventsBranch) matches(resume []protocol.ResumeEntry, results []string) bool {
+	for i, bc := range b.resume {
+		if i >= len(resume) || !bc.holds(resume[i].Status, resume[i].Payload, "") {
+			return false
+		}
+	}
+	for i, re := range b.toolResults {
+		if i >= len(results) || (re != nil && !re.MatchString(results[i])) {
+			return false
+		}
+	}
+	return true
+}
+
+// NoBranchError says that no recorded continuation matches the answers a run brings.
+type NoBranchError struct{ Branches int }
+
+// Error says how many recorded continuations there were.
+func (e *NoBranchError) Error() string {
+	return fmt.Sprintf("none of the %d recorded continuations matches these answers", e.Branches)
 }
