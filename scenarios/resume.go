@@ -22,7 +22,8 @@ import (
 // pauses (pause, pauseExplicit), whether a run continues its thread's paused
 // conversation (Continue), whether its answers are acceptable (CheckAnswers), which
 // branch each answer plays (branchCase.holds: choose for steps, eventsBranch.matches for
-// recorded continuations) and what the continuation's templates see of the answers.
+// recorded continuations) and what the continuation's templates see of the answers
+// (answerData).
 
 // PendingInterrupt is an interrupt a paused thread waits on.
 type PendingInterrupt struct {
@@ -350,27 +351,22 @@ func (p *planner) continuation(start Start, in *protocol.RunAgentInput) []frame 
 	stack := cloneFrames(c.frames)
 	var branches []frame
 	answers, contents := c.answers(start.answers, in)
-	resume := make([]any, 0, len(start.answers))
-	for _, r := range start.answers {
-		resume = append(resume, answerMap(r, ""))
-	}
+	each, resume := c.answerData(answers, contents)
 	p.r.setResume(resume)
 	for i, pi := range c.Interrupts {
 		r := answers[i]
-		answer := answerMap(r, pi.ToolCallID)
 		steps := choose(pi.def.cases, r.Status, r.Payload, "")
 		if k, ok := forced.forces(interruptItem, i); ok {
 			steps = pi.def.cases[k].steps
 		}
-		branches = append(branches, frame{steps: steps, answer: answer})
+		branches = append(branches, frame{steps: steps, answer: each[i]})
 	}
 	for i, tc := range c.ToolCalls {
-		content := contents[i]
-		steps := choose(tc.def.cases, "", nil, content)
+		steps := choose(tc.def.cases, "", nil, contents[i])
 		if k, ok := forced.forces(toolCallItem, i); ok {
 			steps = tc.def.cases[k].steps
 		}
-		branches = append(branches, frame{steps: steps, answer: map[string]any{"toolCallId": tc.ID, "name": tc.Name, "content": content}})
+		branches = append(branches, frame{steps: steps, answer: each[len(c.Interrupts)+i]})
 	}
 	// the steps after the pause see the answer to the last item, which for the usual
 	// single interrupt or tool call is the answer
@@ -385,17 +381,10 @@ func (p *planner) continuation(start Start, in *protocol.RunAgentInput) []frame 
 // brings lead to, and makes the answers available to its templates.
 func (p *planner) chooseContinuation(c *Cursor, start Start, in *protocol.RunAgentInput) (*eventsRun, error) {
 	answers, contents := c.answers(start.answers, in)
-	resume := make([]any, len(answers))
-	for i, a := range answers {
-		resume[i] = answerMap(a, c.Interrupts[i].ToolCallID)
-	}
+	each, resume := c.answerData(answers, contents)
 	p.r.setResume(resume)
-	switch {
-	case len(resume) > 0:
-		p.r.setAnswer(resume[len(resume)-1])
-	case len(contents) > 0:
-		last := c.ToolCalls[len(c.ToolCalls)-1]
-		p.r.setAnswer(map[string]any{"toolCallId": last.ID, "name": last.Name, "content": contents[len(contents)-1]})
+	if len(each) > 0 {
+		p.r.setAnswer(each[len(each)-1])
 	}
 	if k, ok := start.forced.forces(recordedRun, 0); ok {
 		return &c.node.next[k].run, nil
@@ -408,12 +397,29 @@ func (p *planner) chooseContinuation(c *Cursor, start Start, in *protocol.RunAge
 	return nil, &NoBranchError{Branches: len(c.node.next)}
 }
 
-func answerMap(r protocol.ResumeEntry, toolCallID string) map[string]any {
-	m := map[string]any{"interruptId": r.InterruptID, "status": r.Status, "payload": orEmpty(r.Payload)}
-	if toolCallID != "" {
-		m["toolCallId"] = toolCallID
+// answerData is what a continuing run's templates read of its answers, the same for
+// both forms. each holds the answer to every pending item, in the order the cursor
+// waits for them, which .answer is while the item's branch plays: an interrupt's
+// {interruptId, status, payload, toolCallId} (toolCallId when it is bound to a tool
+// call), then a frontend tool call's {toolCallId, name, content}; the steps after the
+// branches, and a recorded continuation, see the last one. resume, which .resume is,
+// lists the interrupts' answers alone. answers and results are the cursor's answers
+// (Cursor.answers).
+func (c *Cursor) answerData(answers []protocol.ResumeEntry, results []string) (each []map[string]any, resume []any) {
+	each = make([]map[string]any, 0, len(c.Interrupts)+len(c.ToolCalls))
+	resume = make([]any, len(c.Interrupts))
+	for i, pi := range c.Interrupts {
+		r := answers[i]
+		m := map[string]any{"interruptId": r.InterruptID, "status": r.Status, "payload": orEmpty(r.Payload)}
+		if pi.ToolCallID != "" {
+			m["toolCallId"] = pi.ToolCallID
+		}
+		each, resume[i] = append(each, m), m
 	}
-	return m
+	for i, tc := range c.ToolCalls {
+		each = append(each, map[string]any{"toolCallId": tc.ID, "name": tc.Name, "content": results[i]})
+	}
+	return each, resume
 }
 
 // eventsRun is a run of the explicit form and the runs that may continue it.
