@@ -609,7 +609,7 @@ func (p *planner) applyPatch(delta any) error {
 	}
 	next, err := protocol.ApplyPatch(p.state, delta)
 	if err != nil {
-		return fmt.Errorf("stateDelta does not apply to the state before it: %v", err)
+		return fmt.Errorf("stateDelta does not apply to the state before it: %w", err)
 	}
 	p.state = next
 	return nil
