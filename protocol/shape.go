@@ -143,7 +143,7 @@ func checkShape(ev Event) error {
 				continue
 			}
 			if err := checkKind(s, v); err != nil {
-				return fmt.Errorf("%s.%s: %v", ev.Type, s.name, err)
+				return fmt.Errorf("%s.%s: %w", ev.Type, s.name, err)
 			}
 		}
 	}
@@ -186,7 +186,7 @@ func checkKind(s fieldSpec, v any) error {
 		if list, ok = v.([]any); ok {
 			for i, m := range list {
 				if err := checkMessage(m); err != nil {
-					return fmt.Errorf("the message at index %d: %v", i, err)
+					return fmt.Errorf("the message at index %d: %w", i, err)
 				}
 			}
 		}

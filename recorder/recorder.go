@@ -701,8 +701,11 @@ func (r *Recorder) load(file string) (*yaml.Node, error) {
 		return nil, err
 	}
 	var doc yaml.Node
-	if err := yaml.Unmarshal(data, &doc); err != nil || len(doc.Content) == 0 || doc.Content[0].Kind != yaml.MappingNode {
-		return nil, fmt.Errorf("%s is not a recorded fixture: %v", file, err)
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return nil, fmt.Errorf("%s is not a recorded fixture: %w", file, err)
+	}
+	if len(doc.Content) == 0 || doc.Content[0].Kind != yaml.MappingNode {
+		return nil, fmt.Errorf("%s is not a recorded fixture: it holds no mapping", file)
 	}
 	return doc.Content[0], nil
 }
@@ -722,7 +725,7 @@ func (r *Recorder) write(file string, docs ...*yaml.Node) error {
 		}
 	}
 	if _, diags := scenarios.Parse(file, buf.Bytes()); len(diags) > 0 {
-		return fmt.Errorf("the recording does not load as a scenario: %v", diags[0])
+		return fmt.Errorf("the recording does not load as a scenario: %w", diags[0])
 	}
 	return writeAtomically(file, buf.Bytes())
 }

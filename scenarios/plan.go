@@ -11,12 +11,10 @@ import (
 	"maps"
 	"math/rand/v2"
 	"net/textproto"
-	"regexp"
 	"slices"
 	"strings"
 	"text/template"
 	"time"
-	"unicode"
 
 	"github.com/brianvoe/gofakeit/v7"
 
@@ -366,14 +364,6 @@ func (p *planner) playSteps(s *Scenario, in *protocol.RunAgentInput, start Start
 	return nil
 }
 
-// NoBranchError says that no recorded continuation matches the answers a run brings.
-type NoBranchError struct{ Branches int }
-
-// Error says how many recorded continuations there were.
-func (e *NoBranchError) Error() string {
-	return fmt.Sprintf("none of the %d recorded continuations matches these answers", e.Branches)
-}
-
 // playExplicit plays a run of the explicit form: the root run, or the continuation the
 // answers choose. When continuations follow, the run's end says what it waits for.
 func (p *planner) playExplicit(root *eventsRun, in *protocol.RunAgentInput, start Start) error {
@@ -401,116 +391,6 @@ func (p *planner) playExplicit(root *eventsRun, in *protocol.RunAgentInput, star
 		return p.pauseExplicit(run)
 	}
 	return nil
-}
-
-// chooseContinuation picks the recorded continuation that the answers a resumed run
-// brings lead to, and makes the answers available to its templates.
-func (p *planner) chooseContinuation(c *Cursor, start Start, in *protocol.RunAgentInput) (*eventsRun, error) {
-	answers, contents := c.answers(start.answers, in)
-	resume := make([]any, len(answers))
-	for i, a := range answers {
-		resume[i] = answerMap(a, c.Interrupts[i].ToolCallID)
-	}
-	p.r.setResume(resume)
-	switch {
-	case len(resume) > 0:
-		p.r.setAnswer(resume[len(resume)-1])
-	case len(contents) > 0:
-		last := c.ToolCalls[len(c.ToolCalls)-1]
-		p.r.setAnswer(map[string]any{"toolCallId": last.ID, "name": last.Name, "content": contents[len(contents)-1]})
-	}
-	if k, ok := start.forced.forces(recordedRun, 0); ok {
-		return &c.node.next[k].run, nil
-	}
-	for i := range c.node.next {
-		if b := &c.node.next[i]; b.matches(answers, contents) {
-			return &b.run, nil
-		}
-	}
-	return nil, &NoBranchError{Branches: len(c.node.next)}
-}
-
-// pauseExplicit reads what a recorded run waits for from its events: the interrupts of
-// its outcome, with the responseSchema each was sent with, or the tool calls it left
-// without a result.
-func (p *planner) pauseExplicit(run *eventsRun) error {
-	c := &Cursor{Dialect: p.dialect, node: run, captures: p.captures, ids: maps.Clone(p.ids), openCalls: maps.Clone(p.openCalls), activities: maps.Clone(p.activityTypes)}
-	interrupts, calls := protocol.Awaited(p.events, func(t Timed) protocol.Event { return t.Event })
-	for _, wire := range interrupts {
-		pi := PendingInterrupt{Wire: wire}
-		pi.ID, _ = wire["id"].(string)
-		pi.ToolCallID, _ = wire["toolCallId"].(string)
-		if at, ok := wire["expiresAt"].(string); ok {
-			if expires, err := time.Parse(time.RFC3339Nano, at); err == nil {
-				pi.ExpiresAt = p.wallTime(expires)
-			}
-		}
-		if schema, ok := wire["responseSchema"]; ok && len(run.events) > 0 {
-			var err error
-			end := run.events[len(run.events)-1].at
-			if pi.schema, err = compileRecordedSchema(end, schema); err != nil {
-				return &stepError{at: end, err: fmt.Errorf("interrupt %q: %w", pi.ID, err)}
-			}
-		}
-		c.Interrupts = append(c.Interrupts, pi)
-	}
-	for _, start := range calls {
-		c.ToolCalls = append(c.ToolCalls, PendingToolCall{ID: start.Str("toolCallId"), Name: start.Str("toolCallName")})
-	}
-	p.next = c
-	return nil
-}
-
-// continuation builds the frames a resumed run plays: each answered item's branch, in
-// the order the items were raised, then the steps that followed the pause.
-func (p *planner) continuation(start Start, in *protocol.RunAgentInput) []frame {
-	c, forced := start.Resume, start.forced
-	stack := cloneFrames(c.frames)
-	var branches []frame
-	answers, contents := c.answers(start.answers, in)
-	resume := make([]any, 0, len(start.answers))
-	for _, r := range start.answers {
-		resume = append(resume, answerMap(r, ""))
-	}
-	p.r.setResume(resume)
-	for i, pi := range c.Interrupts {
-		r := answers[i]
-		answer := answerMap(r, pi.ToolCallID)
-		steps := choose(pi.def.cases, r.Status, r.Payload, "")
-		if k, ok := forced.forces(interruptItem, i); ok {
-			steps = pi.def.cases[k].steps
-		}
-		branches = append(branches, frame{steps: steps, answer: answer})
-	}
-	for i, tc := range c.ToolCalls {
-		content := contents[i]
-		steps := choose(tc.def.cases, "", nil, content)
-		if k, ok := forced.forces(toolCallItem, i); ok {
-			steps = tc.def.cases[k].steps
-		}
-		branches = append(branches, frame{steps: steps, answer: map[string]any{"toolCallId": tc.ID, "name": tc.Name, "content": content}})
-	}
-	// the steps after the pause see the answer to the last item, which for the usual
-	// single interrupt or tool call is the answer
-	if len(stack) > 0 && len(branches) > 0 {
-		stack[len(stack)-1].answer = branches[len(branches)-1].answer
-	}
-	slices.Reverse(branches)
-	return append(stack, branches...)
-}
-
-func answerMap(r protocol.ResumeEntry, toolCallID string) map[string]any {
-	m := map[string]any{"interruptId": r.InterruptID, "status": r.Status, "payload": orEmpty(r.Payload)}
-	if toolCallID != "" {
-		m["toolCallId"] = toolCallID
-	}
-	return m
-}
-
-func cloneFrames(frames []frame) []frame {
-	out := make([]frame, len(frames))
-	copy(out, frames)
-	return out
 }
 
 // runFrames plays the frames from the top of the stack down until the steps run out, the
@@ -590,21 +470,6 @@ func (p *planner) leaveFailed(stack []frame) ([]frame, error) {
 // errSubagentEnded is the problem of a step after the error step that ended its
 // subagent.
 var errSubagentEnded = errors.New("no step of a subagent may follow the error step that ends it")
-
-// pause records where the conversation continues.
-func (p *planner) pause(stack []frame) {
-	p.next = &Cursor{
-		Dialect:    p.dialect,
-		Interrupts: p.interrupts,
-		ToolCalls:  p.pendingTools,
-		frames:     cloneFrames(stack),
-		captures:   p.captures,
-		ids:        maps.Clone(p.ids),
-		openCalls:  maps.Clone(p.openCalls),
-		activities: maps.Clone(p.activityTypes),
-		lastTexts:  maps.Clone(p.lastTexts),
-	}
-}
 
 func mapOrNil(m map[string]any) any {
 	if m == nil {
@@ -836,65 +701,8 @@ func (p *planner) applyPatch(delta any) error {
 	}
 	next, err := protocol.ApplyPatch(p.state, delta)
 	if err != nil {
-		return fmt.Errorf("stateDelta does not apply to the state before it: %v", err)
+		return fmt.Errorf("stateDelta does not apply to the state before it: %w", err)
 	}
 	p.state = next
 	return nil
-}
-
-// argsPieceRunes is how many characters of tool-call arguments one delta carries,
-// about what model APIs stream.
-const argsPieceRunes = 8
-
-// splitArgs cuts tool-call argument text, which has no spaces to cut at, into short
-// pieces; sentence mode is the same as word mode here.
-func splitArgs(text, mode string) []string {
-	if mode == "none" || text == "" {
-		return splitText(text, "none")
-	}
-	var out []string
-	runes := []rune(text)
-	for len(runes) > argsPieceRunes {
-		out = append(out, string(runes[:argsPieceRunes]))
-		runes = runes[argsPieceRunes:]
-	}
-	return append(out, string(runes))
-}
-
-var sentenceEnd = regexp.MustCompile(`[.!?。！？]+\s+`)
-
-// splitText cuts text into the deltas a model would stream: words with their trailing
-// space (the default), sentences, or the whole text at once. Empty text yields nothing,
-// since clients before 0.0.51 reject empty deltas.
-func splitText(text, mode string) []string {
-	if text == "" {
-		return nil
-	}
-	switch mode {
-	case "none":
-		return []string{text}
-	case "sentence":
-		var out []string
-		last := 0
-		for _, loc := range sentenceEnd.FindAllStringIndex(text, -1) {
-			out = append(out, text[last:loc[1]])
-			last = loc[1]
-		}
-		if last < len(text) {
-			out = append(out, text[last:])
-		}
-		return out
-	}
-	var out []string
-	start := 0
-	inSpace := false
-	for i, r := range text {
-		space := unicode.IsSpace(r)
-		if inSpace && !space && i > 0 && strings.TrimSpace(text[start:i]) != "" {
-			out = append(out, text[start:i])
-			start = i
-		}
-		inSpace = space
-	}
-	return append(out, text[start:])
 }

@@ -3,17 +3,131 @@ package scenarios
 import (
 	"fmt"
 	"maps"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/santhosh-tekuri/jsonschema/v6"
+
 	"github.com/agui-mock/agui-mock/protocol"
 )
 
-// The rules of interrupts and resume live here: whether a run continues its thread's
-// paused conversation (Continue), whether its answers are acceptable (CheckAnswers), and
-// which branch each answer plays (branchCase.holds, choose).
+// A scenario can span several runs of one thread. A run pauses at an interrupt step, or
+// after frontend tool calls when more steps follow; the thread keeps a Cursor, and the
+// next run continues from it with the branch each answer chooses.
+//
+// The rules of interrupts and resume live here, for both forms of scenario: where a run
+// pauses (pause, pauseExplicit), whether a run continues its thread's paused
+// conversation (Continue), whether its answers are acceptable (CheckAnswers), which
+// branch each answer plays (branchCase.holds: choose for steps, eventsBranch.matches for
+// recorded continuations) and what the continuation's templates see of the answers
+// (answerData).
+
+// PendingInterrupt is an interrupt a paused thread waits on.
+type PendingInterrupt struct {
+	ID         string
+	ToolCallID string
+	ExpiresAt  time.Time      // zero when it does not expire
+	Wire       map[string]any // the interrupt as sent in RUN_FINISHED
+	def        *interruptDef
+	schema     *jsonschema.Schema // its responseSchema; nil when it has none
+}
+
+// PendingToolCall is a frontend tool call a paused thread waits on.
+type PendingToolCall struct {
+	ID   string
+	Name string
+	def  *toolStep
+}
+
+// Cursor is where a paused conversation continues: the steps left to play, the ids and
+// captures of its earlier runs, and what it waits for.
+type Cursor struct {
+	Scenario   *Scenario
+	Dialect    Dialect // the interrupts were raised in it, which says how they are answered
+	Interrupts []PendingInterrupt
+	ToolCalls  []PendingToolCall
+	frames     []frame    // the steps form: what is left to play
+	node       *eventsRun // the explicit form: the run whose continuations follow
+	captures   map[string]string
+	ids        map[string]string
+	openCalls  map[string]bool
+	activities map[string]string
+	lastTexts  map[string]string
+}
+
+// Awaiting is the number of interrupts the conversation waits answers to, in either
+// dialect; 0 when there is no conversation to continue. A run that leaves some pauses,
+// whatever its outcome says: a LangGraph-dialect run finishes as success.
+func (c *Cursor) Awaiting() int {
+	if c == nil {
+		return 0
+	}
+	return len(c.Interrupts)
+}
+
+// frame is a list of steps being played and the answer its templates see; the
+// children of a subagent step, with the invocation they play inside.
+type frame struct {
+	steps    []step
+	next     int
+	answer   map[string]any
+	subagent *invocation
+}
+
+// pause records where the conversation continues.
+func (p *planner) pause(stack []frame) {
+	p.next = &Cursor{
+		Dialect:    p.dialect,
+		Interrupts: p.interrupts,
+		ToolCalls:  p.pendingTools,
+		frames:     cloneFrames(stack),
+		captures:   p.captures,
+		ids:        maps.Clone(p.ids),
+		openCalls:  maps.Clone(p.openCalls),
+		activities: maps.Clone(p.activityTypes),
+		lastTexts:  maps.Clone(p.lastTexts),
+	}
+}
+
+// pauseExplicit reads what a recorded run waits for from its events: the interrupts of
+// its outcome, with the responseSchema each was sent with, or the tool calls it left
+// without a result.
+func (p *planner) pauseExplicit(run *eventsRun) error {
+	c := &Cursor{Dialect: p.dialect, node: run, captures: p.captures, ids: maps.Clone(p.ids), openCalls: maps.Clone(p.openCalls), activities: maps.Clone(p.activityTypes)}
+	interrupts, calls := protocol.Awaited(p.events, func(t Timed) protocol.Event { return t.Event })
+	for _, wire := range interrupts {
+		pi := PendingInterrupt{Wire: wire}
+		pi.ID, _ = wire["id"].(string)
+		pi.ToolCallID, _ = wire["toolCallId"].(string)
+		if at, ok := wire["expiresAt"].(string); ok {
+			if expires, err := time.Parse(time.RFC3339Nano, at); err == nil {
+				pi.ExpiresAt = p.wallTime(expires)
+			}
+		}
+		if schema, ok := wire["responseSchema"]; ok && len(run.events) > 0 {
+			var err error
+			end := run.events[len(run.events)-1].at
+			if pi.schema, err = compileRecordedSchema(end, schema); err != nil {
+				return &stepError{at: end, err: fmt.Errorf("interrupt %q: %w", pi.ID, err)}
+			}
+		}
+		c.Interrupts = append(c.Interrupts, pi)
+	}
+	for _, start := range calls {
+		c.ToolCalls = append(c.ToolCalls, PendingToolCall{ID: start.Str("toolCallId"), Name: start.Str("toolCallName")})
+	}
+	p.next = c
+	return nil
+}
+
+func cloneFrames(frames []frame) []frame {
+	out := make([]frame, len(frames))
+	copy(out, frames)
+	return out
+}
 
 // Continue decides how a run of a thread starts. cursor is where the thread's
 // conversation paused, nil when it waits for nothing; now is when the run starts, for
@@ -230,4 +344,121 @@ func (f *branchChoice) forces(item pendingItem, index int) (int, bool) {
 		return 0, false
 	}
 	return f.branch, true
+}
+
+// continuation builds the frames a resumed run plays: each answered item's branch, in
+// the order the items were raised, then the steps that followed the pause.
+func (p *planner) continuation(start Start, in *protocol.RunAgentInput) []frame {
+	c, forced := start.Resume, start.forced
+	stack := cloneFrames(c.frames)
+	var branches []frame
+	answers, contents := c.answers(start.answers, in)
+	each, resume := c.answerData(answers, contents)
+	p.r.setResume(resume)
+	for i, pi := range c.Interrupts {
+		r := answers[i]
+		steps := choose(pi.def.cases, r.Status, r.Payload, "")
+		if k, ok := forced.forces(interruptItem, i); ok {
+			steps = pi.def.cases[k].steps
+		}
+		branches = append(branches, frame{steps: steps, answer: each[i]})
+	}
+	for i, tc := range c.ToolCalls {
+		steps := choose(tc.def.cases, "", nil, contents[i])
+		if k, ok := forced.forces(toolCallItem, i); ok {
+			steps = tc.def.cases[k].steps
+		}
+		branches = append(branches, frame{steps: steps, answer: each[len(c.Interrupts)+i]})
+	}
+	// the steps after the pause see the answer to the last item, which for the usual
+	// single interrupt or tool call is the answer
+	if len(stack) > 0 && len(branches) > 0 {
+		stack[len(stack)-1].answer = branches[len(branches)-1].answer
+	}
+	slices.Reverse(branches)
+	return append(stack, branches...)
+}
+
+// chooseContinuation picks the recorded continuation that the answers a resumed run
+// brings lead to, and makes the answers available to its templates.
+func (p *planner) chooseContinuation(c *Cursor, start Start, in *protocol.RunAgentInput) (*eventsRun, error) {
+	answers, contents := c.answers(start.answers, in)
+	each, resume := c.answerData(answers, contents)
+	p.r.setResume(resume)
+	if len(each) > 0 {
+		p.r.setAnswer(each[len(each)-1])
+	}
+	if k, ok := start.forced.forces(recordedRun, 0); ok {
+		return &c.node.next[k].run, nil
+	}
+	for i := range c.node.next {
+		if b := &c.node.next[i]; b.matches(answers, contents) {
+			return &b.run, nil
+		}
+	}
+	return nil, &NoBranchError{Branches: len(c.node.next)}
+}
+
+// answerData is what a continuing run's templates read of its answers, the same for
+// both forms. each holds the answer to every pending item, in the order the cursor
+// waits for them, which .answer is while the item's branch plays: an interrupt's
+// {interruptId, status, payload, toolCallId} (toolCallId when it is bound to a tool
+// call), then a frontend tool call's {toolCallId, name, content}; the steps after the
+// branches, and a recorded continuation, see the last one. resume, which .resume is,
+// lists the interrupts' answers alone. answers and results are the cursor's answers
+// (Cursor.answers).
+func (c *Cursor) answerData(answers []protocol.ResumeEntry, results []string) (each []map[string]any, resume []any) {
+	each = make([]map[string]any, 0, len(c.Interrupts)+len(c.ToolCalls))
+	resume = make([]any, len(c.Interrupts))
+	for i, pi := range c.Interrupts {
+		r := answers[i]
+		m := map[string]any{"interruptId": r.InterruptID, "status": r.Status, "payload": orEmpty(r.Payload)}
+		if pi.ToolCallID != "" {
+			m["toolCallId"] = pi.ToolCallID
+		}
+		each, resume[i] = append(each, m), m
+	}
+	for i, tc := range c.ToolCalls {
+		each = append(each, map[string]any{"toolCallId": tc.ID, "name": tc.Name, "content": results[i]})
+	}
+	return each, resume
+}
+
+// eventsRun is a run of the explicit form and the runs that may continue it.
+type eventsRun struct {
+	events []eventStep
+	next   []eventsBranch
+}
+
+// eventsBranch is a continuation of an explicit run, chosen by the answers of the run
+// that continues it: the status and payload of each interrupt, in order, and the text of
+// each frontend tool result, in order. A recording keeps one branch per answer given.
+type eventsBranch struct {
+	at          pos
+	resume      []branchCase
+	toolResults []*regexp.Regexp
+	run         eventsRun
+}
+
+// matches reports whether the answers choose this branch.
+func (b eventsBranch) matches(resume []protocol.ResumeEntry, results []string) bool {
+	for i, bc := range b.resume {
+		if i >= len(resume) || !bc.holds(resume[i].Status, resume[i].Payload, "") {
+			return false
+		}
+	}
+	for i, re := range b.toolResults {
+		if i >= len(results) || (re != nil && !re.MatchString(results[i])) {
+			return false
+		}
+	}
+	return true
+}
+
+// NoBranchError says that no recorded continuation matches the answers a run brings.
+type NoBranchError struct{ Branches int }
+
+// Error says how many recorded continuations there were.
+func (e *NoBranchError) Error() string {
+	return fmt.Sprintf("none of the %d recorded continuations matches these answers", e.Branches)
 }

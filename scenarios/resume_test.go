@@ -122,3 +122,58 @@ steps:
 		t.Fatal(err)
 	}
 }
+
+// Both forms of a scenario show a continuing run's templates the same answers: .resume
+// lists the answer to each interrupt in the order the interrupts were raised, whatever
+// the order of the request's resume, each with the toolCallId of a tool-bound one, and
+// .answer after the branches is the answer to the last interrupt.
+func TestBothFormsShowTheTemplatesTheSameAnswers(t *testing.T) {
+	const show = `'{{ json .resume }} {{ json .answer }}'`
+	forms := map[string]string{
+		"steps": `
+match: {message: deploy}
+steps:
+  - tool: {name: deploy, args: {env: prod}}
+    id: deploy
+  - interrupt:
+      - {id: int-deploy, toolCall: deploy}
+      - {id: int-notify}
+  - text: ` + show + `
+`,
+		"events": `
+match: {message: deploy}
+events:
+  - {type: RUN_STARTED, threadId: "{{ .threadId }}", runId: "{{ .runId }}"}
+  - {type: TOOL_CALL_START, toolCallId: call-1, toolCallName: deploy}
+  - {type: TOOL_CALL_END, toolCallId: call-1}
+  - {type: RUN_FINISHED, threadId: "{{ .threadId }}", runId: "{{ .runId }}", outcome: {type: interrupt, interrupts: [{id: int-deploy, reason: tool_call, toolCallId: call-1}, {id: int-notify, reason: confirmation}]}}
+next:
+  - events:
+      - {type: RUN_STARTED, threadId: "{{ .threadId }}", runId: "{{ .runId }}"}
+      - {type: TEXT_MESSAGE_START, messageId: m1, role: assistant}
+      - {type: TEXT_MESSAGE_CONTENT, messageId: m1, delta: ` + show + `}
+      - {type: TEXT_MESSAGE_END, messageId: m1}
+      - {type: RUN_FINISHED, threadId: "{{ .threadId }}", runId: "{{ .runId }}"}
+`,
+	}
+	for name, yaml := range forms {
+		t.Run(name, func(t *testing.T) {
+			set, err := loadOne(t, yaml)
+			if err != nil {
+				t.Fatal(err)
+			}
+			c := &conversation{t: t, set: set}
+			c.run(`{"messages":[{"role":"user","content":"deploy"}]}`)
+			if c.cursor == nil || len(c.cursor.Interrupts) != 2 {
+				t.Fatalf("the run should pause on two interrupts: %+v", c.cursor)
+			}
+			call := c.cursor.Interrupts[0].ToolCallID
+			got := texts(c.run(`{"messages":[],"resume":[{"interruptId":"int-notify","status":"cancelled"},{"interruptId":"int-deploy","status":"resolved","payload":{"reason":"now"}}]}`))
+			notify := `{"interruptId":"int-notify","payload":{},"status":"cancelled"}`
+			want := `[{"interruptId":"int-deploy","payload":{"reason":"now"},"status":"resolved","toolCallId":"` + call + `"},` + notify + `] ` + notify
+			if len(got) != 1 || got[0] != want {
+				t.Errorf("the templates see\n%q\nwant\n%q", got, want)
+			}
+		})
+	}
+}

@@ -2,7 +2,6 @@ package scenarios
 
 import (
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -899,22 +898,6 @@ func (l *fileLoader) eventStep(c stepCommon, n *yaml.Node, explicit bool) *event
 	return s
 }
 
-// eventsRun is a run of the explicit form and the runs that may continue it.
-type eventsRun struct {
-	events []eventStep
-	next   []eventsBranch
-}
-
-// eventsBranch is a continuation of an explicit run, chosen by the answers of the run
-// that continues it: the status and payload of each interrupt, in order, and the text of
-// each frontend tool result, in order. A recording keeps one branch per answer given.
-type eventsBranch struct {
-	at          pos
-	resume      []branchCase
-	toolResults []*regexp.Regexp
-	run         eventsRun
-}
-
 func (l *fileLoader) branches(n *yaml.Node) []eventsBranch {
 	if n == nil {
 		return nil
@@ -951,21 +934,6 @@ func (l *fileLoader) branches(n *yaml.Node) []eventsBranch {
 		out = append(out, b)
 	}
 	return out
-}
-
-// matches reports whether the answers choose this branch.
-func (b eventsBranch) matches(resume []protocol.ResumeEntry, results []string) bool {
-	for i, bc := range b.resume {
-		if i >= len(resume) || !bc.holds(resume[i].Status, resume[i].Payload, "") {
-			return false
-		}
-	}
-	for i, re := range b.toolResults {
-		if i >= len(results) || (re != nil && !re.MatchString(results[i])) {
-			return false
-		}
-	}
-	return true
 }
 
 // resumeConditions reads when.resume: per interrupt, in order, {status, payload}.

@@ -210,8 +210,8 @@ type example struct {
 }
 
 // explore holds every conversation an example leads to: the first answers each paused
-// run way 0 of its ways, and each other way of each pause gets a conversation of its
-// own, which repeats the runs before it (an agent's thread goes on only once). The
+// run down branch 0 of its branches, and each other branch of each pause gets a
+// conversation of its own, which repeats the runs before it (an agent's thread goes on only once). The
 // turns a conversation repeats are reported again only when they differ. With
 // recording, a conversation goes on past differences, to record the agent's answers.
 func explore(ctx context.Context, cfg Config, set *scenarios.Set, sc *scenarios.Scenario, ex example, ag agent, recording bool, report func(Turn)) {
@@ -225,8 +225,8 @@ func explore(ctx context.Context, cfg Config, set *scenarios.Set, sc *scenarios.
 				report(t)
 			}
 		})
-		for d, ways := range forks {
-			for k := 1; k < ways; k++ {
+		for d, branches := range forks {
+			for k := 1; k < branches; k++ {
 				next := append(slices.Clone(path), make([]int, d)...)
 				queue = append(queue, append(next, k))
 			}
@@ -259,8 +259,8 @@ type side struct {
 	toolCalls   []string // the ids of the frontend tool calls it left without a result
 }
 
-// run holds the conversation, choosing at the d-th pause the way path[d] (way 0 past
-// the end of path), and returns how many ways each pause past path had.
+// run holds the conversation, choosing at the d-th pause the branch path[d] (branch 0
+// past the end of path), and returns how many branches each pause past path had.
 func (c *conversation) run(ctx context.Context, path []int, report func(Turn)) (forks []int) {
 	c.threadID = newUUID()
 	// the example's user message, with an id of its own, opens the thread on both sides
@@ -312,9 +312,9 @@ func (c *conversation) run(ctx context.Context, path []int, report func(Turn)) (
 		if len(agentSide.interrupts) == 0 && len(agentSide.toolCalls) == 0 {
 			return forks // the agent waits for nothing: the conversation is over
 		}
-		ways := []scenarios.Answers{{}}
+		branches := []scenarios.Answers{{}}
 		if cursor != nil {
-			ways = cursor.Ways()
+			branches = cursor.Branches()
 		} else if !c.recording {
 			return forks
 		}
@@ -322,12 +322,12 @@ func (c *conversation) run(ctx context.Context, path []int, report func(Turn)) (
 		if d := turn - 1; d < len(path) {
 			choice = path[d]
 		} else {
-			forks = append(forks, len(ways))
+			forks = append(forks, len(branches))
 		}
-		if choice >= len(ways) {
+		if choice >= len(branches) {
 			return forks
 		}
-		answers = &ways[choice]
+		answers = &branches[choice]
 		c.answers = append(c.answers, describe(*answers, agentSide))
 	}
 	return forks

@@ -25,24 +25,24 @@ type Answer struct {
 	Payload any    `json:"payload,omitempty"`
 }
 
-// Ways lists answers that take the paused conversation down each of its branches: for
+// Branches lists answers that take the paused conversation down each of its branches: for
 // a scenario of steps, the plain answer (every interrupt resolved, with the smallest
 // payload its responseSchema takes; every tool result empty) and, for each case of each pending item, the plain answer
 // with that item answered as the case asks; for a recording, the answers each recorded
 // continuation was recorded with. An answer is made to meet its case's conditions (a
 // tool result's pattern gets a text it matches), so that playing it chooses the case by
 // the usual rules rather than by force; the same answers are listed once.
-func (c *Cursor) Ways() []Answers {
+func (c *Cursor) Branches() []Answers {
 	plain := Answers{Resume: make([]Answer, len(c.Interrupts)), Results: make([]string, len(c.ToolCalls))}
 	for i, pi := range c.Interrupts {
 		plain.Resume[i] = Answer{Status: protocol.ResumeResolved, Payload: pi.samplePayload()}
 	}
-	var ways []Answers
+	var all []Answers
 	add := func(change func(a *Answers)) {
 		a := Answers{Resume: slices.Clone(plain.Resume), Results: slices.Clone(plain.Results)}
 		change(&a)
-		if !slices.ContainsFunc(ways, func(w Answers) bool { return sameAnswers(w, a) }) {
-			ways = append(ways, a)
+		if !slices.ContainsFunc(all, func(w Answers) bool { return sameAnswers(w, a) }) {
+			all = append(all, a)
 		}
 	}
 	if c.node != nil {
@@ -60,7 +60,7 @@ func (c *Cursor) Ways() []Answers {
 				}
 			})
 		}
-		return ways
+		return all
 	}
 	add(func(*Answers) {})
 	for i, pi := range c.Interrupts {
@@ -79,7 +79,7 @@ func (c *Cursor) Ways() []Answers {
 			add(func(a *Answers) { a.Results[i] = sampleMatch(bc.content) })
 		}
 	}
-	return ways
+	return all
 }
 
 // answer is an answer to the interrupt that meets the case: its status (resolved when

@@ -18,10 +18,6 @@ import (
 	"github.com/agui-mock/agui-mock/protocol"
 )
 
-// A scenario can span several runs of one thread. A run pauses at an interrupt step, or
-// after frontend tool calls when more steps follow; the thread keeps a Cursor, and the
-// next run continues from it with the branch each answer chooses.
-
 // branchCase is one alternative of a continuation: the first case whose conditions all
 // hold is played.
 type branchCase struct {
@@ -346,58 +342,6 @@ func (s *interruptStep) emit(p *planner) error {
 		}
 	}
 	return nil
-}
-
-// PendingInterrupt is an interrupt a paused thread waits on.
-type PendingInterrupt struct {
-	ID         string
-	ToolCallID string
-	ExpiresAt  time.Time      // zero when it does not expire
-	Wire       map[string]any // the interrupt as sent in RUN_FINISHED
-	def        *interruptDef
-	schema     *jsonschema.Schema // its responseSchema; nil when it has none
-}
-
-// PendingToolCall is a frontend tool call a paused thread waits on.
-type PendingToolCall struct {
-	ID   string
-	Name string
-	def  *toolStep
-}
-
-// Cursor is where a paused conversation continues: the steps left to play, the ids and
-// captures of its earlier runs, and what it waits for.
-type Cursor struct {
-	Scenario   *Scenario
-	Dialect    Dialect // the interrupts were raised in it, which says how they are answered
-	Interrupts []PendingInterrupt
-	ToolCalls  []PendingToolCall
-	frames     []frame    // the steps form: what is left to play
-	node       *eventsRun // the explicit form: the run whose continuations follow
-	captures   map[string]string
-	ids        map[string]string
-	openCalls  map[string]bool
-	activities map[string]string
-	lastTexts  map[string]string
-}
-
-// Awaiting is the number of interrupts the conversation waits answers to, in either
-// dialect; 0 when there is no conversation to continue. A run that leaves some pauses,
-// whatever its outcome says: a LangGraph-dialect run finishes as success.
-func (c *Cursor) Awaiting() int {
-	if c == nil {
-		return 0
-	}
-	return len(c.Interrupts)
-}
-
-// frame is a list of steps being played and the answer its templates see; the
-// children of a subagent step, with the invocation they play inside.
-type frame struct {
-	steps    []step
-	next     int
-	answer   map[string]any
-	subagent *invocation
 }
 
 // schemaProblem condenses a validation error to one line.

@@ -7,11 +7,12 @@ import (
 	"time"
 )
 
-// Each way of answering a paused run takes it down one branch, by the usual rules.
-func TestWaysTakeEveryBranch(t *testing.T) {
+// Each of a paused run's branches is answered in a way that takes it there, by the usual
+// rules.
+func TestBranchesAnswerEachBranch(t *testing.T) {
 	tests := []struct {
 		name, yaml, message string
-		want                string // the ways, as JSON
+		want                string // the branches' answers, as JSON
 	}{
 		{"an interrupt's cases, with the payload its schema takes", approvalScenario, "deploy",
 			`[{"resume":[{"status":"resolved","payload":{"reason":""}},{"status":"resolved"}]},` +
@@ -63,9 +64,9 @@ next:
 			}
 			body := `{"messages":[{"role":"user","content":"` + tt.message + `"}]}`
 			plan := planFor(t, set, request(t, "/", body), PlanOptions{Timing: DefaultTiming(), Now: time.Unix(1000, 0)})
-			got, _ := json.Marshal(plan.Next.Ways())
+			got, _ := json.Marshal(plan.Next.Branches())
 			if string(got) != tt.want {
-				t.Errorf("ways\n%s\nwant\n%s", got, tt.want)
+				t.Errorf("branches\n%s\nwant\n%s", got, tt.want)
 			}
 		})
 	}
