@@ -411,29 +411,3 @@ func TestInstallingPutsTheCommandOnPath(t *testing.T) {
 		t.Errorf("agui-mock validate examples from PATH: %v\n%s", err, out)
 	}
 }
-
-// TestArchitectureNamesOnlyFilesThatExist checks that every path docs/architecture.md
-// names, in code (a directory and a file, such as server/routes.go) or as a link, is a
-// file or directory of the repository: the map is followed to find code.
-func TestArchitectureNamesOnlyFilesThatExist(t *testing.T) {
-	const doc = "docs/architecture.md"
-	data, err := os.ReadFile(doc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	named := map[string]bool{}
-	for _, m := range regexp.MustCompile("`([\\w.-]+(?:/[\\w.-]+)*/[\\w.-]+\\.[a-z]{1,5})`").FindAllStringSubmatch(string(data), -1) {
-		named[m[1]] = true
-	}
-	for _, m := range regexp.MustCompile(`\]\(\.\./([^)#]+)`).FindAllStringSubmatch(string(data), -1) {
-		named[m[1]] = true
-	}
-	if len(named) < 40 {
-		t.Fatalf("%s names %d paths: has the way it writes them changed?", doc, len(named))
-	}
-	for path := range named {
-		if _, err := os.Stat(path); err != nil {
-			t.Errorf("%s names %s, which does not exist", doc, path)
-		}
-	}
-}

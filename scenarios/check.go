@@ -193,7 +193,8 @@ func (sc *Scenario) protoWarnings(plan *Plan, origins []pos) []Diagnostic {
 }
 
 // sampleRequest is a request the scenario answers: its first example, or one made from
-// its match criteria, whose message the message pattern matches with its groups filled.
+// its match criteria, whose message, system message, context items and headers their
+// patterns match, with their groups filled.
 func (sc *Scenario) sampleRequest() (*Request, error) {
 	if len(sc.Examples) > 0 {
 		return sc.Examples[0].request()
@@ -222,8 +223,12 @@ func (sc *Scenario) sampleRequest() (*Request, error) {
 		ex.Route = sc.Match.Routes[0]
 	}
 	ex.Headers = map[string]string{}
-	for name := range sc.Match.Headers {
-		ex.Headers[name] = "sample"
+	for name, re := range sc.Match.Headers {
+		value, ok := sampleMessage(re)
+		if !ok || value == "" {
+			value = "sample" // a pattern no text is made up for: the header is there all the same
+		}
+		ex.Headers[name] = value
 	}
 	return ex.request()
 }

@@ -1,6 +1,9 @@
 package testctl
 
 import (
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"testing"
 
 	"github.com/agui-mock/agui-mock/scenarios"
@@ -51,5 +54,50 @@ func TestResetForgetsEveryStoreOfTheTest(t *testing.T) {
 	}
 	if len(threads.resets) != 2 || threads.resets[0] != "t1" || threads.resets[1] != "all" {
 		t.Errorf("thread store resets %q", threads.resets)
+	}
+}
+
+// TestResetForgetsEveryField checks that Control.Reset resets every field of Control:
+// a store added to Control is forgotten by POST /_mock/reset too.
+func TestResetForgetsEveryField(t *testing.T) {
+	file, err := parser.ParseFile(token.NewFileSet(), "testctl.go", nil, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var fields []string
+	reset := map[string]bool{}
+	ast.Inspect(file, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.TypeSpec:
+			if st, ok := n.Type.(*ast.StructType); ok && n.Name.Name == "Control" {
+				for _, f := range st.Fields.List {
+					for _, name := range f.Names {
+						fields = append(fields, name.Name)
+					}
+				}
+			}
+		case *ast.FuncDecl:
+			if n.Name.Name != "Reset" || n.Recv == nil {
+				return false
+			}
+			ast.Inspect(n.Body, func(n ast.Node) bool {
+				// c.<field>.Reset(…)
+				if call, ok := n.(*ast.SelectorExpr); ok && call.Sel.Name == "Reset" {
+					if field, ok := call.X.(*ast.SelectorExpr); ok {
+						reset[field.Sel.Name] = true
+					}
+				}
+				return true
+			})
+		}
+		return true
+	})
+	if len(fields) < 5 {
+		t.Fatalf("Control has %d fields: has testctl.go changed its shape?", len(fields))
+	}
+	for _, f := range fields {
+		if !reset[f] {
+			t.Errorf("Control.Reset does not reset Control.%s", f)
+		}
 	}
 }
