@@ -466,3 +466,21 @@ func TestAContinuationAfterARestartNeverReplacesTheFirstRun(t *testing.T) {
 		}
 	}
 }
+
+// forwardedProps that are no object, which no example sends, are left out of the
+// recorded example, which would not load otherwise: the run is recorded all the same.
+func TestARecordedExampleLeavesOutWhatNoExampleSends(t *testing.T) {
+	out := t.TempDir()
+	proxy := recordingProxy(t, recorder.Config{Upstream: scriptedUpstream(t, twoCalls), OutDir: out, Dedupe: true})
+	client{t, proxy.URL}.run(`{"threadId":"t","runId":"r1","messages":[{"id":"u1","role":"user","content":"hello"}],
+		"forwardedProps":"plain"}`)
+	files := yamlFiles(t, out)
+	if len(files) != 1 {
+		t.Fatalf("files %v", files)
+	}
+	set := load(t, scenarios.Source{FS: os.DirFS(out), Root: ".", Label: out})
+	got, _ := json.Marshal(set.Scenarios()[0].Examples[0])
+	if want := `{"message":"hello"}`; string(got) != want {
+		t.Errorf("the recorded example is\n%s\nwant\n%s", got, want)
+	}
+}

@@ -77,7 +77,7 @@ type fileLoader struct {
 
 func (l *fileLoader) pos(n *yaml.Node) pos { return pos{File: l.file, Line: n.Line, Column: n.Column} }
 
-var scenarioKeys = []string{"id", "description", "priority", "broken", "dialect", "match", "timing", "steps", "events", "next", "result", "examples"}
+var scenarioKeys = []string{keyID, keyDescription, keyPriority, keyBroken, keyDialect, keyMatch, keyTiming, keySteps, keyEvents, keyNext, keyResult, keyExamples}
 
 func (l *fileLoader) scenario(n *yaml.Node, doc int) *Scenario {
 	f := l.fields(n, "a scenario", scenarioKeys)
@@ -154,7 +154,7 @@ func (l *fileLoader) scenario(n *yaml.Node, doc int) *Scenario {
 
 // requestKeys are the parts of a request that a match tests and an example gives; one
 // reader, requestParts, reads them for both, so the two spell every part alike.
-var requestKeys = []string{"route", "message", "forwardedProps", "state", "tools", "headers"}
+var requestKeys = []string{keyRoute, keyMessage, keyForwardedProps, keyState, keyTools, keyHeaders}
 
 // requestParts is what a match or an example says of a request, read but not yet
 // interpreted: a match compiles the message and header patterns, an example sends them.
@@ -256,8 +256,8 @@ func (l *fileLoader) timing(n *yaml.Node) TimingOverride {
 }
 
 var (
-	exampleKeys     = append(slices.Clip(requestKeys), "context")
-	contextItemKeys = []string{"description", "value"}
+	exampleKeys     = append(slices.Clip(requestKeys), keyContext)
+	contextItemKeys = []string{keyDescription, keyValue}
 )
 
 func (l *fileLoader) examples(n *yaml.Node) []Example {
@@ -297,7 +297,7 @@ func (l *fileLoader) examples(n *yaml.Node) []Example {
 	return list
 }
 
-var toolKeys = []string{"name", "description", "parameters", "metadata"}
+var toolKeys = []string{keyName, keyDescription, keyParameters, keyMetadata}
 
 // exampleTools reads the tools an example's client offers: a name, or a list of names
 // and definitions ({name, description, parameters, metadata}, as RunAgentInput.tools
