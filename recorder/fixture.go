@@ -26,13 +26,13 @@ type capturedEvent struct {
 
 // session is what the recorder remembers of a thread it is recording.
 type session struct {
-	file     string            // the fixture the thread's runs go into
-	stem     string            // its first request's file name, without time stamp or extension
-	id       string            // the fixture's scenario id
-	shadowed bool              // an earlier recording answers the same first request
+	file     string                   // the fixture the thread's runs go into
+	stem     string                   // its first request's file name, without time stamp or extension
+	id       string                   // the fixture's scenario id
+	shadowed bool                     // an earlier recording answers the same first request
 	path     []scenarios.RecordedWhen // the answers that chose each run from the root run's to the latest
-	ids      map[string]string // upstream ids → local names, shared by the thread's runs
-	counts   map[string]int    // per prefix, names handed out so far
+	ids      map[string]string        // upstream ids → local names, shared by the thread's runs
+	counts   map[string]int           // per prefix, names handed out so far
 	runs     int
 	// unrecorded marks a thread whose latest run was not recorded: the runs continuing it
 	// are not recorded either.
