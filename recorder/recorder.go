@@ -442,21 +442,20 @@ func (r *Recorder) save(route string, in *protocol.RunAgentInput, events []captu
 		path = append(slices.Clone(s.path), s.whenFor(in, rd))
 	}
 	var doc *scenarios.Recording
-	var err error
 	if continuing {
+		var err error
 		if doc, err = r.load(s.file); err != nil {
 			return "", 0, fmt.Errorf("the fixture of this session cannot be read: %w", err)
 		}
-		err = doc.Place(path, recorded)
+		if err := doc.Place(path, recorded); err != nil {
+			return "", 0, err
+		}
 	} else {
 		// the first run of a session starts the fixture afresh, keeping the branches
 		// earlier sessions with the same first request recorded
 		sc := r.newScenario(s, route, in, "", rd)
 		sc.Events = recorded
-		doc, err = sc.Recording()
-	}
-	if err != nil {
-		return "", 0, err
+		doc = sc.Recording()
 	}
 	if raisesLangGraphInterrupts(events) {
 		doc.SetDialect(scenarios.DialectLangGraph)

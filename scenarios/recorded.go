@@ -64,9 +64,9 @@ type RecordedWhen struct {
 }
 
 // MarshalYAML writes the scenario as a YAML mapping.
-func (r Recorded) MarshalYAML() (any, error) { return r.node() }
+func (r Recorded) MarshalYAML() (any, error) { return r.node(), nil }
 
-func (r Recorded) node() (*yaml.Node, error) {
+func (r Recorded) node() *yaml.Node {
 	m := &yaml.Node{Kind: yaml.MappingNode, HeadComment: r.Comment}
 	setMember(m, keyID, str(r.ID))
 	setMember(m, keyDescription, str(r.Description))
@@ -88,13 +88,9 @@ func (r Recorded) node() (*yaml.Node, error) {
 		setMember(m, keyDialect, str(string(r.Dialect)))
 	}
 	if len(r.Next) > 0 {
-		next, err := branchesNode(r.Next)
-		if err != nil {
-			return nil, err
-		}
-		setMember(m, keyNext, next)
+		setMember(m, keyNext, branchesNode(r.Next))
 	}
-	return m, nil
+	return m
 }
 
 func (m RecordedMatch) node() *yaml.Node {
@@ -196,26 +192,18 @@ func eventsNode(events []RecordedEvent) *yaml.Node {
 	return list
 }
 
-func branchesNode(branches []RecordedBranch) (*yaml.Node, error) {
+func branchesNode(branches []RecordedBranch) *yaml.Node {
 	list := &yaml.Node{Kind: yaml.SequenceNode}
 	for _, b := range branches {
-		when, err := b.When.node()
-		if err != nil {
-			return nil, err
-		}
 		m := &yaml.Node{Kind: yaml.MappingNode}
-		setMember(m, keyWhen, when)
+		setMember(m, keyWhen, b.When.node())
 		setMember(m, keyEvents, eventsNode(b.Events))
 		if len(b.Next) > 0 {
-			next, err := branchesNode(b.Next)
-			if err != nil {
-				return nil, err
-			}
-			setMember(m, keyNext, next)
+			setMember(m, keyNext, branchesNode(b.Next))
 		}
 		list.Content = append(list.Content, m)
 	}
-	return list, nil
+	return list
 }
 
 // value is the when as plain values: what it is written from, and compared by.
@@ -239,14 +227,7 @@ func (w RecordedWhen) value() map[string]any {
 }
 
 // node writes the when on one line.
-func (w RecordedWhen) node() (*yaml.Node, error) {
-	n := &yaml.Node{}
-	if err := n.Encode(w.value()); err != nil {
-		return nil, fmt.Errorf("writing a continuation's when: %w", err)
-	}
-	n.Style = yaml.FlowStyle
-	return n, nil
-}
+func (w RecordedWhen) node() *yaml.Node { return valueNode(w.value()) }
 
 // whenKey is the canonical form of a when as written in a file.
 func whenKey(n *yaml.Node) string {
@@ -263,13 +244,7 @@ func whenKey(n *yaml.Node) string {
 type Recording struct{ root *yaml.Node }
 
 // Recording starts a recording's document with the scenario.
-func (r Recorded) Recording() (*Recording, error) {
-	root, err := r.node()
-	if err != nil {
-		return nil, err
-	}
-	return &Recording{root: root}, nil
-}
+func (r Recorded) Recording() *Recording { return &Recording{root: r.node()} }
 
 // ReadRecording reads back the document of a recorded scenario's file.
 func ReadRecording(file string, data []byte) (*Recording, error) {
@@ -297,10 +272,7 @@ func (rec *Recording) Place(path []RecordedWhen, events []RecordedEvent) error {
 			next = &yaml.Node{Kind: yaml.SequenceNode}
 			setMember(run, keyNext, next)
 		}
-		written, err := when.node()
-		if err != nil {
-			return err
-		}
+		written := when.node()
 		var found *yaml.Node
 		for _, branch := range next.Content {
 			if w := member(branch, keyWhen); w != nil && whenKey(w) == whenKey(written) {
