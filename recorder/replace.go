@@ -56,7 +56,7 @@ func (r *Recorder) Replace(threadID string, target scenarios.Position, id string
 	if !replaced {
 		return fmt.Errorf("%s has no scenario at line %d any more", target.File, target.Line)
 	}
-	written := make([]any, len(docs))
+	written := make([]any, len(docs)) // the other documents as they were
 	for i, doc := range docs {
 		written[i] = doc
 	}
