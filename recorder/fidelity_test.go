@@ -466,3 +466,64 @@ func TestAContinuationAfterARestartNeverReplacesTheFirstRun(t *testing.T) {
 		}
 	}
 }
+
+// forwardedProps that are no object, which no example sends, are left out of the
+// recorded example, which would not load otherwise: the run is recorded all the same.
+func TestARecordedExampleLeavesOutWhatNoExampleSends(t *testing.T) {
+	out := t.TempDir()
+	proxy := recordingProxy(t, recorder.Config{Upstream: scriptedUpstream(t, twoCalls), OutDir: out, Dedupe: true})
+	client{t, proxy.URL}.run(`{"threadId":"t","runId":"r1","messages":[{"id":"u1","role":"user","content":"hello"}],
+		"forwardedProps":"plain"}`)
+	files := yamlFiles(t, out)
+	if len(files) != 1 {
+		t.Fatalf("files %v", files)
+	}
+	set := load(t, scenarios.Source{FS: os.DirFS(out), Root: ".", Label: out})
+	got, _ := json.Marshal(set.Scenarios()[0].Examples[0])
+	if want := `{"message":"hello"}`; string(got) != want {
+		t.Errorf("the recorded example is\n%s\nwant\n%s", got, want)
+	}
+}
+
+// A continuation recorded after an answer with a number in its payload replays on that
+// answer, and a later session that answers the same replaces it, however the answer's
+// JSON spells the number: the number is written as a number, and answers are compared
+// as the fixture writes them.
+func TestAnAnswersNumbersChooseItsRecordedContinuation(t *testing.T) {
+	out := t.TempDir()
+	agent := func(in map[string]any, send func(map[string]any)) {
+		thread, run := in["threadId"], in["runId"]
+		send(map[string]any{"type": "RUN_STARTED", "threadId": thread, "runId": run})
+		if in["resume"] == nil {
+			send(map[string]any{"type": "RUN_FINISHED", "threadId": thread, "runId": run, "outcome": map[string]any{"type": "interrupt",
+				"interrupts": []any{map[string]any{"id": "up-i", "reason": "confirm", "message": "How many?"}}}})
+			return
+		}
+		send(map[string]any{"type": "TEXT_MESSAGE_START", "messageId": "up-m", "role": "assistant"})
+		send(map[string]any{"type": "TEXT_MESSAGE_CONTENT", "messageId": "up-m", "delta": "Counted."})
+		send(map[string]any{"type": "TEXT_MESSAGE_END", "messageId": "up-m"})
+		send(map[string]any{"type": "RUN_FINISHED", "threadId": thread, "runId": run})
+	}
+	proxy := recordingProxy(t, recorder.Config{Upstream: scriptedUpstream(t, agent), OutDir: out, Dedupe: true})
+	first := `{"threadId":"%s","runId":"r1","messages":[{"id":"u1","role":"user","content":"count"}]}`
+	resume := `{"threadId":"%s","runId":"r2","messages":[],"resume":[{"interruptId":"%s","status":"resolved","payload":{"n":%s}}]}`
+	for thread, n := range map[string]string{"t1": "1.0", "t2": "1"} {
+		c := client{t, proxy.URL}
+		c.run(fmt.Sprintf(first, thread))
+		c.run(fmt.Sprintf(resume, thread, "up-i", n))
+	}
+	files := yamlFiles(t, out)
+	if len(files) != 1 {
+		t.Fatalf("files %v", files)
+	}
+	fixture := readFile(t, files[0])
+	if strings.Count(fixture, "when:") != 1 {
+		t.Errorf("the same answer recorded twice gives one continuation, not:\n%s", fixture)
+	}
+	replay := serverFor(t, server.DefaultConfig(), scenarios.Source{FS: os.DirFS(out), Root: ".", Label: out}).Config.Handler
+	_, stream := serve(t, replay, fmt.Sprintf(first, "t"))
+	status, body := serve(t, replay, fmt.Sprintf(resume, "t", lastInterrupt(t, stream)["id"], "1"))
+	if status != http.StatusOK || !strings.Contains(body, "Counted.") {
+		t.Errorf("the recorded answer replays as %d %s\nfrom\n%s", status, body, fixture)
+	}
+}

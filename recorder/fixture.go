@@ -9,14 +9,11 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
-	"sort"
-	"strconv"
 	"strings"
 	"time"
 
-	"go.yaml.in/yaml/v3"
-
 	"github.com/agui-mock/agui-mock/protocol"
+	"github.com/agui-mock/agui-mock/scenarios"
 )
 
 // capturedEvent is an event relayed from upstream, when it arrived, and how long after
@@ -29,13 +26,13 @@ type capturedEvent struct {
 
 // session is what the recorder remembers of a thread it is recording.
 type session struct {
-	file     string            // the fixture the thread's runs go into
-	stem     string            // its first request's file name, without time stamp or extension
-	id       string            // the fixture's scenario id
-	shadowed bool              // an earlier recording answers the same first request
-	path     []string          // the canonical when-keys from the root run to the latest
-	ids      map[string]string // upstream ids → local names, shared by the thread's runs
-	counts   map[string]int    // per prefix, names handed out so far
+	file     string                   // the fixture the thread's runs go into
+	stem     string                   // its first request's file name, without time stamp or extension
+	id       string                   // the fixture's scenario id
+	shadowed bool                     // an earlier recording answers the same first request
+	path     []scenarios.RecordedWhen // the answers that chose each run from the root run's to the latest
+	ids      map[string]string        // upstream ids → local names, shared by the thread's runs
+	counts   map[string]int           // per prefix, names handed out so far
 	runs     int
 	// unrecorded marks a thread whose latest run was not recorded: the runs continuing it
 	// are not recorded either.
@@ -180,7 +177,7 @@ func idPrefix(field string) (string, bool) {
 // {{ id "name" }} shared across the thread's runs, the messages of a MESSAGES_SNAPSHOT
 // that echo what the client sent (the request's messages) become the replayed client's
 // own, and text that looks like a template is escaped so it replays verbatim.
-func (s *session) templated(events []capturedEvent, threadID, runID string, sent []protocol.Message) []*yaml.Node {
+func (s *session) templated(events []capturedEvent, threadID, runID string, sent []protocol.Message) []scenarios.RecordedEvent {
 	events = slices.Clone(events)
 	for i, ce := range events {
 		if ce.event.Type == protocol.MessagesSnapshot {
@@ -221,33 +218,29 @@ func (s *session) templated(events []capturedEvent, threadID, runID string, sent
 		}
 		return escapeTemplate(v)
 	}
-	nodes := make([]*yaml.Node, 0, len(events))
+	out := make([]scenarios.RecordedEvent, 0, len(events))
 	// Delays are whole milliseconds between offsets rounded from the start, so rounding
 	// never adds up along the run.
 	var offset time.Duration
 	var written int64
 	for _, ce := range events {
 		offset += ce.gap
-		m := &yaml.Node{Kind: yaml.MappingNode, Style: yaml.FlowStyle}
 		at := offset.Round(time.Millisecond).Milliseconds()
-		if ms := at - written; ms > 0 {
-			m.Content = append(m.Content, scalar("delay"), &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!int", Value: strconv.FormatInt(ms, 10)})
-		}
+		ev := scenarios.RecordedEvent{Delay: time.Duration(at-written) * time.Millisecond, Type: ce.event.Type}
 		written = at
-		m.Content = append(m.Content, scalar("type"), scalar(ce.event.Type))
 		for _, f := range ce.event.Fields {
 			if f.Name == "timestamp" {
 				continue // replays stamp their own time
 			}
-			v := toNode(f.Value, convert)
+			v := templatedValue(f.Value, convert)
 			if ce.event.Type == protocol.RunFinished && f.Name == "outcome" {
 				relativeExpiry(v, ce.at)
 			}
-			m.Content = append(m.Content, scalar(f.Name), v)
+			ev.Fields = append(ev.Fields, protocol.Field{Name: f.Name, Value: v})
 		}
-		nodes = append(nodes, m)
+		out = append(out, ev)
 	}
-	return nodes
+	return out
 }
 
 // sentMessage stands, in a recorded MESSAGES_SNAPSHOT, for a message the client sent: its
@@ -346,22 +339,24 @@ func (s *session) nameSnapshotIDs(ev protocol.Event) {
 // relativeExpiry rewrites the expiresAt of each interrupt in a run's outcome as the
 // time after sending it had left when it arrived, so that a replay expires the same
 // time after its own sending instead of at the recorded moment.
-func relativeExpiry(outcome *yaml.Node, arrived time.Time) {
-	interrupts := member(outcome, "interrupts")
-	if interrupts == nil || arrived.IsZero() {
+func relativeExpiry(outcome any, arrived time.Time) {
+	o, _ := outcome.(map[string]any)
+	interrupts, _ := o["interrupts"].([]any)
+	if arrived.IsZero() {
 		return
 	}
-	for _, in := range interrupts.Content {
-		at := member(in, "expiresAt")
-		if at == nil {
+	for _, item := range interrupts {
+		in, _ := item.(map[string]any)
+		at, ok := in["expiresAt"].(string)
+		if !ok {
 			continue
 		}
-		expires, err := time.Parse(time.RFC3339Nano, at.Value)
+		expires, err := time.Parse(time.RFC3339Nano, at)
 		if err != nil {
 			continue // not a time: kept as sent
 		}
 		left := expires.Sub(arrived).Round(time.Millisecond)
-		at.Value = "{{ fromNow `" + left.String() + "` }}"
+		in["expiresAt"] = "{{ fromNow `" + left.String() + "` }}"
 	}
 }
 
@@ -373,49 +368,29 @@ func escapeTemplate(s string) string {
 	return strings.ReplaceAll(s, "{{", "{{`{{`}}")
 }
 
-func scalar(s string) *yaml.Node {
-	n := &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: s}
-	return n
-}
-
-// toNode writes a JSON value as YAML, passing strings through convert.
-func toNode(v any, convert func(string) string) *yaml.Node {
+// templatedValue is a JSON value as a recording writes it: its strings passed through
+// convert, and the messages a snapshot echoes as the templates that stand for them. It
+// is a copy: the event it comes from stays as it was.
+func templatedValue(v any, convert func(string) string) any {
 	switch x := v.(type) {
-	case nil:
-		return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!null", Value: "null"}
-	case bool:
-		return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!bool", Value: strconv.FormatBool(x)}
-	case json.Number:
-		tag := "!!int"
-		if strings.ContainsAny(string(x), ".eE") {
-			tag = "!!float"
-		}
-		return &yaml.Node{Kind: yaml.ScalarNode, Tag: tag, Value: string(x)}
-	case float64:
-		return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!float", Value: strconv.FormatFloat(x, 'g', -1, 64)}
 	case string:
-		return scalar(convert(x))
+		return convert(x)
 	case sentMessage:
-		return scalar(fmt.Sprintf("{{ nth %d .messages }}", int(x)))
+		return fmt.Sprintf("{{ nth %d .messages }}", int(x))
 	case []any:
-		n := &yaml.Node{Kind: yaml.SequenceNode, Style: yaml.FlowStyle}
-		for _, it := range x {
-			n.Content = append(n.Content, toNode(it, convert))
+		out := make([]any, len(x))
+		for i, it := range x {
+			out[i] = templatedValue(it, convert)
 		}
-		return n
+		return out
 	case map[string]any:
-		n := &yaml.Node{Kind: yaml.MappingNode, Style: yaml.FlowStyle}
-		keys := make([]string, 0, len(x))
-		for k := range x {
-			keys = append(keys, k)
+		out := make(map[string]any, len(x))
+		for k, it := range x {
+			out[k] = templatedValue(it, convert)
 		}
-		sort.Strings(keys)
-		for _, k := range keys {
-			n.Content = append(n.Content, scalar(k), toNode(x[k], convert))
-		}
-		return n
+		return out
 	}
-	return scalar(fmt.Sprint(v))
+	return v
 }
 
 // fixtureKey identifies the first request of a session: repeating it updates the same

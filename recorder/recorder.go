@@ -428,42 +428,41 @@ func (r *Recorder) save(route string, in *protocol.RunAgentInput, events []captu
 	if len(events) > 0 && events[0].event.Type == protocol.RunStarted {
 		threadID, runID = events[0].event.Str("threadId"), events[0].event.Str("runId")
 	}
-	nodes := s.templated(rd.events(slices.Clone(events)), threadID, runID, in.Messages)
+	recorded := s.templated(rd.events(slices.Clone(events)), threadID, runID, in.Messages)
 	if problem != "" {
 		// kept apart, in a hidden directory no server loads, and marked as what it is
 		suffix := fmt.Sprintf("-run%d-%s", s.runs+1, time.Now().UTC().Format(stampFormat))
 		file := filepath.Join(r.cfg.OutDir, ".incomplete", strings.TrimSuffix(filepath.Base(s.file), ".yaml")+suffix+".yaml")
-		doc := r.newDocument(s, route, in, "incomplete recording: "+problem, rd)
-		setMember(doc, "id", scalar(s.id+suffix))
-		setMember(doc, "events", &yaml.Node{Kind: yaml.SequenceNode, Content: nodes})
-		return file, rd.count, r.write(file, doc)
+		sc := r.newScenario(s, route, in, "incomplete recording: "+problem, rd)
+		sc.ID, sc.Events = s.id+suffix, recorded
+		return file, rd.count, r.write(file, sc)
 	}
-	var path []any
+	var path []scenarios.RecordedWhen
 	if continuing {
-		path = append(append(path, s.pathValues()...), s.whenFor(in, rd))
+		path = append(slices.Clone(s.path), s.whenFor(in, rd))
 	}
-	var doc *yaml.Node
+	var doc *scenarios.Recording
 	if continuing {
 		var err error
 		if doc, err = r.load(s.file); err != nil {
 			return "", 0, fmt.Errorf("the fixture of this session cannot be read: %w", err)
 		}
+		if err := doc.Place(path, recorded); err != nil {
+			return "", 0, err
+		}
 	} else {
 		// the first run of a session starts the fixture afresh, keeping the branches
 		// earlier sessions with the same first request recorded
-		doc = r.newDocument(s, route, in, "", rd)
-	}
-	if err := place(doc, path, nodes); err != nil {
-		return "", 0, err
+		sc := r.newScenario(s, route, in, "", rd)
+		sc.Events = recorded
+		doc = sc.Recording()
 	}
 	if raisesLangGraphInterrupts(events) {
-		setMember(doc, "dialect", scalar(string(scenarios.DialectLangGraph)))
+		doc.SetDialect(scenarios.DialectLangGraph)
 	}
 	if !continuing {
 		if old, _ := r.load(s.file); old != nil {
-			if next := member(old, "next"); next != nil {
-				setMember(doc, "next", next)
-			}
+			doc.KeepNext(old)
 		}
 	}
 	if err := r.write(s.file, doc); err != nil {
@@ -481,7 +480,7 @@ func (r *Recorder) save(route string, in *protocol.RunAgentInput, events []captu
 	}
 	s.runs++
 	if continuing {
-		s.path = append(s.path, whenKey(path[len(path)-1]))
+		s.path = path
 	}
 	r.sessions[in.ThreadID] = s
 	return s.file, rd.count, nil
@@ -491,40 +490,28 @@ func (r *Recorder) save(route string, in *protocol.RunAgentInput, events []captu
 // one its LangGraph command stands for), or the results of the frontend tool calls the previous run left — in the order the previous run
 // raised what they answer, which is the order a replay matches them in. Secrets in the
 // answers are redacted: a tool result's pattern matches any text where one was.
-func (s *session) whenFor(in *protocol.RunAgentInput, rd *redactor) map[string]any {
+func (s *session) whenFor(in *protocol.RunAgentInput, rd *redactor) scenarios.RecordedWhen {
 	entries := slices.Clone(in.Resume)
 	if len(entries) == 0 && in.Command != nil {
 		entries = append(entries, in.Command.Answer(""))
 	}
 	if len(entries) > 0 {
 		slices.SortStableFunc(entries, func(a, b protocol.ResumeEntry) int { return s.rank(a.InterruptID) - s.rank(b.InterruptID) })
-		resume := make([]any, len(entries))
+		resume := make([]scenarios.Answer, len(entries))
 		for i, e := range entries {
-			c := map[string]any{"status": e.Status}
+			resume[i] = scenarios.Answer{Status: e.Status}
 			if e.Payload != nil {
-				c["payload"] = rd.value(e.Payload, false)
+				resume[i].Payload = rd.value(e.Payload, false)
 			}
-			resume[i] = c
 		}
-		return map[string]any{"resume": resume}
+		return scenarios.RecordedWhen{Resume: resume}
 	}
 	brought := protocol.ToolResults(in)
-	results := make([]any, len(s.toolCalls))
+	results := make([]string, len(s.toolCalls))
 	for i, id := range s.toolCalls {
 		results[i] = anchored(rd.text(brought[id]))
 	}
-	return map[string]any{"toolResults": results}
-}
-
-// pathValues decodes the session's when-keys.
-func (s *session) pathValues() []any {
-	out := make([]any, len(s.path))
-	for i, k := range s.path {
-		var v any
-		_ = yaml.Unmarshal([]byte(k), &v)
-		out[i] = v
-	}
-	return out
+	return scenarios.RecordedWhen{ToolResults: results}
 }
 
 // stampFormat is the UTC time in the names of recordings kept apart.
@@ -593,82 +580,56 @@ func exists(file string) bool {
 // redactor returns a redactor with the recorder's patterns.
 func (r *Recorder) redactor() *redactor { return &redactor{patterns: r.cfg.Redact} }
 
-// newDocument starts a session's fixture: its id, a match on the first request, and
+// newScenario starts a session's fixture: its id, a match on the first request, and
 // an example unless an earlier recording answers the same request.
-func (r *Recorder) newDocument(s *session, route string, in *protocol.RunAgentInput, broken string, rd *redactor) *yaml.Node {
+func (r *Recorder) newScenario(s *session, route string, in *protocol.RunAgentInput, broken string, rd *redactor) scenarios.Recorded {
 	msg, _ := in.LastUserMessage()
 	text := rd.text(msg.Text())
-	doc := &yaml.Node{Kind: yaml.MappingNode}
-	doc.HeadComment = fmt.Sprintf("Recorded by agui-mock from %s at %s.\nIt replays with the recorded timing; edit it freely (see docs/recording.md in agui-mock).",
-		r.cfg.Upstream.Redacted(), time.Now().UTC().Format(time.RFC3339))
-	setMember(doc, "id", scalar(s.id))
-	setMember(doc, "description", scalar("Recorded from "+r.cfg.Upstream.Redacted()))
-	if broken != "" {
-		setMember(doc, "broken", scalar(broken))
+	sc := scenarios.Recorded{
+		Comment: fmt.Sprintf("Recorded by agui-mock from %s at %s.\nIt replays with the recorded timing; edit it freely (see docs/recording.md in agui-mock).",
+			r.cfg.Upstream.Redacted(), time.Now().UTC().Format(time.RFC3339)),
+		ID:          s.id,
+		Description: "Recorded from " + r.cfg.Upstream.Redacted(),
+		Broken:      broken,
 	}
-	match := &yaml.Node{Kind: yaml.MappingNode}
-	example := &yaml.Node{Kind: yaml.MappingNode, Style: yaml.FlowStyle}
+	var example scenarios.Example
 	if !isDefaultRoute(route) {
-		setMember(match, "route", scalar(route))
-		setMember(example, "route", scalar(route))
+		sc.Match.Route, example.Route = route, route
 	}
 	if text != "" {
-		setMember(match, "message", scalar(anchored(text)))
-		setMember(example, "message", scalar(text))
+		sc.Match.Message, example.Message = anchored(text), text
 	}
 	if fp, ok := in.ForwardedProps.(map[string]any); ok {
 		if name, ok := fp["scenario_name"].(string); ok {
-			props := &yaml.Node{Kind: yaml.MappingNode, Style: yaml.FlowStyle, Content: []*yaml.Node{scalar("scenario_name"), scalar(name)}}
-			setMember(match, "forwardedProps", props)
-			setMember(example, "forwardedProps", props)
+			sc.Match.ForwardedProps = map[string]any{"scenario_name": name}
+			example.ForwardedProps = sc.Match.ForwardedProps
 		}
 	}
-	offered(example, in, rd)
-	if len(match.Content) > 0 {
-		setMember(doc, "match", match)
-	}
+	offered(&example, in, rd)
 	if !s.shadowed {
-		setMember(doc, "examples", &yaml.Node{Kind: yaml.SequenceNode, Content: []*yaml.Node{example}})
+		sc.Examples = []scenarios.Example{example}
 	}
-	return doc
+	return sc
 }
 
 // offered adds to a recorded example what the first request offered the agent besides
 // its message — its tools (with the description and parameters the agent read), context,
 // state and forwardedProps — redacted as the rest of the fixture, so that the example asks what
 // the recording was asked. Empty ones, which clients send by default, are left out.
-func offered(example *yaml.Node, in *protocol.RunAgentInput, rd *redactor) {
-	literal := func(v string) string { return v }
-	if len(in.Tools) > 0 {
-		tools := &yaml.Node{Kind: yaml.SequenceNode}
-		for _, t := range in.Tools {
-			if t.Description == "" && t.Parameters == nil {
-				tools.Content = append(tools.Content, scalar(t.Name))
-				continue
-			}
-			tool := map[string]any{"name": t.Name}
-			if t.Description != "" {
-				tool["description"] = rd.text(t.Description)
-			}
-			if t.Parameters != nil {
-				tool["parameters"] = rd.value(t.Parameters, false)
-			}
-			tools.Content = append(tools.Content, toNode(tool, literal))
-		}
-		setMember(example, "tools", tools)
+func offered(example *scenarios.Example, in *protocol.RunAgentInput, rd *redactor) {
+	for _, t := range in.Tools {
+		tool := scenarios.ExampleTool{Name: t.Name, Description: rd.text(t.Description)}
+		tool.Parameters, _ = rd.value(t.Parameters, false).(map[string]any) // an object, as the run's input is checked
+		example.Tools = append(example.Tools, tool)
 	}
-	if len(in.Context) > 0 {
-		items := make([]any, len(in.Context))
-		for i, c := range in.Context {
-			items[i] = map[string]any{"description": rd.text(c.Description), "value": rd.text(c.Value)}
-		}
-		setMember(example, "context", toNode(items, literal))
+	for _, c := range in.Context {
+		example.Context = append(example.Context, scenarios.ContextItem{Description: rd.text(c.Description), Value: rd.text(c.Value)})
 	}
 	if state := rd.value(in.State, false); !isEmpty(state) {
-		setMember(example, "state", toNode(state, literal))
+		example.State = state
 	}
-	if props := rd.value(in.ForwardedProps, false); !isEmpty(props) {
-		setMember(example, "forwardedProps", toNode(props, literal))
+	if props, ok := rd.value(in.ForwardedProps, false).(map[string]any); ok && len(props) > 0 {
+		example.ForwardedProps = props // an example sends an object, as a scenario matches one
 	}
 }
 
@@ -695,31 +656,22 @@ func isDefaultRoute(route string) bool {
 }
 
 // load reads a fixture back; nil when there is none.
-func (r *Recorder) load(file string) (*yaml.Node, error) {
+func (r *Recorder) load(file string) (*scenarios.Recording, error) {
 	data, err := os.ReadFile(file)
 	if err != nil {
 		return nil, err
 	}
-	var doc yaml.Node
-	if err := yaml.Unmarshal(data, &doc); err != nil {
-		return nil, fmt.Errorf("%s is not a recorded fixture: %w", file, err)
-	}
-	if len(doc.Content) == 0 || doc.Content[0].Kind != yaml.MappingNode {
-		return nil, fmt.Errorf("%s is not a recorded fixture: it holds no mapping", file)
-	}
-	return doc.Content[0], nil
+	return scenarios.ReadRecording(file, data)
 }
 
-// write encodes a fixture's documents, checks that they load as scenarios, and writes
-// them atomically.
-func (r *Recorder) write(file string, docs ...*yaml.Node) error {
+// write encodes a fixture's documents (a scenarios.Recorded, a scenarios.Recording, or
+// a *yaml.Node of a document that is kept as it is), checks that they load as
+// scenarios, and writes them atomically.
+func (r *Recorder) write(file string, docs ...any) error {
 	var buf bytes.Buffer
 	enc := yaml.NewEncoder(&buf)
 	enc.SetIndent(2)
 	for _, doc := range docs {
-		if doc.Kind != yaml.DocumentNode {
-			doc = &yaml.Node{Kind: yaml.DocumentNode, Content: []*yaml.Node{doc}}
-		}
 		if err := enc.Encode(doc); err != nil {
 			return err
 		}

@@ -9,12 +9,12 @@ import (
 )
 
 // A file the recorder cannot append to says why: the YAML's own error, which the caller
-// can unwrap, or that the file holds no mapping.
+// can unwrap, or that the file holds no scenario.
 func TestAFileThatIsNoFixtureSaysWhy(t *testing.T) {
 	dir := t.TempDir()
 	for _, tt := range []struct{ name, data, want string }{
-		{"list.yaml", "[1, 2]\n", "holds no mapping"},
-		{"empty.yaml", "", "holds no mapping"},
+		{"list.yaml", "[1, 2]\n", "holds no scenario"},
+		{"empty.yaml", "", "holds no scenario"},
 		{"broken.yaml", "a: [\n", "did not find expected"},
 	} {
 		file := filepath.Join(dir, tt.name)

@@ -13,10 +13,6 @@ import (
 	"github.com/agui-mock/agui-mock/scenarios"
 )
 
-// keptMembers are what a scenario re-recorded in place keeps of itself: what selects it
-// and documents it, so that it answers the requests it answered before.
-var keptMembers = []string{"description", "priority", "match", "examples"}
-
 // Replace puts what the recorder recorded of a thread's session in place of the scenario
 // that starts at target, in its file: the recorded runs, under the scenario's id, with
 // the description, priority, match and examples it had. The file's other scenarios, and its other
@@ -53,25 +49,16 @@ func (r *Recorder) Replace(threadID string, target scenarios.Position, id string
 		if len(doc.Content) == 0 || doc.Content[0].Kind != yaml.MappingNode || doc.Content[0].Line != target.Line {
 			continue
 		}
-		old, fresh := doc.Content[0], &yaml.Node{Kind: yaml.MappingNode}
-		setMember(fresh, "id", scalar(id))
-		for _, key := range keptMembers {
-			if v := member(old, key); v != nil {
-				setMember(fresh, key, v)
-			}
-		}
-		for i := 0; i+1 < len(recorded.Content); i += 2 {
-			if key := recorded.Content[i].Value; member(fresh, key) == nil {
-				setMember(fresh, key, recorded.Content[i+1])
-			}
-		}
-		fresh.Content[0].HeadComment = fmt.Sprintf("Re-recorded by agui-mock verify -update from %s at %s.\nIt replays with the recorded timing; edit it freely (see docs/recording.md in agui-mock).",
-			r.cfg.Upstream.Redacted(), time.Now().UTC().Format(time.RFC3339))
-		doc.Content[0] = fresh
+		doc.Content[0] = recorded.InPlaceOf(doc.Content[0], id, fmt.Sprintf("Re-recorded by agui-mock verify -update from %s at %s.\nIt replays with the recorded timing; edit it freely (see docs/recording.md in agui-mock).",
+			r.cfg.Upstream.Redacted(), time.Now().UTC().Format(time.RFC3339)))
 		replaced = true
 	}
 	if !replaced {
 		return fmt.Errorf("%s has no scenario at line %d any more", target.File, target.Line)
 	}
-	return r.write(target.File, docs...)
+	written := make([]any, len(docs)) // the other documents as they were
+	for i, doc := range docs {
+		written[i] = doc
+	}
+	return r.write(target.File, written...)
 }

@@ -76,7 +76,7 @@ type fileLoader struct {
 
 func (l *fileLoader) pos(n *yaml.Node) pos { return pos{File: l.file, Line: n.Line, Column: n.Column} }
 
-var scenarioKeys = []string{"id", "description", "priority", "broken", "dialect", "match", "timing", "steps", "events", "next", "result", "usage", "examples"}
+var scenarioKeys = []string{keyID, keyDescription, keyPriority, keyBroken, keyDialect, keyMatch, keyTiming, keySteps, keyEvents, keyNext, keyResult, keyUsage, keyExamples}
 
 func (l *fileLoader) scenario(n *yaml.Node, doc int) *Scenario {
 	f := l.fields(n, "a scenario", scenarioKeys)
@@ -159,7 +159,7 @@ func (l *fileLoader) scenario(n *yaml.Node, doc int) *Scenario {
 
 // requestKeys are the parts of a request that a match tests and an example gives; one
 // reader, requestParts, reads them for both, so the two spell every part alike.
-var requestKeys = []string{"route", "message", "system", "forwardedProps", "state", "tools", "headers", "context"}
+var requestKeys = []string{keyRoute, keyMessage, keySystem, keyForwardedProps, keyState, keyTools, keyHeaders, keyContext}
 
 // requestParts is what a match or an example says of a request, read but not yet
 // interpreted: a match compiles the message and header patterns, an example sends them.
@@ -314,7 +314,7 @@ func (l *fileLoader) timing(n *yaml.Node) TimingOverride {
 
 var (
 	exampleKeys     = requestKeys
-	contextItemKeys = []string{"description", "value"}
+	contextItemKeys = []string{keyDescription, keyValue}
 )
 
 func (l *fileLoader) examples(n *yaml.Node) []Example {
@@ -358,7 +358,7 @@ func (l *fileLoader) examples(n *yaml.Node) []Example {
 	return list
 }
 
-var toolKeys = []string{"name", "description", "parameters", "metadata"}
+var toolKeys = []string{keyName, keyDescription, keyParameters, keyMetadata}
 
 // exampleTools reads the tools an example's client offers: a name, or a list of names
 // and definitions ({name, description, parameters, metadata}, as RunAgentInput.tools

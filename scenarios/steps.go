@@ -874,12 +874,12 @@ func (l *fileLoader) eventStep(c stepCommon, n *yaml.Node, explicit bool) *event
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
 		switch {
-		case k.Value == "type":
+		case k.Value == keyType:
 			s.typ = l.str(v)
 			if strings.Contains(s.typ, "{{") {
 				l.diag.add(l.pos(v), "", "an event type cannot be a template")
 			}
-		case k.Value == "delay" && explicit:
+		case k.Value == keyDelay && explicit:
 			d := l.duration(v)
 			s.delay = &d
 		default:
@@ -908,17 +908,17 @@ func (l *fileLoader) branches(n *yaml.Node) []eventsBranch {
 	}
 	var out []eventsBranch
 	for _, item := range n.Content {
-		f := l.fields(item, "a continuation", []string{"when", "events", "next"})
+		f := l.fields(item, "a continuation", continuationKeys)
 		if f == nil {
 			continue
 		}
 		b := eventsBranch{at: l.pos(item)}
-		if w := f["when"]; w != nil {
-			wf := l.fields(w, "when", []string{"resume", "toolResults"})
-			if v := wf["resume"]; v != nil {
+		if w := f[keyWhen]; w != nil {
+			wf := l.fields(w, "when", whenKeys)
+			if v := wf[keyResume]; v != nil {
 				b.resume = l.resumeConditions(v)
 			}
-			if v := wf["toolResults"]; v != nil && v.Kind == yaml.SequenceNode {
+			if v := wf[keyToolResults]; v != nil && v.Kind == yaml.SequenceNode {
 				for _, r := range v.Content {
 					b.toolResults = append(b.toolResults, l.regex(r))
 				}
@@ -926,11 +926,11 @@ func (l *fileLoader) branches(n *yaml.Node) []eventsBranch {
 				l.diag.add(l.pos(v), "", "toolResults must be a list of patterns, one per tool call in order")
 			}
 		}
-		if f["events"] == nil {
+		if f[keyEvents] == nil {
 			l.diag.add(l.pos(item), "", "a continuation needs events")
 			continue
 		}
-		b.run = eventsRun{events: l.explicitEvents(f["events"]), next: l.branches(f["next"])}
+		b.run = eventsRun{events: l.explicitEvents(f[keyEvents]), next: l.branches(f[keyNext])}
 		out = append(out, b)
 	}
 	return out
@@ -944,7 +944,7 @@ func (l *fileLoader) resumeConditions(n *yaml.Node) []branchCase {
 	}
 	var out []branchCase
 	for _, item := range n.Content {
-		f := l.fields(item, "a resume condition", []string{"status", "payload"})
+		f := l.fields(item, "a resume condition", resumeConditionKeys)
 		out = append(out, l.answerCondition(item, f))
 	}
 	return out

@@ -1,0 +1,391 @@
+package scenarios
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/agui-mock/agui-mock/protocol"
+)
+
+// Recorded is a scenario as a recording writes it: the explicit events form, selected by
+// the request its first run answered, which its example repeats. It marshals itself as
+// the recorder writes it: its members in the order below, each event on a line of its
+// own. Parse reads what it writes back as the same scenario.
+type Recorded struct {
+	Comment     string // written above the scenario: where and when it was recorded
+	ID          string
+	Description string
+	Broken      string // for a recording kept apart: why it is incomplete
+	Match       RecordedMatch
+	Examples    []Example
+	Events      []RecordedEvent
+	Dialect     Dialect // written when set
+	Next        []RecordedBranch
+}
+
+// RecordedMatch is what selects a recorded scenario; a part left empty is not written.
+type RecordedMatch struct {
+	Route          string
+	Message        string // a pattern
+	ForwardedProps map[string]any
+}
+
+// RecordedEvent is an event of a recorded run: how long after the previous one it came,
+// in whole milliseconds, its type, and its fields. A field's value is a JSON value as
+// encoding/json decodes it (numbers as json.Number or float64); its strings may be
+// templates.
+type RecordedEvent struct {
+	Delay  time.Duration
+	Type   string
+	Fields []protocol.Field
+}
+
+// RecordedBranch is a continuation of a recorded run: the run that answered it with
+// When, and the continuations of that run.
+type RecordedBranch struct {
+	When   RecordedWhen
+	Events []RecordedEvent
+	Next   []RecordedBranch
+}
+
+// RecordedWhen is what chooses a recorded continuation: the answers its run brought, in
+// the order the run before raised what they answer. They are a status and payload per
+// interrupt or, when it answered none, a pattern per frontend tool call's result.
+type RecordedWhen struct {
+	Resume      []Answer
+	ToolResults []string
+}
+
+// MarshalYAML writes the scenario as a YAML mapping.
+func (r Recorded) MarshalYAML() (any, error) { return r.node(), nil }
+
+func (r Recorded) node() *yaml.Node {
+	m := &yaml.Node{Kind: yaml.MappingNode, HeadComment: r.Comment}
+	setMember(m, keyID, str(r.ID))
+	setMember(m, keyDescription, str(r.Description))
+	if r.Broken != "" {
+		setMember(m, keyBroken, str(r.Broken))
+	}
+	if match := r.Match.node(); len(match.Content) > 0 {
+		setMember(m, keyMatch, match)
+	}
+	if len(r.Examples) > 0 {
+		examples := &yaml.Node{Kind: yaml.SequenceNode}
+		for _, ex := range r.Examples {
+			examples.Content = append(examples.Content, exampleNode(ex))
+		}
+		setMember(m, keyExamples, examples)
+	}
+	setMember(m, keyEvents, eventsNode(r.Events))
+	if r.Dialect != "" {
+		setMember(m, keyDialect, str(string(r.Dialect)))
+	}
+	if len(r.Next) > 0 {
+		setMember(m, keyNext, branchesNode(r.Next))
+	}
+	return m
+}
+
+func (m RecordedMatch) node() *yaml.Node {
+	n := &yaml.Node{Kind: yaml.MappingNode}
+	if m.Route != "" {
+		setMember(n, keyRoute, str(m.Route))
+	}
+	if m.Message != "" {
+		setMember(n, keyMessage, str(m.Message))
+	}
+	if m.ForwardedProps != nil {
+		setMember(n, keyForwardedProps, valueNode(m.ForwardedProps))
+	}
+	return n
+}
+
+// namesScenario reports forwardedProps that name the scenario to play, as a match on
+// them selects a recording; they are written beside the message.
+func namesScenario(props map[string]any) bool {
+	_, ok := props["scenario_name"].(string)
+	return ok
+}
+
+// exampleNode writes an example on one line. Its tools are names, or definitions where
+// the client gave more than a name.
+func exampleNode(ex Example) *yaml.Node {
+	n := &yaml.Node{Kind: yaml.MappingNode, Style: yaml.FlowStyle}
+	if ex.Route != "" {
+		setMember(n, keyRoute, str(ex.Route))
+	}
+	if ex.Message != "" {
+		setMember(n, keyMessage, str(ex.Message))
+	}
+	if namesScenario(ex.ForwardedProps) {
+		setMember(n, keyForwardedProps, valueNode(ex.ForwardedProps))
+	}
+	if len(ex.Tools) > 0 {
+		tools := &yaml.Node{Kind: yaml.SequenceNode}
+		for _, t := range ex.Tools {
+			tools.Content = append(tools.Content, toolNode(t))
+		}
+		setMember(n, keyTools, tools)
+	}
+	if len(ex.Context) > 0 {
+		items := make([]any, len(ex.Context))
+		for i, c := range ex.Context {
+			items[i] = map[string]any{keyDescription: c.Description, keyValue: c.Value}
+		}
+		setMember(n, keyContext, valueNode(items))
+	}
+	if ex.State != nil {
+		setMember(n, keyState, valueNode(ex.State))
+	}
+	if len(ex.ForwardedProps) > 0 && !namesScenario(ex.ForwardedProps) {
+		setMember(n, keyForwardedProps, valueNode(ex.ForwardedProps))
+	}
+	if len(ex.Headers) > 0 {
+		headers := make(map[string]any, len(ex.Headers))
+		for k, v := range ex.Headers {
+			headers[k] = v
+		}
+		setMember(n, keyHeaders, valueNode(headers))
+	}
+	return n
+}
+
+func toolNode(t ExampleTool) *yaml.Node {
+	if t.Description == "" && t.Parameters == nil && t.Metadata == nil {
+		return str(t.Name)
+	}
+	tool := map[string]any{keyName: t.Name}
+	if t.Description != "" {
+		tool[keyDescription] = t.Description
+	}
+	if t.Parameters != nil {
+		tool[keyParameters] = t.Parameters
+	}
+	if t.Metadata != nil {
+		tool[keyMetadata] = t.Metadata
+	}
+	return valueNode(tool)
+}
+
+// eventsNode writes a run's events, each on one line: its delay, when it has one, its
+// type, then its fields in order.
+func eventsNode(events []RecordedEvent) *yaml.Node {
+	list := &yaml.Node{Kind: yaml.SequenceNode, Content: make([]*yaml.Node, 0, len(events))}
+	for _, ev := range events {
+		m := &yaml.Node{Kind: yaml.MappingNode, Style: yaml.FlowStyle}
+		if ms := ev.Delay.Milliseconds(); ms > 0 {
+			setMember(m, keyDelay, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!int", Value: strconv.FormatInt(ms, 10)})
+		}
+		setMember(m, keyType, str(ev.Type))
+		for _, f := range ev.Fields {
+			m.Content = append(m.Content, str(f.Name), valueNode(f.Value))
+		}
+		list.Content = append(list.Content, m)
+	}
+	return list
+}
+
+func branchesNode(branches []RecordedBranch) *yaml.Node {
+	list := &yaml.Node{Kind: yaml.SequenceNode}
+	for _, b := range branches {
+		m := &yaml.Node{Kind: yaml.MappingNode}
+		setMember(m, keyWhen, b.When.node())
+		setMember(m, keyEvents, eventsNode(b.Events))
+		if len(b.Next) > 0 {
+			setMember(m, keyNext, branchesNode(b.Next))
+		}
+		list.Content = append(list.Content, m)
+	}
+	return list
+}
+
+// value is the when as plain values: what it is written from, and compared by.
+func (w RecordedWhen) value() map[string]any {
+	if len(w.Resume) > 0 {
+		resume := make([]any, len(w.Resume))
+		for i, a := range w.Resume {
+			c := map[string]any{keyStatus: a.Status}
+			if a.Payload != nil {
+				c[keyPayload] = a.Payload
+			}
+			resume[i] = c
+		}
+		return map[string]any{keyResume: resume}
+	}
+	results := make([]any, len(w.ToolResults))
+	for i, r := range w.ToolResults {
+		results[i] = r
+	}
+	return map[string]any{keyToolResults: results}
+}
+
+// node writes the when on one line.
+func (w RecordedWhen) node() *yaml.Node { return valueNode(w.value()) }
+
+// whenKey is the canonical form of a when as written in a file.
+func whenKey(n *yaml.Node) string {
+	var v any
+	if err := n.Decode(&v); err != nil {
+		return ""
+	}
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+// A Recording is the document of a recorded scenario's file, as a YAML tree that later
+// recordings add to: a file edited by hand keeps its comments and order.
+type Recording struct{ root *yaml.Node }
+
+// Recording starts a recording's document with the scenario.
+func (r Recorded) Recording() *Recording { return &Recording{root: r.node()} }
+
+// ReadRecording reads back the document of a recorded scenario's file.
+func ReadRecording(file string, data []byte) (*Recording, error) {
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return nil, fmt.Errorf("%s is not a recorded fixture: %w", file, err)
+	}
+	if len(doc.Content) == 0 || doc.Content[0].Kind != yaml.MappingNode {
+		return nil, fmt.Errorf("%s is not a recorded fixture: it holds no scenario", file)
+	}
+	return &Recording{root: doc.Content[0]}, nil
+}
+
+// MarshalYAML writes the recording's document.
+func (rec *Recording) MarshalYAML() (any, error) { return rec.root, nil }
+
+// Place stores a run's events in the recording: as its first run for an empty path, or
+// as the continuation reached by following path's answers, replacing what an earlier
+// recording with the same answers left there and keeping what follows it.
+func (rec *Recording) Place(path []RecordedWhen, events []RecordedEvent) error {
+	run := rec.root
+	for depth, when := range path {
+		next := member(run, keyNext)
+		if next == nil {
+			next = &yaml.Node{Kind: yaml.SequenceNode}
+			setMember(run, keyNext, next)
+		}
+		written := when.node()
+		var found *yaml.Node
+		for _, branch := range next.Content {
+			if w := member(branch, keyWhen); w != nil && whenKey(w) == whenKey(written) {
+				found = branch
+				break
+			}
+		}
+		if found == nil {
+			if depth < len(path)-1 {
+				return errors.New("the recording's earlier run is missing from the fixture")
+			}
+			found = &yaml.Node{Kind: yaml.MappingNode}
+			setMember(found, keyWhen, written)
+			next.Content = append(next.Content, found)
+		}
+		run = found
+	}
+	setMember(run, keyEvents, eventsNode(events))
+	return nil
+}
+
+// SetDialect sets the recording's dialect.
+func (rec *Recording) SetDialect(d Dialect) { setMember(rec.root, keyDialect, str(string(d))) }
+
+// KeepNext gives the recording the continuations an earlier recording of its first run
+// holds, as they are written there.
+func (rec *Recording) KeepNext(earlier *Recording) {
+	if next := member(earlier.root, keyNext); next != nil {
+		setMember(rec.root, keyNext, next)
+	}
+}
+
+// keptMembers are what a scenario re-recorded in place keeps of itself: what selects it
+// and documents it, so that it answers the requests it answered before.
+var keptMembers = []string{keyDescription, keyPriority, keyMatch, keyExamples}
+
+// InPlaceOf is the recording as it replaces the scenario old of a file (a mapping): under
+// id, with the description, priority, match and examples old had, and comment above it.
+func (rec *Recording) InPlaceOf(old *yaml.Node, id, comment string) *yaml.Node {
+	fresh := &yaml.Node{Kind: yaml.MappingNode}
+	setMember(fresh, keyID, str(id))
+	for _, key := range keptMembers {
+		if v := member(old, key); v != nil {
+			setMember(fresh, key, v)
+		}
+	}
+	for i := 0; i+1 < len(rec.root.Content); i += 2 {
+		if key := rec.root.Content[i].Value; member(fresh, key) == nil {
+			setMember(fresh, key, rec.root.Content[i+1])
+		}
+	}
+	fresh.Content[0].HeadComment = comment
+	return fresh
+}
+
+// member returns the value of key in a mapping node, or nil.
+func member(m *yaml.Node, key string) *yaml.Node {
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		if m.Content[i].Value == key {
+			return m.Content[i+1]
+		}
+	}
+	return nil
+}
+
+// setMember sets key in a mapping node, appending it when missing.
+func setMember(m *yaml.Node, key string, v *yaml.Node) {
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		if m.Content[i].Value == key {
+			m.Content[i+1] = v
+			return
+		}
+	}
+	m.Content = append(m.Content, str(key), v)
+}
+
+// str writes a string, quoted where YAML would read it as something else.
+func str(s string) *yaml.Node { return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: s} }
+
+// valueNode writes a JSON value on one line, the members of objects in sorted order.
+func valueNode(v any) *yaml.Node {
+	switch x := v.(type) {
+	case nil:
+		return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!null", Value: "null"}
+	case bool:
+		return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!bool", Value: strconv.FormatBool(x)}
+	case json.Number:
+		tag := "!!int"
+		if strings.ContainsAny(string(x), ".eE") {
+			tag = "!!float"
+		}
+		return &yaml.Node{Kind: yaml.ScalarNode, Tag: tag, Value: string(x)}
+	case float64:
+		return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!float", Value: strconv.FormatFloat(x, 'g', -1, 64)}
+	case string:
+		return str(x)
+	case []any:
+		n := &yaml.Node{Kind: yaml.SequenceNode, Style: yaml.FlowStyle}
+		for _, it := range x {
+			n.Content = append(n.Content, valueNode(it))
+		}
+		return n
+	case map[string]any:
+		n := &yaml.Node{Kind: yaml.MappingNode, Style: yaml.FlowStyle}
+		keys := make([]string, 0, len(x))
+		for k := range x {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			n.Content = append(n.Content, str(k), valueNode(x[k]))
+		}
+		return n
+	}
+	return str(fmt.Sprint(v))
+}
