@@ -120,7 +120,7 @@ func warnOfUnknownVariables(env environ, stderr io.Writer) {
 func flagVariables() []string {
 	validate, _, _, _ := validateFlags(io.Discard)
 	healthcheck := healthcheckFlags(&healthcheckOptions{}, io.Discard)
-	floor, _, _, _ := floorFlags(io.Discard)
+	floor, _, _, _, _ := floorFlags(io.Discard)
 	sets := []*flag.FlagSet{serveFlags(&options{}, io.Discard), loadFlags(&loadOptions{}, io.Discard), validate, healthcheck, floor, verifyFlags(&verifyOptions{}, io.Discard)}
 	var names []string
 	for _, fs := range sets {
