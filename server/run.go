@@ -97,7 +97,7 @@ func (s *Server) run(c echo.Context, route string) error {
 		}
 	}()
 	sr, err := s.startRun(ctx, rr, cancel)
-	if isNoScenario(err) && s.upstream.recordsMisses() {
+	if err != nil && isNoScenario(err) && s.upstream.recordsMisses() {
 		return s.upstream.record(c, rr) // nothing matches: ask the real agent, and keep its answer
 	}
 	if err != nil {

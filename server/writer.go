@@ -24,7 +24,8 @@ type eventWriter struct {
 // newEventWriter returns a writer of enc's frames to w; faultWrite, if not nil, is a
 // fault's, and writes every frame and keep-alive in place of a plain write.
 func newEventWriter(w http.ResponseWriter, enc protocol.Encoder, writeTimeout time.Duration, faultWrite func(e *eventWriter, b []byte) error) *eventWriter {
-	return &eventWriter{response: sse.NewWriter(w, writeTimeout), enc: enc, faultWrite: faultWrite}
+	// buf holds one frame at a time: sized for most, it grows once for a large one.
+	return &eventWriter{response: sse.NewWriter(w, writeTimeout), enc: enc, faultWrite: faultWrite, buf: make([]byte, 0, 512)}
 }
 
 // begin starts the stream. Its headers wait for the first flush: they go out with the
