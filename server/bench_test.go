@@ -167,7 +167,14 @@ func openGapStream(b *testing.B, addr, transport, threadID string) net.Conn {
 // from clients that write each request and read its answer with no allocation of their
 // own, so that allocs/op are the server's. cpu-ns/op is the process's CPU per run, the
 // clients' small share included.
-func BenchmarkShortRunOverHTTP(b *testing.B) {
+func BenchmarkShortRunOverHTTP(b *testing.B) { benchRunsOverHTTP(b, "short") }
+
+// BenchmarkBurstOverHTTP is BenchmarkShortRunOverHTTP with 500-event runs: the cost of
+// an event.
+func BenchmarkBurstOverHTTP(b *testing.B) { benchRunsOverHTTP(b, "burst") }
+
+// benchRunsOverHTTP plays the runs of bench/scenarios whose message is message.
+func benchRunsOverHTTP(b *testing.B, message string) {
 	s := newServer(b, "", func(c *Config) {
 		c.Speed = 0
 		c.AllowedHosts = nil
@@ -192,7 +199,7 @@ func BenchmarkShortRunOverHTTP(b *testing.B) {
 	const clients = 4
 	conns := make([]*shortRunClient, clients)
 	for i := range conns {
-		if conns[i], err = dialShortRuns(ln.Addr().String(), i); err != nil {
+		if conns[i], err = dialShortRuns(ln.Addr().String(), i, message); err != nil {
 			b.Fatal(err)
 		}
 		defer conns[i].conn.Close()
@@ -229,28 +236,30 @@ func BenchmarkShortRunOverHTTP(b *testing.B) {
 	}
 }
 
-// shortRunClient plays short runs on one keep-alive connection.
+// shortRunClient plays runs on one keep-alive connection.
 type shortRunClient struct {
-	conn net.Conn
-	r    *bufio.Reader
-	req  []byte
-	body []byte
-	n    int
+	conn    net.Conn
+	r       *bufio.Reader
+	req     []byte
+	body    []byte
+	n       int
+	message string
 }
 
-func dialShortRuns(addr string, i int) (*shortRunClient, error) {
+func dialShortRuns(addr string, i int, message string) (*shortRunClient, error) {
 	conn, err := net.Dial("tcp", addr)
 	if err != nil {
 		return nil, err
 	}
-	return &shortRunClient{conn: conn, r: bufio.NewReaderSize(conn, 16<<10), n: i << 32}, nil
+	return &shortRunClient{conn: conn, r: bufio.NewReaderSize(conn, 16<<10), n: i << 32, message: message}, nil
 }
 
 // run posts one run on a thread of its own and reads its answer: headers, then a body
 // of Content-Length bytes, or chunks up to the last.
 func (c *shortRunClient) run() error {
 	c.n++
-	c.body = append(strconv.AppendInt(append(c.body[:0], `{"threadId":"t`...), int64(c.n), 10), `","runId":"r","messages":[{"id":"u","role":"user","content":"short"}]}`...)
+	c.body = append(strconv.AppendInt(append(c.body[:0], `{"threadId":"t`...), int64(c.n), 10), `","runId":"r","messages":[{"id":"u","role":"user","content":"`...)
+	c.body = append(c.body, c.message+`"}]}`...)
 	c.req = append(c.req[:0], "POST /agui/chat HTTP/1.1\r\nHost: mock\r\nContent-Type: application/json\r\nAccept: text/event-stream\r\nContent-Length: "...)
 	c.req = strconv.AppendInt(c.req, int64(len(c.body)), 10)
 	c.req = append(append(c.req, "\r\n\r\n"...), c.body...)

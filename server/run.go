@@ -142,7 +142,8 @@ func (s *Server) run(c echo.Context, route string) error {
 		_ = w.flushPending()        // what came before the fault reaches the client
 		panic(http.ErrAbortHandler) // drop the connection without ending the response
 	}
-	return nil // net/http sends the last events with the end of the response, in one write
+	_ = w.drain() // a client gone by now has been told all it could be
+	return nil    // net/http sends the last events with the end of the response, in one write
 }
 
 // readRun reads and checks a run request: its content type, speed, body and fault.

@@ -190,6 +190,7 @@ func (st *stream) close() {
 		_ = st.p.w.flushPending() // what came before the fault reaches the client
 		_ = st.p.w.conn.Abort()
 	} else {
+		_ = st.p.w.drain() // the last events go with the end of the response
 		_ = st.p.w.conn.Close()
 	}
 	st.cancel(nil)

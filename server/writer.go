@@ -8,9 +8,11 @@ import (
 	"github.com/agui-mock/agui-mock/protocol"
 )
 
-// eventWriter writes a run's frames in the transport of its encoder. Frames wait in the response's buffer until flush, which
-// the player calls before every wait: the client sees each event the moment it is due,
-// and events due at the same moment go out in one write instead of one each.
+// eventWriter writes a run's frames in the transport of its encoder. Frames gather in
+// its buffer, and reach the response, in writes of up to maxBatch bytes, at flush, which
+// the player calls before every wait, or when the handler ends the response (drain): the
+// client sees each event the moment it is due, and events due at the same moment go out
+// in one write instead of one each.
 type eventWriter struct {
 	response   sse.Writer // the stream through net/http
 	conn       *sse.Conn  // the stream on its connection, once taken over (nil before)
@@ -18,14 +20,20 @@ type eventWriter struct {
 	enc        protocol.Encoder
 	faultWrite func(e *eventWriter, b []byte) error // a fault's: writes in place of a plain write
 	pending    bool                                 // written since the last flush
-	buf        []byte
+	buf        []byte                               // frames not yet written to the response
+	frame      []byte                               // a frame for faultWrite
 }
+
+// maxBatch is the most the writer gathers before it writes to the response: a burst
+// goes out in writes of 8 KiB rather than in net/http's 2 KiB pieces, each of them
+// a chunk and a system call of its own.
+const maxBatch = 8 << 10
 
 // newEventWriter returns a writer of enc's frames to w; faultWrite, if not nil, is a
 // fault's, and writes every frame and keep-alive in place of a plain write.
 func newEventWriter(w http.ResponseWriter, enc protocol.Encoder, writeTimeout time.Duration, faultWrite func(e *eventWriter, b []byte) error) *eventWriter {
-	// buf holds one frame at a time: sized for most, it grows once for a large one.
-	return &eventWriter{response: sse.NewWriter(w, writeTimeout), enc: enc, faultWrite: faultWrite, buf: make([]byte, 0, 512)}
+	// buf is sized for a short run's frames; it grows for longer bursts.
+	return &eventWriter{response: sse.NewWriter(w, writeTimeout), enc: enc, faultWrite: faultWrite, buf: make([]byte, 0, 1<<10)}
 }
 
 // begin starts the stream. Its headers wait for the first flush: they go out with the
@@ -44,12 +52,28 @@ func (e *eventWriter) takeOver(conn *sse.Conn) {
 
 // event writes one event stamped with timestamp, in milliseconds.
 func (e *eventWriter) event(ev protocol.Event, timestamp int64) error {
-	var err error
-	e.buf, err = e.enc.AppendFrame(e.buf[:0], ev, timestamp)
-	if err != nil || len(e.buf) == 0 { // nothing: an event the transport cannot carry
+	if e.faultWrite != nil {
+		var err error
+		e.frame, err = e.enc.AppendFrame(e.frame[:0], ev, timestamp)
+		if err != nil || len(e.frame) == 0 { // nothing: an event the transport cannot carry
+			return err
+		}
+		return e.faultWrite(e, e.frame)
+	}
+	n := len(e.buf)
+	buf, err := e.enc.AppendFrame(e.buf, ev, timestamp)
+	if err != nil {
 		return err
 	}
-	return e.write(e.buf)
+	e.buf = buf
+	if len(buf) == n { // an event the transport cannot carry
+		return nil
+	}
+	e.pending = true
+	if len(buf) >= maxBatch {
+		return e.drain()
+	}
+	return nil
 }
 
 // keepAlive writes the transport's keep-alive, if it has one, and flushes it: it is
@@ -75,13 +99,29 @@ func (e *eventWriter) write(b []byte) error {
 	return e.writeOnce(b)
 }
 
+// writeOnce adds b to what waits for the next write to the response.
 func (e *eventWriter) writeOnce(b []byte) error {
 	e.pending = true
-	if e.conn != nil {
-		_, err := e.conn.Write(b)
-		return err
+	e.buf = append(e.buf, b...)
+	if len(e.buf) >= maxBatch {
+		return e.drain()
 	}
-	_, err := e.response.Write(b)
+	return nil
+}
+
+// drain writes what the writer gathered to the response, where it waits for the next
+// flush or the end of the response.
+func (e *eventWriter) drain() error {
+	if len(e.buf) == 0 {
+		return nil
+	}
+	var err error
+	if e.conn != nil {
+		_, err = e.conn.Write(e.buf)
+	} else {
+		_, err = e.response.Write(e.buf)
+	}
+	e.buf = e.buf[:0]
 	return err
 }
 
@@ -97,6 +137,9 @@ func (e *eventWriter) flushPending() error {
 func (e *eventWriter) flush() error {
 	e.pending = false
 	e.flushedAt = time.Now()
+	if err := e.drain(); err != nil {
+		return err
+	}
 	if e.conn != nil {
 		return e.conn.Flush()
 	}
