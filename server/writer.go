@@ -2,6 +2,7 @@ package server
 
 import (
 	"net/http"
+	"slices"
 	"time"
 
 	"github.com/agui-mock/agui-mock/internal/sse"
@@ -24,10 +25,15 @@ type eventWriter struct {
 	frame      []byte                               // a frame for faultWrite
 }
 
-// maxBatch is the most the writer gathers before it writes to the response: a burst
-// goes out in writes of 8 KiB rather than in net/http's 2 KiB pieces, each of them
-// a chunk and a system call of its own.
+// maxBatch is about the most the writer gathers before it writes to the response: a
+// burst goes out in writes of 8 KiB rather than in net/http's 2 KiB pieces, each of
+// them a chunk and a system call of its own. Once less than an eighth of it is left,
+// what was gathered goes before the next frame, so that the buffer stops growing there.
 const maxBatch = 8 << 10
+
+// keptWhileWaiting is the most buffer a stream keeps through a wait; a larger one, left
+// by a burst, goes, so that an open stream holds no more than a frame's worth.
+const keptWhileWaiting = 512
 
 // newEventWriter returns a writer of enc's frames to w; faultWrite, if not nil, is a
 // fault's, and writes every frame and keep-alive in place of a plain write.
@@ -60,6 +66,14 @@ func (e *eventWriter) event(ev protocol.Event, timestamp int64) error {
 		}
 		return e.faultWrite(e, e.frame)
 	}
+	switch left := cap(e.buf) - len(e.buf); {
+	case len(e.buf) > maxBatch-maxBatch/8:
+		if err := e.drain(); err != nil {
+			return err
+		}
+	case left < 256 && cap(e.buf) < maxBatch: // a burst: grown once, not step by step
+		e.buf = slices.Grow(e.buf, maxBatch-len(e.buf))
+	}
 	n := len(e.buf)
 	buf, err := e.enc.AppendFrame(e.buf, ev, timestamp)
 	if err != nil {
@@ -70,9 +84,6 @@ func (e *eventWriter) event(ev protocol.Event, timestamp int64) error {
 		return nil
 	}
 	e.pending = true
-	if len(buf) >= maxBatch {
-		return e.drain()
-	}
 	return nil
 }
 
@@ -139,6 +150,9 @@ func (e *eventWriter) flush() error {
 	e.flushedAt = time.Now()
 	if err := e.drain(); err != nil {
 		return err
+	}
+	if cap(e.buf) > keptWhileWaiting {
+		e.buf = nil
 	}
 	if e.conn != nil {
 		return e.conn.Flush()
