@@ -116,7 +116,7 @@ func (s *Server) run(c echo.Context, route string) error {
 		}
 	}()
 	s.metrics.runStarted()
-	w := newEventWriter(c.Response(), rr.enc, s.cfg.WriteTimeout, hook.write)
+	w := newEventWriter(c.Response(), rr.enc, s.cfg.WriteTimeout, hasWaits(plan, rr.speed), hook.write)
 	// The player keeps the ids, not the request: an open stream does not hold on to what
 	// only planning needed.
 	p := &player{server: s, w: w, peer: protocol.PeerFor(rr.in.ProtocolVersion), run: run, plan: plan, speed: rr.speed,

@@ -36,10 +36,15 @@ const maxBatch = 8 << 10
 const keptWhileWaiting = 512
 
 // newEventWriter returns a writer of enc's frames to w; faultWrite, if not nil, is a
-// fault's, and writes every frame and keep-alive in place of a plain write.
-func newEventWriter(w http.ResponseWriter, enc protocol.Encoder, writeTimeout time.Duration, faultWrite func(e *eventWriter, b []byte) error) *eventWriter {
-	// buf is sized for a short run's frames; it grows for longer bursts.
-	return &eventWriter{response: sse.NewWriter(w, writeTimeout), enc: enc, faultWrite: faultWrite, buf: make([]byte, 0, 1<<10)}
+// fault's, and writes every frame and keep-alive in place of a plain write. A stream
+// that never waits starts with room for a short run's frames; one that waits, with
+// none: it gathers a frame or a few at a time.
+func newEventWriter(w http.ResponseWriter, enc protocol.Encoder, writeTimeout time.Duration, waits bool, faultWrite func(e *eventWriter, b []byte) error) *eventWriter {
+	e := &eventWriter{response: sse.NewWriter(w, writeTimeout), enc: enc, faultWrite: faultWrite}
+	if !waits {
+		e.buf = make([]byte, 0, 1<<10)
+	}
+	return e
 }
 
 // begin starts the stream. Its headers wait for the first flush: they go out with the
@@ -71,7 +76,7 @@ func (e *eventWriter) event(ev protocol.Event, timestamp int64) error {
 		if err := e.drain(); err != nil {
 			return err
 		}
-	case left < 256 && cap(e.buf) < maxBatch: // a burst: grown once, not step by step
+	case left < 256 && len(e.buf) > 0 && cap(e.buf) < maxBatch: // a burst: grown once, not step by step
 		e.buf = slices.Grow(e.buf, maxBatch-len(e.buf))
 	}
 	n := len(e.buf)
