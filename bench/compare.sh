@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Runs the same loads, in one sitting on this machine, against agui-mock, CopilotKit
 # aimock's AGUIMock (from npm) serving equivalent fixtures, and a minimal net/http SSE
-# server (the floor), then prints each measure and its ratios. QUICK=1 runs small loads;
+# server (the floor; for short runs the one-write floor, which writes a run in one write),
+# then prints each measure and its ratios, the servers' own CPU time per event and per
+# run (read from /proc by the load tool) first. QUICK=1 runs small loads;
 # BASELINE=path/to/an/older/agui-mock adds that build as a column of its own, measured
 # in the same rounds (a before/after comparison).
 set -euo pipefail
@@ -39,7 +41,8 @@ start_all() {
   fi
   start aimock node e2e/bench/aimock-server.mjs 0
   start floor_burst "$bin" load-floor --addr 127.0.0.1:0 --events 500
-  start floor_short "$bin" load-floor --addr 127.0.0.1:0 --events 5
+  start floor_burst204 "$bin" load-floor --addr 127.0.0.1:0 --events 204
+  start floor_short "$bin" load-floor --addr 127.0.0.1:0 --events 5 --one-write
   start floor_gap "$bin" load-floor --addr 127.0.0.1:0 --events 20 --gap 50ms
   start floor_hold "$bin" load-floor --addr 127.0.0.1:0 --events 20 --gap 1s
 }
@@ -97,6 +100,7 @@ baseline = bool(glob.glob(f"{work}/{name}.baseline.*.json"))
 def fmt(x):
     if x is None: return "—"
     if unit == "ms": return f"{x/1e6:.2f} ms"
+    if unit == "µs": return f"{x/1e3:.2f} µs"
     if unit == "KiB": return f"{x/1024:.1f} KiB"
     return f"{x:,.0f}"
 def ratio(x, y):  # none for counts of failures, where only zero is good
@@ -118,10 +122,15 @@ else
   echo "| measure | agui-mock | aimock | floor | agui-mock ÷ floor | agui-mock ÷ aimock |"
   echo "| --- | --- | --- | --- | --- | --- |"
 fi
+rounds burst204 burst204 --concurrency 50 --runs "$(scale 1000)"
 rounds burst burst --concurrency 50 --runs "$(scale 500)"
+rounds short short --concurrency 64 --runs "$(scale 20000)"
+row "burst: server CPU per event (204-event runs, 50 at once)" µs burst204 .cpuPerEvent
+row "burst: server CPU per event (500-event runs, 50 at once)" µs burst .cpuPerEvent
+row "short runs: server CPU per run (5-event runs, 64 at once; floor: one write)" µs short .cpuPerRun
+row "burst: events/s (204-event runs, 50 at once)" "" burst204 .eventsPerSec
 row "burst: events/s (500-event runs, 50 at once)" "" burst .eventsPerSec
-rounds short short --concurrency 50 --runs "$(scale 20000)"
-row "short runs/s (5-event runs, 50 at once)" "" short .runsPerSec
+row "short runs/s (5-event runs, 64 at once; floor: one write)" "" short .runsPerSec
 n=$(scale 1000)
 rounds gap1k gap --concurrency "$n" --runs "$n" --ramp 500ms --expect-gap 50ms
 row "$n × 50 ms-gap streams (started over 500 ms): time to first event p99" ms gap1k .firstEvent.p99

@@ -1,6 +1,7 @@
 package loadtest
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"net/http"
@@ -13,10 +14,12 @@ import (
 // frame on net/http with Gap between frames, scheduled against the run's start. The run
 // is one streamed text message, framed as agui-mock frames it (an id line, a timestamp,
 // generated ids), so that both put the same bytes on the wire. The comparison measures
-// agui-mock against it.
+// agui-mock against it. A one-write floor (NewOneWriteFloor) writes the whole run in one
+// write instead: the least this stack does for a run.
 type Floor struct {
-	gap    time.Duration
-	frames [][]byte
+	gap      time.Duration
+	frames   [][]byte
+	oneWrite []byte // the frames joined, for a one-write floor
 }
 
 // NewFloor builds a run of events frames (at least 4: RUN_STARTED, TEXT_MESSAGE_START,
@@ -49,12 +52,28 @@ func NewFloor(events int, gap time.Duration) (*Floor, error) {
 	return f, nil
 }
 
+// NewOneWriteFloor builds a run of events frames, as NewFloor does, that its handler
+// writes in one write, without flushing: net/http sends it with the headers as the
+// handler returns.
+func NewOneWriteFloor(events int) (*Floor, error) {
+	f, err := NewFloor(events, 0)
+	if err != nil {
+		return nil, err
+	}
+	f.oneWrite = bytes.Join(f.frames, nil)
+	return f, nil
+}
+
 // ServeHTTP streams the prebuilt run, echoing nothing from the request.
 func (f *Floor) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	_, _ = io.Copy(io.Discard, r.Body)
 	h := w.Header()
 	h.Set("Content-Type", "text/event-stream")
 	h.Set("Cache-Control", "no-cache")
+	if f.oneWrite != nil {
+		_, _ = w.Write(f.oneWrite)
+		return
+	}
 	w.WriteHeader(http.StatusOK)
 	rc := http.NewResponseController(w)
 	_ = rc.Flush()

@@ -29,7 +29,7 @@ type Config struct {
 	ExpectGap   time.Duration // the script's gap between events, to measure timing error
 	Header      http.Header
 	Proto       bool          // ask for the protobuf transport instead of SSE
-	PID         int           // the server's process, to read its memory
+	PID         int           // the server's process, to read its memory and CPU time
 	Timeout     time.Duration // longest a run may take
 }
 
@@ -51,7 +51,13 @@ type Result struct {
 	RSSBefore          int64     `json:"rssBefore,omitempty"`
 	RSSHeld            int64     `json:"rssHeld,omitempty"` // with every stream open (Hold)
 	BytesPerOpen       int64     `json:"bytesPerOpenStream,omitempty"`
-	FirstFailures      []string  `json:"firstFailures,omitempty"`
+	// ServerCPU is the CPU time (user and system) the server's process spent from the
+	// load's start to its end; CPUPerRun and CPUPerEvent divide it by the runs and by
+	// the events read. All three need PID.
+	ServerCPU     time.Duration `json:"serverCPU,omitempty"`
+	CPUPerRun     time.Duration `json:"cpuPerRun,omitempty"`
+	CPUPerEvent   time.Duration `json:"cpuPerEvent,omitempty"`
+	FirstFailures []string      `json:"firstFailures,omitempty"`
 }
 
 // runResult is one run's measurements.
@@ -81,6 +87,13 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 	client := &http.Client{Transport: transport}
 	var res Result
 	res.RSSBefore = rss(cfg.PID)
+	var cpuBefore time.Duration
+	if cfg.PID > 0 {
+		var err error
+		if cpuBefore, err = CPUTime(cfg.PID); err != nil {
+			return Result{}, err
+		}
+	}
 
 	results := make([]runResult, cfg.Runs)
 	jobs := make(chan int)
@@ -120,6 +133,11 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 	}
 	wg.Wait()
 	res.Wall = time.Since(start)
+	if cfg.PID > 0 {
+		if cpuAfter, err := CPUTime(cfg.PID); err == nil {
+			res.ServerCPU = cpuAfter - cpuBefore
+		}
+	}
 
 	var firsts, gaps, drifts []time.Duration
 	var gapsByRun [][]time.Duration
@@ -144,6 +162,12 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 	res.EventsPerSec = float64(res.Events) / res.Wall.Seconds()
 	res.FirstEvent, res.GapError, res.Drift = Summarize(firsts), Summarize(gaps), Summarize(drifts)
 	res.GapErrorByPosition = SummarizeByPosition(gapsByRun)
+	if res.ServerCPU > 0 {
+		res.CPUPerRun = res.ServerCPU / time.Duration(res.Runs)
+		if res.Events > 0 {
+			res.CPUPerEvent = res.ServerCPU / time.Duration(res.Events)
+		}
+	}
 	if cfg.Hold && res.RSSHeld > 0 && cfg.Concurrency > 0 {
 		res.BytesPerOpen = (res.RSSHeld - res.RSSBefore) / int64(cfg.Concurrency)
 	}

@@ -174,3 +174,70 @@ func TestFloorStreamsOneValidTextMessage(t *testing.T) {
 		t.Errorf("3 events: %v", err)
 	}
 }
+
+func TestParseStat(t *testing.T) {
+	// the command name may hold spaces and parentheses: fields count from its last ')'
+	line := []byte("4242 (node (a) b) S 1 4242 4242 0 -1 4194304 1234 0 0 0 250 37 0 0 20 0 11 0 99 1 2\n")
+	got, err := parseStat(line)
+	if err != nil || got != 2870*time.Millisecond {
+		t.Errorf("utime 250 + stime 37 ticks: %v, %v; want 2.87s", got, err)
+	}
+	for _, bad := range []string{"4242 node S 1", "4242 (x) S 1 2 3", "4242 (x) S 1 4242 4242 0 -1 4194304 1234 0 0 0 many 37 0"} {
+		if _, err := parseStat([]byte(bad)); err == nil {
+			t.Errorf("%q was read", bad)
+		}
+	}
+	if _, err := CPUTime(os.Getpid()); err != nil {
+		t.Errorf("this process: %v", err)
+	}
+}
+
+func TestRunMeasuresTheServersCPU(t *testing.T) {
+	floor := newFloor(t, 5, 0)
+	// every run spends at least 20 ms of this process's CPU before it answers
+	busy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		from, err := CPUTime(os.Getpid())
+		for now := from; err == nil && now < from+20*time.Millisecond; now, err = CPUTime(os.Getpid()) {
+		}
+		if err != nil {
+			t.Error(err)
+		}
+		floor.ServeHTTP(w, r)
+	}))
+	defer busy.Close()
+	res, err := Run(context.Background(), Config{URL: busy.URL, Body: []byte(`{}`), Concurrency: 1, Runs: 3, PID: os.Getpid()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Failed != 0 || res.ServerCPU < 60*time.Millisecond || res.CPUPerRun != res.ServerCPU/3 || res.CPUPerEvent != res.ServerCPU/15 {
+		t.Errorf("3 runs of 5 events and at least 20 ms of CPU each: %+v", res)
+	}
+	if _, err := Run(context.Background(), Config{URL: busy.URL, Body: []byte(`{}`), Concurrency: 1, Runs: 1, PID: 1 << 30}); err == nil || !strings.Contains(err.Error(), "CPU time of process") {
+		t.Errorf("a process that is not there: %v", err)
+	}
+}
+
+func TestOneWriteFloorWritesTheRunAtOnce(t *testing.T) {
+	f, err := NewOneWriteFloor(6)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(f)
+	defer srv.Close()
+	resp, err := http.Post(srv.URL, "application/json", strings.NewReader("{}"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	// written at once as the handler returned, the run has a length and no chunks
+	if resp.ContentLength <= 0 || len(resp.TransferEncoding) != 0 || resp.Header.Get("Content-Type") != "text/event-stream" {
+		t.Errorf("length %d, transfer encoding %v, headers %v", resp.ContentLength, resp.TransferEncoding, resp.Header)
+	}
+	events, err := protocol.ReadEvents(resp.Body, 1<<10)
+	if err != nil || len(events) != 6 || events[5].Type != protocol.RunFinished {
+		t.Errorf("%d events, %v", len(events), err)
+	}
+	if _, err := NewOneWriteFloor(3); err == nil {
+		t.Error("a one-write run of 3 events was built")
+	}
+}

@@ -101,7 +101,6 @@ func (s *Scenario) plan(ctx context.Context, req *Request, start Start, opts Pla
 		events:        make([]Timed, 0, s.eventsHint),
 		current:       s.Source,
 		timing:        s.Timing.Apply(opts.Timing),
-		rng:           rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)),
 		now:           opts.Now,
 		speed:         opts.Speed,
 		fixed:         opts.FixedTime,
@@ -117,7 +116,12 @@ func (s *Scenario) plan(ctx context.Context, req *Request, start Start, opts Pla
 	}
 	p.captures = captures
 	p.req = req
-	p.r = &renderer{newData: func() map[string]any { return renderData(req, captures) }, scalar: func(name string) (any, bool) { return requestScalar(req, name) },
+	// The source, the generator and the renderer live in the planner: one allocation.
+	p.pcg = *rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)
+	p.rand = *rand.New(&p.pcg)
+	p.rng = &p.rand
+	p.r = &p.rend
+	p.rend = renderer{newData: func() map[string]any { return renderData(req, captures) }, scalar: func(name string) (any, bool) { return requestScalar(req, name) },
 		localID: p.localID, plain: s.plain, base: s.templates, budget: newBudget(ctx, opts.Limits),
 		funcs: func() template.FuncMap {
 			funcs := funcMap(gofakeit.New(seed), p.localID)
@@ -277,6 +281,9 @@ type planner struct {
 	timing        Timing
 	rng           *rand.Rand
 	r             *renderer
+	pcg           rand.PCG // rng's source
+	rand          rand.Rand
+	rend          renderer // r
 	now           time.Time
 	speed         float64
 	fixed         time.Time // the run's clock starts here instead of now; zero: the wall clock

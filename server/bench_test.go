@@ -2,6 +2,7 @@ package server
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"fmt"
 	"net"
@@ -9,7 +10,9 @@ import (
 	"net/http/httptest"
 	"os"
 	"runtime"
+	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -157,4 +160,163 @@ func openGapStream(b *testing.B, addr, transport, threadID string) net.Conn {
 			inBody = transport == transportProto
 		}
 	}
+}
+
+// BenchmarkShortRunOverHTTP answers five-event runs as the server serves them: on
+// loopback through net/http (Serve, admission included), on keep-alive connections
+// from clients that write each request and read its answer with no allocation of their
+// own, so that allocs/op are the server's. cpu-ns/op is the process's CPU per run, the
+// clients' small share included.
+func BenchmarkShortRunOverHTTP(b *testing.B) { benchRunsOverHTTP(b, "short") }
+
+// BenchmarkBurstOverHTTP is BenchmarkShortRunOverHTTP with 500-event runs: the cost of
+// an event.
+func BenchmarkBurstOverHTTP(b *testing.B) { benchRunsOverHTTP(b, "burst") }
+
+// benchRunsOverHTTP plays the runs of bench/scenarios whose message is message.
+func benchRunsOverHTTP(b *testing.B, message string) {
+	s := newServer(b, "", func(c *Config) {
+		c.Speed = 0
+		c.AllowedHosts = nil
+		c.Sources = []scenarios.Source{{FS: os.DirFS("../bench/scenarios"), Root: ".", Label: "bench"}}
+	})
+	if err := s.Reload(context.Background()); err != nil {
+		b.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx, stop := context.WithCancel(context.Background())
+	served := make(chan error, 1)
+	go func() { served <- s.Serve(ctx, ln, time.Second) }()
+	defer func() {
+		stop()
+		if err := <-served; err != nil {
+			b.Error(err)
+		}
+	}()
+	const clients = 4
+	conns := make([]*shortRunClient, clients)
+	for i := range conns {
+		if conns[i], err = dialShortRuns(ln.Addr().String(), i, message); err != nil {
+			b.Fatal(err)
+		}
+		defer conns[i].conn.Close()
+	}
+	b.ReportAllocs()
+	runs := make(chan struct{})
+	failed := make(chan error, clients)
+	before := cpuTime()
+	go func() {
+		defer close(runs)
+		for b.Loop() {
+			runs <- struct{}{}
+		}
+	}()
+	var wg sync.WaitGroup
+	for _, c := range conns {
+		wg.Go(func() {
+			for range runs {
+				if err := c.run(); err != nil {
+					failed <- err
+					for range runs {
+					}
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	b.ReportMetric(float64(cpuTime()-before)/float64(b.N), "cpu-ns/op")
+	select {
+	case err := <-failed:
+		b.Fatal(err)
+	default:
+	}
+}
+
+// shortRunClient plays runs on one keep-alive connection.
+type shortRunClient struct {
+	conn    net.Conn
+	r       *bufio.Reader
+	req     []byte
+	body    []byte
+	n       int
+	message string
+}
+
+func dialShortRuns(addr string, i int, message string) (*shortRunClient, error) {
+	conn, err := net.Dial("tcp", addr)
+	if err != nil {
+		return nil, err
+	}
+	return &shortRunClient{conn: conn, r: bufio.NewReaderSize(conn, 16<<10), n: i << 32, message: message}, nil
+}
+
+// run posts one run on a thread of its own and reads its answer: headers, then a body
+// of Content-Length bytes, or chunks up to the last.
+func (c *shortRunClient) run() error {
+	c.n++
+	c.body = append(strconv.AppendInt(append(c.body[:0], `{"threadId":"t`...), int64(c.n), 10), `","runId":"r","messages":[{"id":"u","role":"user","content":"`...)
+	c.body = append(c.body, c.message+`"}]}`...)
+	c.req = append(c.req[:0], "POST /agui/chat HTTP/1.1\r\nHost: mock\r\nContent-Type: application/json\r\nAccept: text/event-stream\r\nContent-Length: "...)
+	c.req = strconv.AppendInt(c.req, int64(len(c.body)), 10)
+	c.req = append(append(c.req, "\r\n\r\n"...), c.body...)
+	if _, err := c.conn.Write(c.req); err != nil {
+		return err
+	}
+	length, chunked, first := -1, false, true
+	for {
+		line, err := c.r.ReadSlice('\n')
+		if err != nil {
+			return fmt.Errorf("reading the headers: %w", err)
+		}
+		switch {
+		case first:
+			first = false
+			if !bytes.HasPrefix(line, []byte("HTTP/1.1 200")) {
+				return fmt.Errorf("answer %q", line)
+			}
+		case bytes.HasPrefix(line, []byte("Content-Length: ")):
+			length = atoi(line[len("Content-Length: "):], 10)
+		case bytes.Equal(line, []byte("Transfer-Encoding: chunked\r\n")):
+			chunked = true
+		case bytes.Equal(line, []byte("\r\n")):
+			if !chunked {
+				_, err := c.r.Discard(length)
+				return err
+			}
+			for {
+				size, err := c.r.ReadSlice('\n')
+				if err != nil {
+					return fmt.Errorf("reading a chunk: %w", err)
+				}
+				n := atoi(size, 16)
+				if n < 0 {
+					return fmt.Errorf("chunk size %q", size)
+				}
+				if _, err := c.r.Discard(n + 2); err != nil || n == 0 {
+					return err
+				}
+			}
+		}
+	}
+}
+
+// atoi reads the number in base (10 or 16) that b begins with, up to its line's end;
+// -1 if there is none.
+func atoi(b []byte, base int) int {
+	n, digits := 0, 0
+	for _, c := range bytes.TrimRight(b, "\r\n") {
+		d := strings.IndexByte("0123456789abcdef", c|0x20)
+		if d < 0 || d >= base {
+			return -1
+		}
+		n, digits = n*base+d, digits+1
+	}
+	if digits == 0 {
+		return -1
+	}
+	return n
 }

@@ -89,6 +89,7 @@ func (p *player) advance(ctx context.Context) (outcome protocol.Outcome, due tim
 				return outcome, time.Time{}, true
 			}
 			p.start = p.start.Add(paused) // the rest keeps its rhythm
+			now = time.Now()
 		}
 		// After the breakpoint, so that a test can pause a run at the event a fault breaks.
 		if f := p.fault; f != nil && f.After == i {
@@ -101,7 +102,7 @@ func (p *player) advance(ctx context.Context) (outcome protocol.Outcome, due tim
 			p.rec.struck(t.Fault.Kind)
 			return p.strike(ctx, faultHookFor(t.Fault.Kind).strike(*t.Fault)), time.Time{}, true
 		}
-		if err := p.send(t.Event); err != nil {
+		if err := p.sendAt(t.Event, now); err != nil {
 			return protocol.OutcomeCancelled, time.Time{}, true
 		}
 	}
@@ -153,28 +154,31 @@ func (p *player) pause(ctx context.Context, bp *testctl.Breakpoint) (time.Durati
 	return now.Sub(paused), "", nil
 }
 
-// send records an event in the thread and writes it as the peer understands it.
-func (p *player) send(ev protocol.Event) error {
+// send records an event in the thread and writes it as the peer understands it, now.
+func (p *player) send(ev protocol.Event) error { return p.sendAt(ev, time.Now()) }
+
+// sendAt is send at now, read by the caller: an event reads the clock once, for its
+// timeline, its timestamp and its record alike.
+func (p *player) sendAt(ev protocol.Event, now time.Time) error {
 	_ = p.open.Track(ev) // scenarios marked broken may violate the rules; tracking goes on
 	p.run.Apply(ev)
 	adapted, ok := p.peer.Adapt(ev)
 	if !ok {
 		return nil
 	}
-	if err := p.w.event(adapted, p.timestamp()); err != nil {
+	if err := p.w.event(adapted, p.timestamp(now)); err != nil {
 		return err
 	}
 	p.sent++
 	if p.rec != nil || p.server.feed.Active() {
-		p.recordSent(adapted)
+		p.recordSent(adapted, now)
 	}
 	return nil
 }
 
-// recordSent keeps an event in the run's record and, at most every progressEvery, tells
-// the journal stream how far the run has come.
-func (p *player) recordSent(ev protocol.Event) {
-	now := time.Now()
+// recordSent keeps an event sent at now in the run's record and, at most every
+// progressEvery, tells the journal stream how far the run has come.
+func (p *player) recordSent(ev protocol.Event, now time.Time) {
 	p.rec.event(ev, now)
 	if p.server.feed.Active() && now.Sub(p.reported) >= progressEvery {
 		p.reported = now
@@ -182,13 +186,14 @@ func (p *player) recordSent(ev protocol.Event) {
 	}
 }
 
-// timestamp is the time the event being sent carries, in milliseconds: now or, with a
-// fixed time, the fixed time plus the offset in the plan of the event being played.
-func (p *player) timestamp() int64 {
+// timestamp is the time the event being sent at now carries, in milliseconds: now or,
+// with a fixed time, the fixed time plus the offset in the plan of the event being
+// played.
+func (p *player) timestamp(now time.Time) int64 {
 	if fixed := p.server.cfg.FixedTime; !fixed.IsZero() {
 		return fixed.Add(p.at).UnixMilli()
 	}
-	return time.Now().UnixMilli()
+	return now.UnixMilli()
 }
 
 // stop ends a run cut short. A cancelled run closes what it has open and finishes with

@@ -32,31 +32,42 @@ func (s *Server) routes() *echo.Echo {
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
 	e.HTTPErrorHandler = s.errorHandler
-	e.Use(middleware.RequestIDWithConfig(middleware.RequestIDConfig{Generator: newRequestID}))
-	// Before anything may answer: net/http drains what is left of a body before it
-	// writes an answer, and would wait for a stalled one without a deadline.
-	e.Use(s.bodyDeadline)
+	chain := []echo.MiddlewareFunc{middleware.RequestIDWithConfig(middleware.RequestIDConfig{Generator: newRequestID}),
+		// Before anything may answer: net/http drains what is left of a body before it
+		// writes an answer, and would wait for a stalled one without a deadline.
+		s.bodyDeadline}
 	cors := newCORSPolicy(s.cfg.CORSOrigins)
 	if len(s.cfg.CORSOrigins) > 0 {
 		// Answers preflights, unjournaled, before the Host check: a preflight changes
 		// nothing, and the request it announces meets the check.
-		e.Use(cors.middleware)
+		chain = append(chain, cors.middleware)
 	}
-	// Every other request is answered and journaled here, whatever route, error or
-	// panic it meets, the router's own 404 and 405 included.
-	e.Use(s.journaled)
-	e.Use(newHostPolicy(s.cfg.AllowedHosts, s.cfg.Logger).middleware)
 	guard := &adminGuard{cors: cors, logger: s.cfg.Logger}
 	if token := ResolveAdminToken(s.cfg.AdminToken, s.cfg.AuthToken); token != "" {
 		guard.token = []byte(token)
 	}
-	e.Use(guard.middleware)
+	// Every other request is answered and journaled by journaled, whatever route, error
+	// or panic it meets, the router's own 404 and 405 included.
+	chain = append(chain, s.journaled, newHostPolicy(s.cfg.AllowedHosts, s.cfg.Logger).middleware, guard.middleware)
+	e.Use(composedOnce(chain))
 	s.adminRoutes(e)
 	// Not an echo Group: Group.Use registers catch-all routes of its own.
 	e.POST(HistoryPath, s.history, s.authenticate)
 	e.POST(CancelPath, s.cancel, s.authenticate)
 	e.Any(catchAll, s.dispatch, s.authenticate)
 	return e
+}
+
+// composedOnce is the middleware of chain, first to last, composed once around the
+// handler the router chose for the request (c.Handler(), which is what echo passes its
+// middleware). Echo composes what Use registers on every request, a closure for each
+// middleware of each request; composed once, they cost a request nothing.
+func composedOnce(chain []echo.MiddlewareFunc) echo.MiddlewareFunc {
+	h := func(c echo.Context) error { return c.Handler()(c) }
+	for i := len(chain) - 1; i >= 0; i-- {
+		h = chain[i](h)
+	}
+	return func(echo.HandlerFunc) echo.HandlerFunc { return h }
 }
 
 // bodyDeadline gives a request's body Config.BodyTimeout to arrive, and gives its

@@ -97,7 +97,7 @@ func (s *Server) run(c echo.Context, route string) error {
 		}
 	}()
 	sr, err := s.startRun(ctx, rr, cancel)
-	if isNoScenario(err) && s.upstream.recordsMisses() {
+	if err != nil && isNoScenario(err) && s.upstream.recordsMisses() {
 		return s.upstream.record(c, rr) // nothing matches: ask the real agent, and keep its answer
 	}
 	if err != nil {
@@ -116,7 +116,7 @@ func (s *Server) run(c echo.Context, route string) error {
 		}
 	}()
 	s.metrics.runStarted()
-	w := newEventWriter(c.Response(), rr.enc, s.cfg.WriteTimeout, hook.write)
+	w := newEventWriter(c.Response(), rr.enc, s.cfg.WriteTimeout, hasWaits(plan, rr.speed), hook.write)
 	// The player keeps the ids, not the request: an open stream does not hold on to what
 	// only planning needed.
 	p := &player{server: s, w: w, peer: protocol.PeerFor(rr.in.ProtocolVersion), run: run, plan: plan, speed: rr.speed,
@@ -142,7 +142,8 @@ func (s *Server) run(c echo.Context, route string) error {
 		_ = w.flushPending()        // what came before the fault reaches the client
 		panic(http.ErrAbortHandler) // drop the connection without ending the response
 	}
-	return nil // net/http sends the last events with the end of the response, in one write
+	_ = w.drain() // a client gone by now has been told all it could be
+	return nil    // net/http sends the last events with the end of the response, in one write
 }
 
 // readRun reads and checks a run request: its content type, speed, body and fault.

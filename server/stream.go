@@ -51,7 +51,12 @@ type stream struct {
 func canPark(c echo.Context, plan *scenarios.Plan, speed float64) bool {
 	req := c.Request()
 	_, hijacks := c.Response().Writer.(http.Hijacker)
-	return hijacks && speed > 0 && plan.Events[len(plan.Events)-1].At > 0 && req.ProtoMajor == 1 && req.ProtoMinor == 1
+	return hijacks && hasWaits(plan, speed) && req.ProtoMajor == 1 && req.ProtoMinor == 1
+}
+
+// hasWaits reports whether a run's stream waits between events at its speed.
+func hasWaits(plan *scenarios.Plan, speed float64) bool {
+	return speed > 0 && plan.Events[len(plan.Events)-1].At > 0
 }
 
 // park takes the stream over from its handler, to wake at due; unlink stops the
@@ -190,6 +195,7 @@ func (st *stream) close() {
 		_ = st.p.w.flushPending() // what came before the fault reaches the client
 		_ = st.p.w.conn.Abort()
 	} else {
+		_ = st.p.w.drain() // the last events go with the end of the response
 		_ = st.p.w.conn.Close()
 	}
 	st.cancel(nil)

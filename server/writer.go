@@ -2,15 +2,18 @@ package server
 
 import (
 	"net/http"
+	"slices"
 	"time"
 
 	"github.com/agui-mock/agui-mock/internal/sse"
 	"github.com/agui-mock/agui-mock/protocol"
 )
 
-// eventWriter writes a run's frames in the transport of its encoder. Frames wait in the response's buffer until flush, which
-// the player calls before every wait: the client sees each event the moment it is due,
-// and events due at the same moment go out in one write instead of one each.
+// eventWriter writes a run's frames in the transport of its encoder. Frames gather in
+// its buffer, and reach the response, in writes of up to maxBatch bytes, at flush, which
+// the player calls before every wait, or when the handler ends the response (drain): the
+// client sees each event the moment it is due, and events due at the same moment go out
+// in one write instead of one each.
 type eventWriter struct {
 	response   sse.Writer // the stream through net/http
 	conn       *sse.Conn  // the stream on its connection, once taken over (nil before)
@@ -18,13 +21,30 @@ type eventWriter struct {
 	enc        protocol.Encoder
 	faultWrite func(e *eventWriter, b []byte) error // a fault's: writes in place of a plain write
 	pending    bool                                 // written since the last flush
-	buf        []byte
+	buf        []byte                               // frames not yet written to the response
+	frame      []byte                               // a frame for faultWrite
 }
 
+// maxBatch is about the most the writer gathers before it writes to the response: a
+// burst goes out in writes of 8 KiB rather than in net/http's 2 KiB pieces, each of
+// them a chunk and a system call of its own. Once less than an eighth of it is left,
+// what was gathered goes before the next frame, so that the buffer stops growing there.
+const maxBatch = 8 << 10
+
+// keptWhileWaiting is the most buffer a stream keeps through a wait; a larger one, left
+// by a burst, goes, so that an open stream holds no more than a frame's worth.
+const keptWhileWaiting = 512
+
 // newEventWriter returns a writer of enc's frames to w; faultWrite, if not nil, is a
-// fault's, and writes every frame and keep-alive in place of a plain write.
-func newEventWriter(w http.ResponseWriter, enc protocol.Encoder, writeTimeout time.Duration, faultWrite func(e *eventWriter, b []byte) error) *eventWriter {
-	return &eventWriter{response: sse.NewWriter(w, writeTimeout), enc: enc, faultWrite: faultWrite}
+// fault's, and writes every frame and keep-alive in place of a plain write. A stream
+// that never waits starts with room for a short run's frames; one that waits, with
+// none: it gathers a frame or a few at a time.
+func newEventWriter(w http.ResponseWriter, enc protocol.Encoder, writeTimeout time.Duration, waits bool, faultWrite func(e *eventWriter, b []byte) error) *eventWriter {
+	e := &eventWriter{response: sse.NewWriter(w, writeTimeout), enc: enc, faultWrite: faultWrite}
+	if !waits {
+		e.buf = make([]byte, 0, 1<<10)
+	}
+	return e
 }
 
 // begin starts the stream. Its headers wait for the first flush: they go out with the
@@ -43,12 +63,33 @@ func (e *eventWriter) takeOver(conn *sse.Conn) {
 
 // event writes one event stamped with timestamp, in milliseconds.
 func (e *eventWriter) event(ev protocol.Event, timestamp int64) error {
-	var err error
-	e.buf, err = e.enc.AppendFrame(e.buf[:0], ev, timestamp)
-	if err != nil || len(e.buf) == 0 { // nothing: an event the transport cannot carry
+	if e.faultWrite != nil {
+		var err error
+		e.frame, err = e.enc.AppendFrame(e.frame[:0], ev, timestamp)
+		if err != nil || len(e.frame) == 0 { // nothing: an event the transport cannot carry
+			return err
+		}
+		return e.faultWrite(e, e.frame)
+	}
+	switch left := cap(e.buf) - len(e.buf); {
+	case len(e.buf) > maxBatch-maxBatch/8:
+		if err := e.drain(); err != nil {
+			return err
+		}
+	case left < 256 && len(e.buf) > 0 && cap(e.buf) < maxBatch: // a burst: grown once, not step by step
+		e.buf = slices.Grow(e.buf, maxBatch-len(e.buf))
+	}
+	n := len(e.buf)
+	buf, err := e.enc.AppendFrame(e.buf, ev, timestamp)
+	if err != nil {
 		return err
 	}
-	return e.write(e.buf)
+	e.buf = buf
+	if len(buf) == n { // an event the transport cannot carry
+		return nil
+	}
+	e.pending = true
+	return nil
 }
 
 // keepAlive writes the transport's keep-alive, if it has one, and flushes it: it is
@@ -74,13 +115,29 @@ func (e *eventWriter) write(b []byte) error {
 	return e.writeOnce(b)
 }
 
+// writeOnce adds b to what waits for the next write to the response.
 func (e *eventWriter) writeOnce(b []byte) error {
 	e.pending = true
-	if e.conn != nil {
-		_, err := e.conn.Write(b)
-		return err
+	e.buf = append(e.buf, b...)
+	if len(e.buf) >= maxBatch {
+		return e.drain()
 	}
-	_, err := e.response.Write(b)
+	return nil
+}
+
+// drain writes what the writer gathered to the response, where it waits for the next
+// flush or the end of the response.
+func (e *eventWriter) drain() error {
+	if len(e.buf) == 0 {
+		return nil
+	}
+	var err error
+	if e.conn != nil {
+		_, err = e.conn.Write(e.buf)
+	} else {
+		_, err = e.response.Write(e.buf)
+	}
+	e.buf = e.buf[:0]
 	return err
 }
 
@@ -96,6 +153,12 @@ func (e *eventWriter) flushPending() error {
 func (e *eventWriter) flush() error {
 	e.pending = false
 	e.flushedAt = time.Now()
+	if err := e.drain(); err != nil {
+		return err
+	}
+	if cap(e.buf) > keptWhileWaiting {
+		e.buf = nil
+	}
 	if e.conn != nil {
 		return e.conn.Flush()
 	}

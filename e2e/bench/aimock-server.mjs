@@ -1,6 +1,6 @@
 // Serves the comparison's four workloads from CopilotKit's AGUIMock (the peer tool),
 // with the same events and gaps as bench/scenarios: one streamed text message of 500
-// events without delay (burst), of 5 (short), of 20 events 50 ms apart (gap), and of
+// events without delay (burst), of 204 (burst204), of 5 (short), of 20 events 50 ms apart (gap), and of
 // 20 events a second apart (hold).
 // Prints its URL, then serves until killed.
 import { AGUIMock } from '@copilotkit/aimock';
@@ -15,6 +15,7 @@ const text = (n) => [
   { type: 'RUN_FINISHED', threadId: 't', runId: 'r' },
 ];
 mock.onRun(/^burst$/, text(496), 0);
+mock.onRun(/^burst204$/, text(200), 0);
 mock.onRun(/^short$/, text(1), 0);
 mock.onRun(/^gap$/, text(16), 50);
 mock.onRun(/^hold$/, text(16), 1000);

@@ -57,7 +57,7 @@ func commands() []command {
 			func() *flag.FlagSet { return loadFlags(&loadOptions{}, io.Discard) },
 			runLoad},
 		{"load-floor", "load-floor [flags]", "the minimal SSE server that load is compared against",
-			func() *flag.FlagSet { fs, _, _, _ := floorFlags(io.Discard); return fs },
+			func() *flag.FlagSet { fs, _, _, _, _ := floorFlags(io.Discard); return fs },
 			runFloor},
 		{"init", "init [DIR]", "write a starter folder: scenarios and a Playwright spec", nil,
 			func(_ context.Context, args []string, _ func(string) (string, bool), stdout, stderr io.Writer) int {

@@ -94,6 +94,9 @@ func runLoad(ctx context.Context, args []string, lookupEnv func(string) (string,
 			}
 			fmt.Fprintln(stdout)
 		}
+		if res.ServerCPU > 0 {
+			fmt.Fprintf(stdout, "server CPU    %v per run, %v per event (%v in all)\n", res.CPUPerRun, res.CPUPerEvent, res.ServerCPU)
+		}
 		if res.BytesPerOpen > 0 {
 			fmt.Fprintf(stdout, "memory        %d bytes per open stream (RSS %d → %d)\n", res.BytesPerOpen, res.RSSBefore, res.RSSHeld)
 		}
@@ -154,13 +157,13 @@ func loadFlags(o *loadOptions, stderr io.Writer) *flag.FlagSet {
 	fs.StringVar(&o.message, "message", "hello", "the user message of each run")
 	fs.StringVar(&o.body, "body", "", "the whole RunAgentInput to post instead ({{n}} is the run's number)")
 	fs.StringVar(&o.example, "example", "", "post a scenario's first example instead of -message, as verify sends it: FILE (its first scenario) or FILE#ID; the example's route replaces -url's path")
-	fs.IntVar(&o.pid, "pid", 0, "the server's process id, to measure its memory")
+	fs.IntVar(&o.pid, "pid", 0, "the server's process id, to measure its CPU time (user and system, per run and per event) and memory")
 	fs.DurationVar(&o.timeout, "run-timeout", 2*time.Minute, "longest a run may take")
 	fs.StringVar(&o.format, "format", "text", "output: text or json")
 	fs.StringVar(&o.transport, "transport", "sse", "the transport to ask for: sse, or proto (AG-UI protobuf frames)")
 	fs.Var(&o.headers, "header", "a request header, Name: value (repeatable)")
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "Usage: agui-mock load [flags]\n\nDrives concurrent AG-UI runs against -url and reports runs/s, events/s, time to\nfirst event, timing error against -expect-gap, failed runs and server memory.\n\nFlags:\n")
+		fmt.Fprintf(stderr, "Usage: agui-mock load [flags]\n\nDrives concurrent AG-UI runs against -url and reports runs/s, events/s, time to\nfirst event, timing error against -expect-gap, failed runs, and with -pid the server's\nCPU time per run and per event and its memory.\n\nFlags:\n")
 		fs.PrintDefaults()
 	}
 	return fs
@@ -168,7 +171,7 @@ func loadFlags(o *loadOptions, stderr io.Writer) *flag.FlagSet {
 
 // runFloor is the floor command: the minimal SSE server the comparison measures against.
 func runFloor(ctx context.Context, args []string, lookupEnv func(string) (string, bool), stdout, stderr io.Writer) int {
-	fs, addr, events, gap := floorFlags(stderr)
+	fs, addr, events, gap, oneWrite := floorFlags(stderr)
 	if _, code := parseFlags(fs, args, false, lookupEnv, stderr); code >= 0 {
 		return code
 	}
@@ -176,11 +179,15 @@ func runFloor(ctx context.Context, args []string, lookupEnv func(string) (string
 	if err := checkFlags(
 		flagCheck{"addr", *addr, addrErr == nil, "host:port, e.g. 127.0.0.1:8001 or :8001"},
 		flagCheck{"gap", *gap, *gap >= 0, "0 or more"},
+		flagCheck{"gap", *gap, *gap == 0 || !*oneWrite, "0 with -one-write, which writes the run at once"},
 	); err != nil {
 		fmt.Fprintln(stderr, "agui-mock load-floor:", err)
 		return 2
 	}
 	floor, err := loadtest.NewFloor(*events, *gap)
+	if *oneWrite {
+		floor, err = loadtest.NewOneWriteFloor(*events)
+	}
 	if err != nil {
 		fmt.Fprintln(stderr, "agui-mock load-floor: -events:", err)
 		return 2
@@ -201,11 +208,12 @@ func runFloor(ctx context.Context, args []string, lookupEnv func(string) (string
 }
 
 // floorFlags defines the load-floor command's flags.
-func floorFlags(stderr io.Writer) (fs *flag.FlagSet, addr *string, events *int, gap *time.Duration) {
+func floorFlags(stderr io.Writer) (fs *flag.FlagSet, addr *string, events *int, gap *time.Duration, oneWrite *bool) {
 	fs = flag.NewFlagSet("agui-mock load-floor", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	addr = fs.String("addr", "127.0.0.1:8001", "address to listen on")
 	events = fs.Int("events", 20, "events per run, RUN_STARTED and RUN_FINISHED included (at least 4)")
 	gap = fs.Duration("gap", 0, "the gap between events")
-	return fs, addr, events, gap
+	oneWrite = fs.Bool("one-write", false, "write the whole run in one write as the handler returns, instead of flushing each event")
+	return fs, addr, events, gap, oneWrite
 }

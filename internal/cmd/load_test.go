@@ -22,12 +22,14 @@ func load(t *testing.T, args ...string) (int, string, string) {
 
 func TestLoadCommandMeasuresAgainstAnyEndpoint(t *testing.T) {
 	floor := start(t, []string{"load-floor", "--addr", "127.0.0.1:0", "--events", "6"}, nil)
+	oneWrite := start(t, []string{"load-floor", "--addr", "127.0.0.1:0", "--events", "7", "--one-write"}, nil)
 	mock := start(t, []string{"--addr", "127.0.0.1:0", "--no-builtin", "--scenarios", "../../bench/scenarios", "--watch", "off"}, nil)
 	for _, tt := range []struct {
 		url, message, transport string
 		events                  int
 	}{
 		{floor + "/", "anything", "sse", 6},
+		{oneWrite + "/", "anything", "sse", 7},
 		{mock + "/agui/chat", "short", "sse", 5},
 		{mock + "/agui/chat", "short", "proto", 5},
 	} {
@@ -105,6 +107,8 @@ func TestLoadCommandRejectsBadFlags(t *testing.T) {
 		{[]string{"load", "--concurrency", "0"}, 2, "-concurrency must be 1 or more, got 0"},
 		{[]string{"load", "--runs", "many"}, 2, `invalid value "many"`},
 		{[]string{"load-floor", "--events", "3"}, 2, "a run needs at least 4 events, got 3"},
+		{[]string{"load-floor", "--one-write", "--gap", "1s"}, 2, "-gap must be 0 with -one-write, which writes the run at once, got 1s"},
+		{[]string{"load", "--url", "http://127.0.0.1:1/", "--pid", "999999999"}, 1, "reading the CPU time of process 999999999"},
 	} {
 		var stderr bytes.Buffer
 		if code := run(context.Background(), tt.args, env(nil), &bytes.Buffer{}, &stderr); code != tt.code || !strings.Contains(stderr.String(), tt.want) {

@@ -34,12 +34,13 @@ func NewWriter(w http.ResponseWriter, writeTimeout time.Duration) Writer {
 // frames, or alone if Flush comes first.
 func (w *Writer) Begin(contentType string) {
 	h := w.w.Header()
-	h.Set("Content-Type", contentType)
-	h.Set("Cache-Control", "no-cache")
-	if h.Get("Connection") == "" { // a stream that will be taken over (Conn) says close
-		h.Set("Connection", "keep-alive") // net/http replaces it with close when it closes the connection
+	// The values share one array, as http.Header.Clone does: one allocation, not four.
+	values := []string{contentType, "no-cache", "no", "keep-alive"}
+	h["Content-Type"], h["Cache-Control"] = values[0:1:1], values[1:2:2]
+	h["X-Accel-Buffering"] = values[2:3:3] // nginx and similar proxies: do not buffer
+	if h.Get("Connection") == "" {         // a stream that will be taken over (Conn) says close
+		h["Connection"] = values[3:4:4] // net/http replaces it with close when it closes the connection
 	}
-	h.Set("X-Accel-Buffering", "no") // nginx and similar proxies: do not buffer
 	w.w.WriteHeader(http.StatusOK)
 }
 
