@@ -176,11 +176,20 @@ type DecodeOptions struct {
 }
 
 // DecodeJSON decodes one JSON value, keeping numbers exact, and rejects trailing data
-// and bytes that are not UTF-8.
+// and bytes that are not UTF-8. A well-formed body is read by decodeJSONFast; any other
+// by encoding/json, whose error says what is wrong.
 func DecodeJSON(body []byte) (any, error) {
 	if err := CheckUTF8(body); err != nil {
 		return nil, err
 	}
+	if v, ok := decodeJSONFast(body); ok {
+		return v, nil
+	}
+	return decodeJSONStd(body)
+}
+
+// decodeJSONStd is DecodeJSON through encoding/json.
+func decodeJSONStd(body []byte) (any, error) {
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.UseNumber()
 	var v any
