@@ -100,6 +100,17 @@ func (e Event) Str(name string) string {
 	return s
 }
 
+// StrValue is Str as the field's own value: the string boxed as the event holds it,
+// so that a map that keeps it allocates nothing more; "" when the field is not a string.
+func (e Event) StrValue(name string) any {
+	if v, _ := e.Get(name); v != nil {
+		if _, ok := v.(string); ok {
+			return v
+		}
+	}
+	return ""
+}
+
 // Outcome returns a RUN_FINISHED event's outcome object, or nil when it has none.
 func (e Event) Outcome() map[string]any {
 	outcome, _ := e.Get("outcome")

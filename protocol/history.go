@@ -167,11 +167,11 @@ func (c *Conversation) apply(ev Event) error {
 	case TextMessageStart, ReasoningMessageStart:
 		id := ev.Str("messageId")
 		if c.message(id) == nil {
-			role := ev.Str("role")
+			role := ev.StrValue("role")
 			if role == "" {
 				role = "assistant"
 			}
-			m := map[string]any{"id": id, "role": role, "content": ""}
+			m := map[string]any{"id": ev.StrValue("messageId"), "role": role, "content": ""}
 			if name := ev.Str("name"); name != "" {
 				m["name"] = name
 			}

@@ -46,7 +46,7 @@ type Verifier struct {
 	spans      map[string]bool
 	reasonings map[string]bool
 	subagents  map[string]bool
-	owners     map[string]string // entity key → subagentRunId it was opened with
+	owners     map[entityKey]string // entity → subagentRunId it was opened with
 	chunk      chunkState
 	single     [1]Event // expandChunks' answer in the common case, without allocating
 }
@@ -335,7 +335,7 @@ func entityOf(typ string) (StreamedType, bool) {
 func (v *Verifier) checkAttribution(ev Event) error {
 	sa := ev.Str("subagentRunId")
 	if parent := ev.Str("parentMessageId"); ev.Type == ToolCallStart && sa != "" && parent != "" {
-		if owner, ok := v.owners[string(TextStream)+":"+parent]; ok && sa != owner {
+		if owner, ok := v.owners[entityKey{TextStream, parent}]; ok && sa != owner {
 			return fmt.Errorf("subagentRunId %q does not match %s, the owner of its parent message %q: a tool call belongs to the message that carries it", sa, ownerName(owner), parent)
 		}
 	}
@@ -343,10 +343,10 @@ func (v *Verifier) checkAttribution(ev Event) error {
 	if !ok {
 		return nil
 	}
-	key := string(s.Family) + ":" + ev.Str(s.IDField)
+	key := entityKey{s.Family, ev.Str(s.IDField)}
 	if ev.Type == s.Start {
 		if v.owners == nil {
-			v.owners = map[string]string{}
+			v.owners = map[entityKey]string{}
 		}
 		v.owners[key] = sa
 		return nil
@@ -355,6 +355,12 @@ func (v *Verifier) checkAttribution(ev Event) error {
 		return fmt.Errorf("subagentRunId %q does not match %s, the subagent run that opened it", sa, ownerName(owner))
 	}
 	return nil
+}
+
+// entityKey names an entity that events open and close: its family and id.
+type entityKey struct {
+	family StreamFamily
+	id     string
 }
 
 // ownerName names the owner of an entity as errors say it: its subagentRunId quoted, or
