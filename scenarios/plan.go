@@ -97,6 +97,7 @@ func (s *Scenario) plan(ctx context.Context, req *Request, start Start, opts Pla
 	seed := runKey(opts.Seed, s.ID, opts.Turn, req.Input)
 	captures := start.Captures
 	p := &planner{
+		seed:          seed,
 		trace:         trace,
 		events:        make([]Timed, 0, s.eventsHint),
 		current:       s.Source,
@@ -121,16 +122,7 @@ func (s *Scenario) plan(ctx context.Context, req *Request, start Start, opts Pla
 	p.rand = *rand.New(&p.pcg)
 	p.rng = &p.rand
 	p.r = &p.rend
-	p.rend = renderer{newData: func() map[string]any { return renderData(req, captures) }, scalar: func(name string) (any, bool) { return requestScalar(req, name) },
-		localID: p.localID, plain: s.plain, base: s.templates, budget: newBudget(ctx, opts.Limits),
-		funcs: func() template.FuncMap {
-			funcs := funcMap(gofakeit.New(seed), p.localID)
-			funcs["fromNow"] = after(p.clock)
-			if !p.fixed.IsZero() {
-				funcs["now"] = formatNow(p.clock)
-			}
-			return funcs
-		}}
+	p.rend = renderer{p: p, plain: s.plain, base: s.templates, budget: newBudget(ctx, opts.Limits)}
 	if err := p.build(s, req.Input, start); err != nil {
 		return nil, nil, fmt.Errorf("scenario %s: %w", s.ID, err)
 	}
@@ -138,6 +130,17 @@ func (s *Scenario) plan(ctx context.Context, req *Request, start Start, opts Pla
 		p.next.Scenario = s
 	}
 	return &Plan{Scenario: s, Events: p.events, Next: p.next}, p.origins, nil
+}
+
+// templateFuncs are the functions of the run's templates: seeded by the run, its ids
+// and its clock.
+func (p *planner) templateFuncs() template.FuncMap {
+	funcs := funcMap(gofakeit.New(p.seed), p.localID)
+	funcs["fromNow"] = after(p.clock)
+	if !p.fixed.IsZero() {
+		funcs["now"] = formatNow(p.clock)
+	}
+	return funcs
 }
 
 // stepError is a problem of one step, found while planning.
@@ -278,6 +281,7 @@ func orEmpty(v any) any {
 // planner accumulates the timed events of one run.
 type planner struct {
 	req           *Request
+	seed          uint64 // of the run's random choices and fake data
 	timing        Timing
 	rng           *rand.Rand
 	r             *renderer
@@ -331,7 +335,8 @@ func (p *planner) playSteps(s *Scenario, in *protocol.RunAgentInput, start Start
 	p.wait(p.timing.FirstEvent)
 	// A scenario of steps is the mock speaking for itself: it declares the version both
 	// sides speak. The explicit form plays its RUN_STARTED as written.
-	p.emit(protocol.PeerFor(in.ProtocolVersion).Declare(protocol.NewEvent(protocol.RunStarted, "threadId", in.ThreadID, "runId", in.RunID)))
+	threadID, runID := any(in.ThreadID), any(in.RunID) // boxed once for both events
+	p.emit(protocol.PeerFor(in.ProtocolVersion).Declare(protocol.NewEvent(protocol.RunStarted, "threadId", threadID, "runId", runID)))
 	stack := []frame{{steps: s.steps}}
 	if start.Resume != nil {
 		stack = p.continuation(start, in)
@@ -343,7 +348,7 @@ func (p *planner) playSteps(s *Scenario, in *protocol.RunAgentInput, start Start
 		return err
 	}
 	p.wait(p.timing.StepGap)
-	finished := protocol.NewEvent(protocol.RunFinished, "threadId", in.ThreadID, "runId", in.RunID)
+	finished := protocol.NewEvent(protocol.RunFinished, "threadId", threadID, "runId", runID)
 	switch {
 	case len(p.interrupts) > 0 && p.dialect == DialectLangGraph:
 		// the on_interrupt events raised them; the run finishes as any other

@@ -224,7 +224,8 @@ func (l *fileLoader) textStep(c stepCommon, n *yaml.Node) step {
 
 func (s *textStep) emit(p *planner) error {
 	id := p.stepID(&s.stepCommon, "msg")
-	start := protocol.NewEvent(protocol.TextMessageStart, "messageId", id, "role", s.role)
+	idValue := any(id) // boxed once for the start and the end
+	start := protocol.NewEvent(protocol.TextMessageStart, "messageId", idValue, "role", s.role)
 	if s.name != nil {
 		name, err := p.renderText(s.name)
 		if err != nil {
@@ -236,7 +237,7 @@ func (s *textStep) emit(p *planner) error {
 	if err := p.stream(&s.stepCommon, s.content, splitText, protocol.TextMessageContent, "messageId", id); err != nil {
 		return err
 	}
-	p.emit(protocol.NewEvent(protocol.TextMessageEnd, "messageId", id))
+	p.emit(protocol.NewEvent(protocol.TextMessageEnd, "messageId", idValue))
 	put(&p.lastTexts, p.subagent(), id)
 	return nil
 }

@@ -480,19 +480,16 @@ func (l *fileLoader) checkFields(node parse.Node, atRoot bool) []string {
 // which is done on first use, so a run whose templates are plain never pays for it.
 // The templates a renderer executes share one budget.
 type renderer struct {
-	plain   map[string][]plainPart
-	base    *template.Template
-	funcs   func() template.FuncMap
-	set     *template.Template
-	newData func() map[string]any         // what templates read, built on first use
-	scalar  func(name string) (any, bool) // one of its plain values, without building it
-	localID func(name string) string      // the template function id
-	data    map[string]any
-	kept    any    // the value of the whole template last executed
-	answer  any    // the answer the current branch follows, if any
-	resume  []any  // the run's answers, if it resumes
-	budget  budget // what the run's templates may still do
-	buf     strings.Builder
+	plain  map[string][]plainPart
+	base   *template.Template
+	p      *planner // the run's: its request and captures, ids and template functions
+	set    *template.Template
+	data   map[string]any
+	kept   any    // the value of the whole template last executed
+	answer any    // the answer the current branch follows, if any
+	resume []any  // the run's answers, if it resumes
+	budget budget // what the run's templates may still do
+	buf    strings.Builder
 }
 
 // setAnswer sets the answer templates read as .answer.
@@ -515,7 +512,7 @@ func (r *renderer) setResume(resume []any) {
 // value is not a plain one of the request.
 func (r *renderer) root(name string) any {
 	if r.data == nil {
-		if v, ok := r.scalar(name); ok {
+		if v, ok := requestScalar(r.p.req, name); ok {
 			return v
 		}
 	}
@@ -526,7 +523,7 @@ func (r *renderer) root(name string) any {
 // literal text and never need it.
 func (r *renderer) values() map[string]any {
 	if r.data == nil {
-		r.data = r.newData()
+		r.data = renderData(r.p.req, r.p.captures)
 		r.data["answer"], r.data["resume"] = orEmpty(r.answer), orList(r.resume)
 	}
 	return r.data
@@ -580,14 +577,14 @@ func execError(name string, err error) error {
 
 func (r *renderer) exec(name string) (string, error) {
 	if parts, ok := r.plain[name]; ok {
-		return renderPlain(parts, r.root, r.localID), nil
+		return renderPlain(parts, r.root, r.p.localID), nil
 	}
 	if r.set == nil {
 		set, err := r.base.Clone()
 		if err != nil {
 			return "", err
 		}
-		r.set = set.Funcs(r.funcs()).Funcs(template.FuncMap{keepFunc: r.keep, tickFunc: r.budget.tick,
+		r.set = set.Funcs(r.p.templateFuncs()).Funcs(template.FuncMap{keepFunc: r.keep, tickFunc: r.budget.tick,
 			"printf": printfFunc, "print": printFunc(false), "println": printFunc(true)})
 	}
 	t := r.set.Lookup(name)
@@ -615,7 +612,7 @@ func (r *renderer) keep(v any) string {
 // value renders a whole template: the value of its action, with its JSON type.
 func (r *renderer) value(name string) (any, error) {
 	if parts, ok := r.plain[name]; ok {
-		return toJSONValue(plainValue(parts[0], r.root, r.localID))
+		return toJSONValue(plainValue(parts[0], r.root, r.p.localID))
 	}
 	r.kept = nil
 	if _, err := r.exec(name); err != nil {
