@@ -116,7 +116,7 @@ func (s *Server) run(c echo.Context, route string) error {
 		}
 	}()
 	s.metrics.runStarted()
-	w := newEventWriter(c.Response(), rr.enc, s.cfg.WriteTimeout, hasWaits(plan, rr.speed), hook.write)
+	w := newEventWriter(c.Response(), rr.enc, s.cfg.WriteTimeout, hasWaits(plan, rr.speed), hook.write, &s.writeBufs)
 	// The player keeps the ids, not the request: an open stream does not hold on to what
 	// only planning needed.
 	p := &player{server: s, w: w, peer: protocol.PeerFor(rr.in.ProtocolVersion), run: run, plan: plan, speed: rr.speed,
@@ -143,7 +143,8 @@ func (s *Server) run(c echo.Context, route string) error {
 		panic(http.ErrAbortHandler) // drop the connection without ending the response
 	}
 	_ = w.drain() // a client gone by now has been told all it could be
-	return nil    // net/http sends the last events with the end of the response, in one write
+	w.release()
+	return nil // net/http sends the last events with the end of the response, in one write
 }
 
 // readRun reads and checks a run request: its content type, speed, body and fault.
