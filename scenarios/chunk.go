@@ -51,7 +51,7 @@ func splitText(text, mode string) []string {
 		}
 		return out
 	}
-	var out []string
+	out := make([]string, 0, strings.Count(text, " ")+1) // a word after each space, mostly
 	start := 0
 	inSpace := false
 	for i, r := range text {

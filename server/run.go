@@ -233,7 +233,7 @@ func (s *Server) startRun(ctx context.Context, rr *runRequest, cancel context.Ca
 	run.Start(plan.Scenario.ID)
 	run.AddInput(in)
 	started = true
-	return startedRun{run: run, plan: plan, how: how, missed: missed, record: s.runs.newRecord(plan.Scenario, sreq, len(plan.Events))}, nil
+	return startedRun{run: run, plan: plan, how: how, missed: missed, record: s.runs.newRecord(plan.Scenario, sreq, len(plan.Events), hasWaits(plan, rr.speed))}, nil
 }
 
 // isNoScenario reports whether a run failed because no scenario matches it.

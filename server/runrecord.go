@@ -63,9 +63,9 @@ func newRunRecords(limit int) *runRecords {
 	return &runRecords{limit: max(limit, 0), bySeq: map[int64]*runRecord{}}
 }
 
-// newRecord starts the record of a run that plays sc for req, or returns nil when no run
-// is kept.
-func (r *runRecords) newRecord(sc *scenarios.Scenario, req *scenarios.Request, events int) *runRecord {
+// newRecord starts the record of a run that plays sc for req, events long, or returns
+// nil when no run is kept. waits says whether its events arrive over time.
+func (r *runRecords) newRecord(sc *scenarios.Scenario, req *scenarios.Request, events int, waits bool) *runRecord {
 	if r.limit == 0 {
 		return nil
 	}
@@ -78,9 +78,13 @@ func (r *runRecords) newRecord(sc *scenarios.Scenario, req *scenarios.Request, e
 			headers[textproto.CanonicalMIMEHeaderKey(name)] = values
 		}
 	}
-	// Room for the first events only: an open stream holds its record, and a long run's
-	// events arrive over time.
-	return &runRecord{scenario: sc, headers: headers, events: make([]recordedEvent, 0, min(events, 8))}
+	// A run that waits has room for its first events only: an open stream holds its
+	// record, and a long run's events arrive over time. One that does not has room for
+	// them all: they arrive at once, and the record is kept as it ends.
+	if waits {
+		events = min(events, 8)
+	}
+	return &runRecord{scenario: sc, headers: headers, events: make([]recordedEvent, 0, events)}
 }
 
 // put keeps a run's record under its entry's number, forgetting the oldest past the
