@@ -396,6 +396,9 @@ func inputError(what string, err error) error {
 
 func checkJSONContentType(req *http.Request) error {
 	ct := req.Header.Get("Content-Type")
+	if ct == "application/json" { // what clients send, without parameters to parse
+		return nil
+	}
 	mt, _, err := mime.ParseMediaType(ct)
 	if err != nil || !jsonMediaType(mt) {
 		if ct == "" {
