@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
-	"strings"
 
 	jsonpatch "github.com/evanphx/json-patch/v5"
 )
@@ -17,19 +16,37 @@ type Conversation struct {
 	State    any
 	// streaming collects the deltas of messages being streamed, so that a long message
 	// costs a copy once, not once per delta; Settle writes them into Messages.
-	streaming map[string]*strings.Builder
+	// A run streams a message or a few at a time: a list, searched in order, costs less
+	// than a map.
+	streaming []streamedText
 	streams   StreamTracker // which message or call each chunk continues
+}
+
+// streamedText is the text streamed to a message since the conversation last settled.
+type streamedText struct {
+	id   string
+	text []byte
 }
 
 // Settle writes streamed text into the messages. Call it before reading Messages.
 func (c *Conversation) Settle() {
-	for id, b := range c.streaming {
-		if m := c.message(id); m != nil {
+	for _, st := range c.streaming {
+		if m := c.message(st.id); m != nil {
 			text, _ := m["content"].(string)
-			m["content"] = text + b.String()
+			m["content"] = text + string(st.text)
 		}
 	}
 	c.streaming = nil
+}
+
+// streamed returns the text streamed to message id since the last Settle, or nil.
+func (c *Conversation) streamed(id string) *streamedText {
+	for i := range c.streaming {
+		if c.streaming[i].id == id {
+			return &c.streaming[i]
+		}
+	}
+	return nil
 }
 
 // AddInput brings a run input's messages into the conversation. An input that carries
@@ -179,18 +196,15 @@ func (c *Conversation) apply(ev Event) error {
 		}
 	case TextMessageContent, ReasoningMessageContent:
 		id := ev.Str("messageId")
-		b := c.streaming[id]
-		if b == nil {
+		st := c.streamed(id)
+		if st == nil {
 			if c.message(id) == nil {
 				return fmt.Errorf("%s: no message %q", ev.Type, id)
 			}
-			if c.streaming == nil {
-				c.streaming = map[string]*strings.Builder{}
-			}
-			b = &strings.Builder{}
-			c.streaming[id] = b
+			c.streaming = append(c.streaming, streamedText{id: id})
+			st = &c.streaming[len(c.streaming)-1]
 		}
-		b.WriteString(ev.Str("delta"))
+		st.text = append(st.text, ev.Str("delta")...)
 	case ToolCallStart:
 		c.startToolCall(ev)
 	case ToolCallArgs:

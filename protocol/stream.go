@@ -14,6 +14,10 @@ const (
 	ThinkingStream  StreamFamily = "thinking"  // a THINKING text message (0.0.x), which has no id
 )
 
+// streamFamilies is how many families there are: the room StreamTracker has for the
+// latest stream of each.
+const streamFamilies = 4
+
 // StreamedType describes an event type that carries a piece of a streamed text.
 type StreamedType struct {
 	Type   string
@@ -89,9 +93,9 @@ type StreamKey struct {
 // open), the delta is given to the family's latest stream, so that what belongs
 // together is never taken apart. The zero value is ready to use.
 type StreamTracker struct {
-	lanes    map[string]StreamKey // subagentRunId → the chunk stream open in that lane
-	latest   map[StreamFamily]string
-	thinking int // THINKING text messages started in the run
+	lanes    map[string]StreamKey      // subagentRunId → the chunk stream open in that lane
+	latest   [streamFamilies]StreamKey // each family's latest stream, in the order first seen
+	thinking int                       // THINKING text messages started in the run
 }
 
 // Next takes the run's next event and returns the stream its delta belongs to, with the
@@ -123,7 +127,17 @@ func (t *StreamTracker) Next(ev Event) (StreamKey, StreamedType, bool) {
 	if key, ok := t.openChunk(s.Family, lane); ok {
 		return key, s, true
 	}
-	return StreamKey{s.Family, t.latest[s.Family]}, s, true
+	return StreamKey{s.Family, t.latestOf(s.Family)}, s, true
+}
+
+// latestOf returns the id of the family's latest stream, "" when it has none.
+func (t *StreamTracker) latestOf(family StreamFamily) string {
+	for _, key := range t.latest {
+		if key.Family == family {
+			return key.ID
+		}
+	}
+	return ""
 }
 
 // openChunk returns the chunk stream of the family an id-less chunk of the lane
@@ -149,10 +163,12 @@ func (t *StreamTracker) openChunk(family StreamFamily, lane string) (StreamKey, 
 
 // note remembers the latest stream of a family.
 func (t *StreamTracker) note(key StreamKey) {
-	if t.latest == nil {
-		t.latest = map[StreamFamily]string{}
+	for i, held := range t.latest {
+		if held.Family == key.Family || held.Family == "" {
+			t.latest[i] = key
+			return
+		}
 	}
-	t.latest[key.Family] = key.ID
 }
 
 // pass follows an event that carries no delta: a run's boundaries forget every stream,

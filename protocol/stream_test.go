@@ -142,3 +142,24 @@ func TestDeltasBelongToTheirLogicalStream(t *testing.T) {
 		})
 	}
 }
+
+// TestStreamTrackerHasRoomForEveryFamily: the tracker keeps the latest stream of as many
+// families as there are, so that noting one never goes without a slot.
+func TestStreamTrackerHasRoomForEveryFamily(t *testing.T) {
+	families := map[StreamFamily]bool{}
+	for _, s := range streamedTypes {
+		families[s.Family] = true
+	}
+	if len(families) != streamFamilies {
+		t.Fatalf("%d stream families in streamedTypes, room for %d (streamFamilies)", len(families), streamFamilies)
+	}
+	var tr StreamTracker
+	for f := range families {
+		tr.note(StreamKey{f, "id-" + string(f)})
+	}
+	for f := range families {
+		if got := tr.latestOf(f); got != "id-"+string(f) {
+			t.Errorf("latest %s stream %q, want %q", f, got, "id-"+string(f))
+		}
+	}
+}
