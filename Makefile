@@ -86,10 +86,13 @@ bench:
 FUZZTIME ?= 20000x
 fuzz:
 	go test -run XXX -fuzz '^FuzzDecodeRunAgentInput$$' -fuzztime $(FUZZTIME) ./protocol
+	go test -run XXX -fuzz '^FuzzDecodeJSONFast$$' -fuzztime $(FUZZTIME) ./protocol
 	go test -run XXX -fuzz '^FuzzFrameReader$$' -fuzztime $(FUZZTIME) ./protocol
 	go test -run XXX -fuzz '^FuzzProtoFrameReader$$' -fuzztime $(FUZZTIME) ./protocol
+	go test -run XXX -fuzz '^FuzzAppendString$$' -fuzztime $(FUZZTIME) ./protocol
 	go test -run XXX -fuzz '^FuzzLoad$$' -fuzztime $(FUZZTIME) ./scenarios
 	go test -run XXX -fuzz '^FuzzTemplates$$' -fuzztime $(FUZZTIME) ./scenarios
+	go test -run XXX -fuzz '^FuzzRecordedTextReadsBackTheSame$$' -fuzztime $(FUZZTIME) ./scenarios
 
 # e2e-test builds the TypeScript clients (the admin client, and the Testcontainers module
 # and the Playwright kit that use it), installs the real agents the suite records from
