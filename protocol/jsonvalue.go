@@ -129,20 +129,30 @@ func (d *fastDecoder) object(depth int) (any, bool) {
 			return nil, false
 		}
 		obj[key] = v
-		d.space()
-		if d.i >= len(d.b) {
+		if end, ok := d.separator('}'); !ok {
 			return nil, false
-		}
-		switch d.b[d.i] {
-		case ',':
-			d.i++
-		case '}':
-			d.i++
+		} else if end {
 			return obj, true
-		default:
-			return nil, false
 		}
 	}
+}
+
+// separator reads what follows a member or an element: a comma (end false) or the
+// closer of its object or array (end true); ok is false for anything else.
+func (d *fastDecoder) separator(closer byte) (end, ok bool) {
+	d.space()
+	if d.i >= len(d.b) {
+		return false, false
+	}
+	switch d.b[d.i] {
+	case ',':
+		d.i++
+		return false, true
+	case closer:
+		d.i++
+		return true, true
+	}
+	return false, false
 }
 
 func (d *fastDecoder) array(depth int) (any, bool) {
@@ -162,18 +172,10 @@ func (d *fastDecoder) array(depth int) (any, bool) {
 			return nil, false
 		}
 		arr = append(arr, v)
-		d.space()
-		if d.i >= len(d.b) {
+		if end, ok := d.separator(']'); !ok {
 			return nil, false
-		}
-		switch d.b[d.i] {
-		case ',':
-			d.i++
-		case ']':
-			d.i++
+		} else if end {
 			return arr, true
-		default:
-			return nil, false
 		}
 	}
 }
