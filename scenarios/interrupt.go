@@ -195,7 +195,7 @@ func (l *fileLoader) cases(n *yaml.Node, forInterrupt bool) []branchCase {
 	}
 	keys := []string{"content", "steps"}
 	if forInterrupt {
-		keys = []string{"status", "payload", "steps"}
+		keys = []string{keyStatus, keyPayload, keySteps}
 	}
 	var out []branchCase
 	for _, item := range n.Content {
@@ -220,13 +220,13 @@ func (l *fileLoader) cases(n *yaml.Node, forInterrupt bool) []branchCase {
 // answerCondition reads the status and payload an interrupt's answer must have.
 func (l *fileLoader) answerCondition(n *yaml.Node, f map[string]*yaml.Node) branchCase {
 	bc := branchCase{at: l.pos(n)}
-	if v := f["status"]; v != nil {
+	if v := f[keyStatus]; v != nil {
 		bc.status = l.str(v)
 		if bc.status != protocol.ResumeResolved && bc.status != protocol.ResumeCancelled {
 			l.diag.add(l.pos(v), "", "status is resolved or cancelled, got %q", bc.status)
 		}
 	}
-	if v := f["payload"]; v != nil {
+	if v := f[keyPayload]; v != nil {
 		bc.payload = l.literal(v)
 	}
 	return bc

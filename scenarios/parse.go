@@ -92,62 +92,62 @@ func (l *fileLoader) scenario(n *yaml.Node, doc int) *Scenario {
 	l.plain = map[string][]plainPart{}
 	l.captureNames = nil
 	l.stepIDs = nil
-	if v := f["id"]; v != nil {
+	if v := f[keyID]; v != nil {
 		sc.ID = l.str(v)
 		if sc.ID == "" || strings.ContainsAny(sc.ID, " \t\n/") {
 			l.diag.add(l.pos(v), "use letters, digits, dashes, dots and underscores", "invalid scenario id %q", sc.ID)
 		}
 	}
-	if v := f["description"]; v != nil {
+	if v := f[keyDescription]; v != nil {
 		sc.Description = l.str(v)
 	}
-	if v := f["priority"]; v != nil {
+	if v := f[keyPriority]; v != nil {
 		sc.Priority = l.int(v)
 	}
-	if v := f["broken"]; v != nil {
+	if v := f[keyBroken]; v != nil {
 		sc.Broken = l.str(v)
 		if strings.TrimSpace(sc.Broken) == "" {
 			l.diag.add(l.pos(v), "", "broken needs the reason the scenario breaks the protocol on purpose")
 		}
 	}
 	l.dialect = ""
-	if v := f["dialect"]; v != nil {
+	if v := f[keyDialect]; v != nil {
 		d, err := ParseDialect(l.str(v))
 		if err != nil {
 			l.diag.add(l.pos(v), "agui (the default: RUN_FINISHED with an interrupt outcome) or langgraph (an on_interrupt custom event)", "%v", err)
 		}
 		sc.Dialect, l.dialect = d, d
 	}
-	if v := f["match"]; v != nil {
+	if v := f[keyMatch]; v != nil {
 		sc.Match = l.match(v)
 	}
-	if v := f["timing"]; v != nil {
+	if v := f[keyTiming]; v != nil {
 		sc.Timing = l.timing(v)
 	}
-	if v := f["examples"]; v != nil {
+	if v := f[keyExamples]; v != nil {
 		sc.Examples = l.examples(v)
 	}
-	switch steps, events := f["steps"], f["events"]; {
+	switch steps, events := f[keySteps], f[keyEvents]; {
 	case steps != nil && events != nil:
 		l.diag.add(l.pos(events), "use steps for scripted runs, events for an explicit event list", "a scenario has either steps or events, not both")
 	case steps != nil:
 		sc.steps = l.steps(steps)
 	case events != nil:
-		sc.run = &eventsRun{events: l.explicitEvents(events), next: l.branches(f["next"])}
+		sc.run = &eventsRun{events: l.explicitEvents(events), next: l.branches(f[keyNext])}
 	default:
 		l.diag.add(l.pos(n), "", "a scenario needs steps (or an explicit events list)")
 	}
-	if v := f["next"]; v != nil && f["events"] == nil {
+	if v := f[keyNext]; v != nil && f[keyEvents] == nil {
 		l.diag.add(l.pos(v), "the steps form continues with interrupt and tool steps", "next belongs to the explicit events form")
 	}
-	if v := f["result"]; v != nil {
-		if events := f["events"]; events != nil {
+	if v := f[keyResult]; v != nil {
+		if events := f[keyEvents]; events != nil {
 			l.diag.add(l.pos(v), "put the result on the RUN_FINISHED event", "result belongs to the steps form")
 		}
 		sc.result = l.valueFromNode(v)
 	}
-	if v := f["usage"]; v != nil {
-		if f["events"] != nil {
+	if v := f[keyUsage]; v != nil {
+		if f[keyEvents] != nil {
 			l.diag.add(l.pos(v), "put usage on the RUN_FINISHED or RUN_ERROR event", "usage belongs to the steps form")
 		}
 		sc.usage = l.usage(v)
@@ -186,7 +186,7 @@ type contextParts struct {
 // problems reported ("match." or "an example's ").
 func (l *fileLoader) requestParts(f map[string]*yaml.Node, label string) requestParts {
 	var p requestParts
-	if v := f["route"]; v != nil {
+	if v := f[keyRoute]; v != nil {
 		p.routeNode = v
 		p.routes = l.strings(v)
 		for i, r := range p.routes {
@@ -199,18 +199,18 @@ func (l *fileLoader) requestParts(f map[string]*yaml.Node, label string) request
 			}
 		}
 	}
-	p.message, p.system = f["message"], f["system"]
-	if v := f["context"]; v != nil {
+	p.message, p.system = f[keyMessage], f[keySystem]
+	if v := f[keyContext]; v != nil {
 		p.context = l.contextParts(v, label)
 	}
-	if v := f["forwardedProps"]; v != nil {
+	if v := f[keyForwardedProps]; v != nil {
 		p.forwardedProps = l.literalMapping(v, label+"forwardedProps")
 	}
-	if v := f["state"]; v != nil {
+	if v := f[keyState]; v != nil {
 		p.state = l.literal(v)
 	}
-	p.tools = f["tools"]
-	if v := f["headers"]; v != nil {
+	p.tools = f[keyTools]
+	if v := f[keyHeaders]; v != nil {
 		p.headers = l.fields(v, label+"headers", nil)
 		if p.headers == nil {
 			p.headers = map[string]*yaml.Node{}
@@ -235,7 +235,7 @@ func (l *fileLoader) contextParts(n *yaml.Node, label string) []contextParts {
 		if len(f) == 0 {
 			l.diag.add(l.pos(it), "", "%scontext item needs a description or a value", label)
 		}
-		items = append(items, contextParts{at: it, description: f["description"], value: f["value"]})
+		items = append(items, contextParts{at: it, description: f[keyDescription], value: f[keyValue]})
 	}
 	return items
 }
@@ -380,18 +380,18 @@ func (l *fileLoader) exampleTools(n *yaml.Node) []ExampleTool {
 		}
 		f := l.fields(it, "an example's tool", toolKeys)
 		var tool ExampleTool
-		if v := f["name"]; v != nil {
+		if v := f[keyName]; v != nil {
 			tool.Name = l.str(v)
 		} else {
 			l.diag.add(l.pos(it), "", "an example's tool needs a name")
 		}
-		if v := f["description"]; v != nil {
+		if v := f[keyDescription]; v != nil {
 			tool.Description = l.str(v)
 		}
-		if v := f["parameters"]; v != nil {
+		if v := f[keyParameters]; v != nil {
 			tool.Parameters = l.literalMapping(v, "an example's tool parameters")
 		}
-		if v := f["metadata"]; v != nil {
+		if v := f[keyMetadata]; v != nil {
 			tool.Metadata = l.literalMapping(v, "an example's tool metadata")
 		}
 		tools = append(tools, tool)
