@@ -245,6 +245,15 @@ func (v *Verifier) reset() {
 	v.chunk = chunkState{}
 }
 
+// Reuse empties the verifier for another stream, as a zero Verifier, keeping the memory
+// of what it tracked: a server reuses one for many runs.
+func (v *Verifier) Reuse() {
+	v.reset()
+	keep := Verifier{messages: v.messages, tools: v.tools, steps: v.steps, spans: v.spans,
+		reasonings: v.reasonings, subagents: v.subagents, owners: v.owners}
+	*v = keep
+}
+
 // apply enforces the sequence rules for one (expanded) event.
 func (v *Verifier) apply(ev Event) error {
 	if v.errored && ev.Type != RunStarted {

@@ -96,7 +96,13 @@ func (s *Scenario) Plan(ctx context.Context, req *Request, start Start, opts Pla
 func (s *Scenario) plan(ctx context.Context, req *Request, start Start, opts PlanOptions, trace bool) (*Plan, []pos, error) {
 	seed := runKey(opts.Seed, s.ID, opts.Turn, req.Input)
 	captures := start.Captures
-	p := &planner{
+	p := s.newPlanner()
+	defer s.donePlanner(p)
+	*p = planner{
+		ids:           p.ids,
+		openCalls:     p.openCalls,
+		activityTypes: p.activityTypes,
+		lastTexts:     p.lastTexts,
 		seed:          seed,
 		trace:         trace,
 		events:        make([]Timed, 0, s.eventsHint),
@@ -130,6 +136,27 @@ func (s *Scenario) plan(ctx context.Context, req *Request, start Start, opts Pla
 		p.next.Scenario = s
 	}
 	return &Plan{Scenario: s, Events: p.events, Next: p.next}, p.origins, nil
+}
+
+// newPlanner returns a planner of the scenario's pool, its maps empty, or a new one.
+func (s *Scenario) newPlanner() *planner {
+	if p, ok := s.planners.Get().(*planner); ok {
+		return p
+	}
+	return &planner{}
+}
+
+// donePlanner gives a planner back once its plan is made. The plan and its cursor hold
+// its events, its pending items and copies of its maps, never the maps themselves: the
+// next run empties and refills those.
+func (s *Scenario) donePlanner(p *planner) {
+	ids, openCalls, activityTypes, lastTexts := p.ids, p.openCalls, p.activityTypes, p.lastTexts
+	clear(ids)
+	clear(openCalls)
+	clear(activityTypes)
+	clear(lastTexts)
+	*p = planner{ids: ids, openCalls: openCalls, activityTypes: activityTypes, lastTexts: lastTexts}
+	s.planners.Put(p)
 }
 
 // templateFuncs are the functions of the run's templates: seeded by the run, its ids

@@ -5,6 +5,7 @@ package scenarios
 import (
 	"fmt"
 	"slices"
+	"sync"
 	"text/template"
 	"time"
 )
@@ -37,6 +38,8 @@ type Scenario struct {
 	// eventsHint is how many events the first run had in the load-time check: a plan
 	// starts with room for that many rather than growing to it.
 	eventsHint int
+	// planners lends the planners of finished plans to the next runs, with their maps.
+	planners sync.Pool // of *planner
 }
 
 // Default reports whether the scenario is of a Fallback source (the built-in set): a

@@ -92,7 +92,8 @@ func TestAScenarioIsToldTheFaultHeader(t *testing.T) {
 // The split fault writes pieces of 1, 2, 3 and 5 bytes in turn, each flushed.
 func TestSplitWritesPiecesInTurn(t *testing.T) {
 	rec := &piecesRecorder{ResponseRecorder: httptest.NewRecorder()}
-	w := newEventWriter(rec, protocol.SSEEncoder{}, time.Second, false, faultHookFor(scenarios.FaultSplit).write, nil)
+	w := &eventWriter{}
+	w.reset(rec, protocol.SSEEncoder{}, time.Second, false, faultHookFor(scenarios.FaultSplit).write)
 	if err := w.write([]byte("data: é\n\n")); err != nil { // 10 bytes: 1+2+3+4
 		t.Fatal(err)
 	}

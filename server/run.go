@@ -13,6 +13,7 @@ import (
 	"net/textproto"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -116,13 +117,16 @@ func (s *Server) run(c echo.Context, route string) error {
 		}
 	}()
 	s.metrics.runStarted()
-	w := newEventWriter(c.Response(), rr.enc, s.cfg.WriteTimeout, hasWaits(plan, rr.speed), hook.write, &s.writeBufs)
+	waits := hasWaits(plan, rr.speed)
+	rs := s.runStates.get(waits)
+	w, p, st := &rs.w, &rs.p, &rs.st
+	w.reset(c.Response(), rr.enc, s.cfg.WriteTimeout, waits, hook.write)
 	// The player keeps the ids, not the request: an open stream does not hold on to what
 	// only planning needed.
-	p := &player{server: s, w: w, peer: protocol.PeerFor(rr.in.ProtocolVersion), run: run, plan: plan, speed: rr.speed,
+	*p = player{server: s, w: w, peer: protocol.PeerFor(rr.in.ProtocolVersion), run: run, plan: plan, speed: rr.speed,
 		threadID: rr.in.ThreadID, runID: rr.in.RunID, testID: rr.testID, fault: rr.fault,
-		rec: sr.record, requestID: c.Response().Header().Get(echo.HeaderXRequestID)}
-	st := &stream{server: s, p: p, ctx: ctx, cancel: cancel, route: route, transport: rr.transport, started: time.Now(), entry: entryOf(c)}
+		rec: sr.record, requestID: c.Response().Header().Get(echo.HeaderXRequestID), open: p.open}
+	*st = stream{server: s, p: p, ctx: ctx, cancel: cancel, route: route, transport: rr.transport, started: time.Now(), entry: entryOf(c)}
 	var park func(time.Time) bool
 	if canPark(c, plan, rr.speed) {
 		c.Response().Header().Set("Connection", "close") // the stream will end by closing it
@@ -143,8 +147,43 @@ func (s *Server) run(c echo.Context, route string) error {
 		panic(http.ErrAbortHandler) // drop the connection without ending the response
 	}
 	_ = w.drain() // a client gone by now has been told all it could be
-	w.release()
+	if !waits {
+		s.runStates.put(rs) // the response holds what the writer gathered
+	}
 	return nil // net/http sends the last events with the end of the response, in one write
+}
+
+// runState is what a run's stream needs while it plays, in one allocation: its writer,
+// its player and the stream.
+type runState struct {
+	w  eventWriter
+	p  player
+	st stream
+}
+
+// runStates lends the state of streams that never wait: a short run's, or a burst's,
+// serves one request only, and the next run takes it up with the memory its writer's
+// buffer and its checker's sets grew. A stream that waits has a state of its own, which
+// it keeps while it is open, parked or not.
+type runStates struct{ pool sync.Pool } // of *runState
+
+// get returns a state of the pool's for a stream that never waits, else a new one.
+func (r *runStates) get(waits bool) *runState {
+	if !waits {
+		if rs, ok := r.pool.Get().(*runState); ok {
+			return rs
+		}
+	}
+	return &runState{}
+}
+
+// put gives a state back, emptied of the run that used it.
+func (r *runStates) put(rs *runState) {
+	buf, open := rs.w.buf, rs.p.open
+	open.Reuse()
+	*rs = runState{}
+	rs.w.buf, rs.p.open = buf, open
+	r.pool.Put(rs)
 }
 
 // readRun reads and checks a run request: its content type, speed, body and fault.

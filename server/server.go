@@ -133,8 +133,8 @@ type Server struct {
 	stopRoot context.CancelCauseFunc
 	hangups  hangup.Watcher // notices clients leaving streams that wait without a goroutine
 	parked   sync.WaitGroup // streams taken over from net/http, until they end
-	// writeBufs lends the write buffers of streams that never wait.
-	writeBufs writeBuffers
+	// runStates lends the state of streams that never wait.
+	runStates runStates
 
 	// seed is Config.Seed, or a random one when it is 0.
 	seed  uint64

@@ -3,7 +3,6 @@ package server
 import (
 	"net/http"
 	"slices"
-	"sync"
 	"time"
 
 	"github.com/agui-mock/agui-mock/internal/sse"
@@ -24,34 +23,6 @@ type eventWriter struct {
 	pending    bool                                 // written since the last flush
 	buf        []byte                               // frames not yet written to the response
 	frame      []byte                               // a frame for faultWrite
-	bufs       *writeBuffers                        // where buf came from, if it did
-	held       *[]byte                              // the pool's handle of buf
-}
-
-// writeBuffers lends the buffers of streams that never wait: a short run's, or a
-// burst's, is used for one request only, and the next run takes it up.
-type writeBuffers struct{ pool sync.Pool } // of *[]byte
-
-// get returns a buffer of the pool's, or a new one of size bytes, and its handle.
-func (b *writeBuffers) get(size int) *[]byte {
-	if p, ok := b.pool.Get().(*[]byte); ok {
-		return p
-	}
-	buf := make([]byte, 0, size)
-	return &buf
-}
-
-// release gives the writer's buffer back to its pool once the response has it: the
-// writer writes no more.
-func (e *eventWriter) release() {
-	if e.held == nil {
-		return
-	}
-	if c := cap(e.buf); c > 0 && c <= 2*maxBatch { // a larger one goes
-		*e.held = e.buf[:0]
-		e.bufs.pool.Put(e.held)
-	}
-	e.held, e.buf = nil, nil
 }
 
 // maxBatch is about the most the writer gathers before it writes to the response: a
@@ -64,22 +35,21 @@ const maxBatch = 8 << 10
 // by a burst, goes, so that an open stream holds no more than a frame's worth.
 const keptWhileWaiting = 512
 
-// newEventWriter returns a writer of enc's frames to w; faultWrite, if not nil, is a
-// fault's, and writes every frame and keep-alive in place of a plain write. A stream
-// that never waits starts with room for a short run's frames; one that waits, with
-// none: it gathers a frame or a few at a time. bufs, if not nil, lends the buffer of a
-// stream that never waits, which release gives back.
-func newEventWriter(w http.ResponseWriter, enc protocol.Encoder, writeTimeout time.Duration, waits bool, faultWrite func(e *eventWriter, b []byte) error, bufs *writeBuffers) *eventWriter {
-	e := &eventWriter{response: sse.NewWriter(w, writeTimeout), enc: enc, faultWrite: faultWrite}
+// reset makes e a writer of enc's frames to w; faultWrite, if not nil, is a fault's,
+// and writes every frame and keep-alive in place of a plain write. A stream that never
+// waits starts with room for a short run's frames, or the buffer e had, which the
+// response has taken in; one that waits, with none: it gathers a frame or a few at a
+// time, and an open stream holds no more than that.
+func (e *eventWriter) reset(w http.ResponseWriter, enc protocol.Encoder, writeTimeout time.Duration, waits bool, faultWrite func(e *eventWriter, b []byte) error) {
+	buf := e.buf[:0]
+	*e = eventWriter{response: sse.NewWriter(w, writeTimeout), enc: enc, faultWrite: faultWrite}
 	switch {
 	case waits:
-	case bufs != nil:
-		e.bufs, e.held = bufs, bufs.get(1<<10)
-		e.buf = *e.held
+	case cap(buf) > 0 && cap(buf) <= 2*maxBatch: // a larger one, left by a large burst, goes
+		e.buf = buf
 	default:
 		e.buf = make([]byte, 0, 1<<10)
 	}
-	return e
 }
 
 // begin starts the stream. Its headers wait for the first flush: they go out with the
