@@ -90,6 +90,7 @@ fuzz:
 	go test -run XXX -fuzz '^FuzzFrameReader$$' -fuzztime $(FUZZTIME) ./protocol
 	go test -run XXX -fuzz '^FuzzProtoFrameReader$$' -fuzztime $(FUZZTIME) ./protocol
 	go test -run XXX -fuzz '^FuzzAppendString$$' -fuzztime $(FUZZTIME) ./protocol
+	go test -run XXX -fuzz '^FuzzFreezeThaw$$' -fuzztime $(FUZZTIME) ./protocol
 	go test -run XXX -fuzz '^FuzzLoad$$' -fuzztime $(FUZZTIME) ./scenarios
 	go test -run XXX -fuzz '^FuzzTemplates$$' -fuzztime $(FUZZTIME) ./scenarios
 	go test -run XXX -fuzz '^FuzzRecordedTextReadsBackTheSame$$' -fuzztime $(FUZZTIME) ./scenarios

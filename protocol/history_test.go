@@ -1,6 +1,7 @@
 package protocol
 
 import (
+	"encoding/json"
 	"reflect"
 	"slices"
 	"testing"
@@ -161,4 +162,63 @@ func TestChunksBecomeTheMessagesTheyStream(t *testing.T) {
 	if err := c.Apply(NewEvent(TextMessageChunk, "delta", "lost")); err == nil || len(c.Messages) != 2 {
 		t.Errorf("a next run's chunk that names no message is folded in: %v", c.Messages)
 	}
+}
+
+func TestAFrozenConversationThawsIntoTheSameJSON(t *testing.T) {
+	var c Conversation
+	user := map[string]any{"id": "u", "role": "user", "content": "<b>Lisbon</b> & \"Porto\" 🌊\n"}
+	c.AddInput(&RunAgentInput{Messages: []Message{{ID: "u", Role: "user", Raw: user}},
+		State: map[string]any{"n": json.Number("12345678901234567890"), "f": 0.1, "deep": []any{map[string]any{}, []any{}, nil, true}}})
+	for _, ev := range []Event{
+		NewEvent(TextMessageStart, "messageId", "a", "role", "assistant"),
+		NewEvent(TextMessageContent, "messageId", "a", "delta", "streamed, "),
+		NewEvent(TextMessageContent, "messageId", "a", "delta", "then settled"),
+		NewEvent(ToolCallStart, "toolCallId", "c", "toolCallName", "lookup", "parentMessageId", "a"),
+		NewEvent(ToolCallArgs, "toolCallId", "c", "delta", `{"q":1}`),
+		NewEvent(ToolCallResult, "toolCallId", "c", "messageId", "r", "content", "found"),
+		NewEvent(StateDelta, "delta", []any{map[string]any{"op": "add", "path": "/count", "value": 3}}),
+	} {
+		if err := c.Apply(ev); err != nil {
+			t.Fatal(err)
+		}
+	}
+	frozen, err := c.Freeze()
+	if err != nil {
+		t.Fatal(err)
+	}
+	thawed := Thaw(frozen)
+	want, _ := json.Marshal(map[string]any{"messages": c.Messages, "state": c.State})
+	got, _ := json.Marshal(map[string]any{"messages": thawed.Messages, "state": thawed.State})
+	if string(got) != string(want) {
+		t.Errorf("thawed:\n%s\nwant:\n%s", got, want)
+	}
+	if err := thawed.Apply(NewEvent(TextMessageStart, "messageId", "b", "role", "assistant")); err != nil || len(thawed.Messages) != len(c.Messages)+1 {
+		t.Errorf("a thawed conversation goes on: %v, %d messages", err, len(thawed.Messages))
+	}
+}
+
+// FuzzFreezeThaw: any JSON a conversation can hold thaws into the same JSON.
+func FuzzFreezeThaw(f *testing.F) {
+	for _, seed := range []string{`{}`, `{"a":[1,-0,2.5e+3,null,true,{"b":"<&>"}]}`, `"\u2028\ud83c\udf0a"`, `[[[]]]`, `12345678901234567890123`} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		state, err := DecodeJSON(body)
+		if err != nil {
+			return
+		}
+		c := Conversation{Messages: []map[string]any{{"id": "m", "content": state}}, State: state}
+		frozen, err := c.Freeze()
+		if err != nil {
+			t.Fatalf("%q: %v", body, err)
+		}
+		thawed := Thaw(frozen)
+		want, _ := json.Marshal(c.Messages)
+		got, _ := json.Marshal(thawed.Messages)
+		wantState, _ := json.Marshal(c.State)
+		gotState, _ := json.Marshal(thawed.State)
+		if string(got) != string(want) || string(gotState) != string(wantState) {
+			t.Fatalf("%q: thawed %s %s, want %s %s", body, got, gotState, want, wantState)
+		}
+	})
 }

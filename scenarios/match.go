@@ -442,7 +442,7 @@ func (m *Match) Explain(req *Request) []CriterionCheck {
 
 // captures returns the groups of the message pattern, by number and by name.
 func (m *Match) captures(text string) map[string]string {
-	if m.Message == nil {
+	if m.Message == nil || m.Message.NumSubexp() == 0 { // no groups: no need to match again
 		return nil
 	}
 	found := m.Message.FindStringSubmatch(text)

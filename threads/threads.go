@@ -53,10 +53,14 @@ type RunRecord struct {
 // Thread is one conversation. Its conversation is guarded by convMu, everything else by
 // the store's lock; use the store's methods.
 type Thread struct {
-	elem     *list.Element // in the store's recency list
-	key      Key
-	convMu   sync.Mutex // guards conv, which a streaming run updates event by event
-	conv     protocol.Conversation
+	elem   *list.Element // in the store's recency list
+	key    Key
+	convMu sync.Mutex // guards conv and frozen; a streaming run updates conv event by event
+	conv   protocol.Conversation
+	// frozen is conv as JSON while no run streams on the thread (conv is then empty): a
+	// store of thousands of threads would otherwise give the collector their every
+	// message and value to walk on each collection. conversation thaws it.
+	frozen   []byte
 	cursor   *scenarios.Cursor
 	runs     []RunRecord
 	started  int // runs started, all of them: runs keeps only the latest
@@ -189,16 +193,18 @@ func (r *Run) Release() {
 func (r *Run) AddInput(in *protocol.RunAgentInput) {
 	r.thread.convMu.Lock()
 	defer r.thread.convMu.Unlock()
-	r.thread.conv.Settle()
-	r.thread.conv.AddInput(in)
+	conv := r.thread.conversation()
+	conv.Settle()
+	conv.AddInput(in)
 }
 
 // History returns a copy of the thread's messages with the run input's merged in,
 // without changing the thread.
 func (r *Run) History(in *protocol.RunAgentInput) []map[string]any {
 	r.thread.convMu.Lock()
-	r.thread.conv.Settle()
-	conv := protocol.Conversation{Messages: cloneMessages(r.thread.conv.Messages)}
+	own := r.thread.conversation()
+	own.Settle()
+	conv := protocol.Conversation{Messages: cloneMessages(own.Messages)}
 	r.thread.convMu.Unlock()
 	conv.AddInput(in)
 	return conv.Messages
@@ -208,7 +214,7 @@ func (r *Run) History(in *protocol.RunAgentInput) []map[string]any {
 func (r *Run) Apply(ev protocol.Event) {
 	r.thread.convMu.Lock()
 	defer r.thread.convMu.Unlock()
-	_ = r.thread.conv.Apply(ev) // the client ignores what cannot apply, and so does history
+	_ = r.thread.conversation().Apply(ev) // the client ignores what cannot apply, and so does history
 }
 
 // Cancelled records how the run's stream ended after a cancel (e.g. "RUN_FINISHED with
@@ -228,11 +234,34 @@ func (r *Run) Finish(outcome protocol.Outcome, next *scenarios.Cursor) {
 	t.cursor = next
 	t.active = nil
 	r.store.touch(t)
+	t.freeze()
 	if i := r.recordIndex(); i >= 0 {
 		t.runs[i].Outcome, t.runs[i].Awaiting = outcome, next.Awaiting()
 		t.runs[i].Ended = r.store.now()
 	}
 	close(r.active.done)
+}
+
+// conversation returns the thread's conversation, thawed if it was frozen. The caller
+// holds t.convMu.
+func (t *Thread) conversation() *protocol.Conversation {
+	if t.frozen != nil {
+		t.conv, t.frozen = protocol.Thaw(t.frozen), nil
+	}
+	return &t.conv
+}
+
+// freeze keeps the conversation as JSON until a run or a reader needs it again; one
+// that cannot be written so stays as it is.
+func (t *Thread) freeze() {
+	t.convMu.Lock()
+	defer t.convMu.Unlock()
+	if t.frozen != nil {
+		return
+	}
+	if frozen, err := t.conv.Freeze(); err == nil {
+		t.conv, t.frozen = protocol.Conversation{}, frozen
+	}
 }
 
 // recordIndex finds the run's record; old records may have been dropped meanwhile.
@@ -265,8 +294,9 @@ func (s *Store) History(key Key) (History, bool) {
 		return History{}, false
 	}
 	t.convMu.Lock()
-	t.conv.Settle()
-	h := History{ThreadID: t.key.Thread, Messages: cloneMessages(t.conv.Messages), State: t.conv.State,
+	conv := t.conversation()
+	conv.Settle()
+	h := History{ThreadID: t.key.Thread, Messages: cloneMessages(conv.Messages), State: conv.State,
 		Interrupts: []map[string]any{}, PendingToolCalls: []string{}, Runs: append([]RunRecord(nil), t.runs...)}
 	t.convMu.Unlock()
 	if h.Messages == nil {

@@ -255,3 +255,44 @@ func TestAThreadIDNeverReachesAnotherTestsThreads(t *testing.T) {
 		t.Errorf("resetting test A forgot thread %q of the requests without a test id", tricky.Thread)
 	}
 }
+
+// A thread no run streams on keeps its conversation frozen, for the collector not to
+// walk; its history, and the next run, read it as it was.
+func TestAFinishedThreadKeepsItsConversationFrozenAndReadsItBack(t *testing.T) {
+	s := NewStore(DefaultLimits(), time.Now)
+	play := func(runID, userID, reply string) {
+		t.Helper()
+		run, _, err := s.Begin(key("t"), runID, noCancel)
+		if err != nil {
+			t.Fatal(err)
+		}
+		run.Start("sc")
+		run.AddInput(&protocol.RunAgentInput{Messages: []protocol.Message{{ID: userID, Role: "user", Raw: map[string]any{"id": userID, "role": "user", "content": "hi"}}},
+			State: map[string]any{"turn": runID}})
+		for _, ev := range []protocol.Event{
+			protocol.NewEvent(protocol.TextMessageStart, "messageId", reply, "role", "assistant"),
+			protocol.NewEvent(protocol.TextMessageContent, "messageId", reply, "delta", "hello"),
+			protocol.NewEvent(protocol.TextMessageEnd, "messageId", reply),
+		} {
+			run.Apply(ev)
+		}
+		run.Finish("success", nil)
+	}
+	play("r1", "u1", "a1")
+	s.mu.Lock()
+	thread := s.threads[key("t")]
+	frozen := thread.frozen != nil && thread.conv.Messages == nil
+	s.mu.Unlock()
+	if !frozen {
+		t.Fatal("a finished thread's conversation is not frozen")
+	}
+	play("r2", "u2", "a2")
+	h, _ := s.History(key("t"))
+	var ids []any
+	for _, m := range h.Messages {
+		ids = append(ids, m["id"])
+	}
+	if fmt.Sprint(ids) != "[u1 a1 u2 a2]" || h.Messages[3]["content"] != "hello" || fmt.Sprint(h.State) != "map[turn:r2]" {
+		t.Errorf("history after two runs, frozen between them: %v %v %v", ids, h.Messages, h.State)
+	}
+}
