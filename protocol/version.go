@@ -16,7 +16,7 @@ type Version struct{ Major, Minor int }
 func Newest() Version { return Version{1, 1} }
 
 // String writes the version as MAJOR.MINOR.
-func (v Version) String() string { return fmt.Sprintf("%d.%d", v.Major, v.Minor) }
+func (v Version) String() string { return strconv.Itoa(v.Major) + "." + strconv.Itoa(v.Minor) }
 
 // Less reports whether v is older than w.
 func (v Version) Less(w Version) bool {
