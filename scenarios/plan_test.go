@@ -6,6 +6,7 @@ import (
 	"net/textproto"
 	"reflect"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -87,6 +88,62 @@ func TestPlanIsReproducibleUnderASeed(t *testing.T) {
 	}
 	if render(7, 0) == render(7, 1) {
 		t.Error("another turn of the thread gave the same plan: ids would repeat in the thread")
+	}
+}
+
+// A scenario lends its planners to its next runs: a plan made by a planner another run
+// used, or made while other runs plan the same scenario, is the plan a fresh one makes.
+func TestAReusedPlannerPlansAsAFreshOne(t *testing.T) {
+	load := func() *Set {
+		set, err := Load(Builtin())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return set
+	}
+	body := `{"threadId":"t","runId":"r","messages":[{"id":"1","role":"user","content":"showcase"}]}`
+	render := func(set *Set, seed uint64) string {
+		var b strings.Builder
+		for _, ev := range planFor(t, set, request(t, "/", body), PlanOptions{Seed: seed, Timing: DefaultTiming()}).Events {
+			out, _ := ev.Event.AppendJSON(nil, -1)
+			b.WriteString(ev.At.String() + string(out) + "\n")
+		}
+		return b.String()
+	}
+	fresh := render(load(), 8)
+	used := load()
+	render(used, 7) // its planner, with the ids and open calls of seed 7, goes back to the pool
+	if got := render(used, 8); got != fresh {
+		t.Errorf("a reused planner planned\n%s\na fresh one\n%s", got, fresh)
+	}
+	want := make([]string, 8)
+	for i := range want {
+		want[i] = render(load(), uint64(100+i))
+	}
+	req := request(t, "/", body)
+	sel, _ := used.Select(req)
+	got := make([]string, len(want))
+	var wg sync.WaitGroup
+	for i := range got {
+		wg.Go(func() {
+			plan, err := sel.Scenario.Plan(context.Background(), req, Start{}, PlanOptions{Seed: uint64(100 + i), Timing: DefaultTiming()})
+			if err != nil {
+				got[i] = err.Error()
+				return
+			}
+			var b strings.Builder
+			for _, ev := range plan.Events {
+				out, _ := ev.Event.AppendJSON(nil, -1)
+				b.WriteString(ev.At.String() + string(out) + "\n")
+			}
+			got[i] = b.String()
+		})
+	}
+	wg.Wait()
+	for i := range got {
+		if got[i] != want[i] {
+			t.Errorf("seed %d, planned beside other runs:\n%s\nwant\n%s", 100+i, got[i], want[i])
+		}
 	}
 }
 
