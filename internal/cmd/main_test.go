@@ -39,17 +39,28 @@ func startLogged(t testing.TB, args []string, vars map[string]string, stderr io.
 	return testkit.Start(t, Run, args, vars, stderr)
 }
 
-// say posts a run with one user message to the server at url and returns the stream.
-func say(t *testing.T, url, message string) string {
+// postRun posts a run with one user message to route on the server at url, at speed 0,
+// and returns the status and the stream.
+func postRun(t testing.TB, url, route, message string) (int, string) {
 	t.Helper()
 	in, _ := json.Marshal(map[string]any{"messages": []any{map[string]any{"role": "user", "content": message}}})
-	resp, err := http.Post(url+"/agui/chat", "application/json", bytes.NewReader(in))
+	req, _ := http.NewRequest(http.MethodPost, url+route, bytes.NewReader(in))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("X-Agui-Mock-Speed", "0")
+	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer resp.Body.Close()
 	body, _ := io.ReadAll(resp.Body)
-	return string(body)
+	return resp.StatusCode, string(body)
+}
+
+// say posts a run with one user message to /agui/chat and returns the stream.
+func say(t *testing.T, url, message string) string {
+	t.Helper()
+	_, body := postRun(t, url, "/agui/chat", message)
+	return body
 }
 
 func TestServesScenarioDirectoriesConfiguredFromTheEnvironment(t *testing.T) {

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -26,20 +27,12 @@ func scenarioFile(marker string) string {
 // request fails.
 func ask(t testing.TB, url, message string) string {
 	t.Helper()
-	req, _ := http.NewRequest("POST", url+"/agui/chat", strings.NewReader(`{"messages":[{"role":"user","content":"`+message+`"}]}`))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("X-Agui-Mock-Speed", "0")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	body, _ := io.ReadAll(resp.Body)
-	if resp.StatusCode != 200 {
-		return resp.Status
+	status, body := postRun(t, url, "/agui/chat", message)
+	if status != http.StatusOK {
+		return strconv.Itoa(status) + " " + http.StatusText(status)
 	}
 	var text strings.Builder
-	for _, line := range strings.Split(string(body), "\n") {
+	for _, line := range strings.Split(body, "\n") {
 		if i := strings.Index(line, `"delta":"`); i >= 0 {
 			text.WriteString(strings.TrimSuffix(line[i+9:], `"}`))
 		}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"io"
-	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -282,16 +281,7 @@ func TestValidateAndServeAgreeOnAScenarioOnABuiltinRoute(t *testing.T) {
 		}
 	}
 	url := start(t, []string{"--addr", "127.0.0.1:0", "--scenarios", dir, "--watch", "off"}, nil)
-	req, _ := http.NewRequest("POST", url+"/agentic_chat", strings.NewReader(`{"messages":[{"role":"user","content":"hi"}]}`))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("X-Agui-Mock-Speed", "0")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	body, _ := io.ReadAll(resp.Body)
-	if !strings.Contains(string(body), "served-mine") {
+	if _, body := postRun(t, url, "/agentic_chat", "hi"); !strings.Contains(body, "served-mine") {
 		t.Errorf("/agentic_chat played %s", body)
 	}
 }
