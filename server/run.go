@@ -289,10 +289,19 @@ func (s *Server) reportRun(st *stream, outcome protocol.Outcome, awaiting int) {
 	if e := st.entry; e != nil {
 		e.Scenario, e.Outcome, e.Awaiting, e.Events = scenario, outcome, awaiting, p.sent
 	}
-	s.cfg.Logger.LogAttrs(st.ctx, slog.LevelInfo, "run", slog.String("route", st.route), slog.String("scenario", scenario),
+	log := s.cfg.Logger.Handler()
+	if !log.Enabled(st.ctx, slog.LevelInfo) {
+		return
+	}
+	// A record made here, without the caller's position that Logger.LogAttrs would walk
+	// the stack for on every run: a run's line always comes from this function.
+	now := time.Now()
+	r := slog.NewRecord(now, slog.LevelInfo, "run", 0)
+	r.AddAttrs(slog.String("route", st.route), slog.String("scenario", scenario),
 		slog.String("thread", p.threadID), slog.String("run", p.runID), slog.String("client", p.peer.String()), slog.String("transport", st.transport),
 		slog.String("request_id", p.requestID), slog.String("test", p.testID),
-		slog.Int("events", p.sent), slog.String("outcome", string(outcome)), slog.Int("awaiting", awaiting), slog.Duration("duration", time.Since(st.started).Round(time.Millisecond)))
+		slog.Int("events", p.sent), slog.String("outcome", string(outcome)), slog.Int("awaiting", awaiting), slog.Duration("duration", now.Sub(st.started).Round(time.Millisecond)))
+	_ = log.Handle(st.ctx, r) // a log that cannot be written does not fail the run
 }
 
 // forcedScenario is the scenario a request must play whatever it matches: its
