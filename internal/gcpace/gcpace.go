@@ -61,19 +61,19 @@ func (p *Pacer) arm() {
 	runtime.AddCleanup(sentinel, (*Pacer).collected, p)
 }
 
-// collected sets the percent from the live heap the last collection left, and arms
-// the next round.
+// collected arms the next round, and sets the percent from the live heap the last
+// collection left.
 func (p *Pacer) collected() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.stopped {
 		return
 	}
+	p.arm() // first: a collection that comes while this one sets the percent is seen
 	metrics.Read(p.sample)
 	if s := p.sample[0]; s.Value.Kind() == metrics.KindUint64 {
 		p.setGC(Percent(s.Value.Uint64(), p.floor))
 	}
-	p.arm()
 }
 
 // Stop ends the pacing and puts Go's default percent back.
