@@ -76,9 +76,11 @@ go-test:
 	  echo "go-test: WARNING: no AG-UI spec material at $$dir (set AGUI_SPEC_DIR): the schema and conformance tests will $$what"; fi
 	go test -race -count=1 ./...
 
-# bench runs every benchmark a few times, so they cannot rot.
+# bench runs every benchmark a few times, so they cannot rot. Its figures are not kept,
+# but a failure prints everything the run said.
 bench:
-	go test -run XXX -bench . -benchtime 3x ./... > /dev/null
+	@echo "go test -run XXX -bench . -benchtime 3x ./..."
+	@out="$$(go test -run XXX -bench . -benchtime 3x ./... 2>&1)" || { printf '%s\n' "$$out"; echo "bench: a benchmark failed"; exit 1; }
 
 # fuzz runs every fuzz target briefly: a count of inputs rather than a time, since the
 # fuzzing engine can fail a timed run with "context deadline exceeded" as its time ends
