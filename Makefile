@@ -78,9 +78,10 @@ go-test:
 
 # bench runs every benchmark a few times, so they cannot rot. Its figures are not kept,
 # but a failure prints everything the run said.
+BENCH = go test -run XXX -bench . -benchtime 3x ./...
 bench:
-	@echo "go test -run XXX -bench . -benchtime 3x ./..."
-	@out="$$(go test -run XXX -bench . -benchtime 3x ./... 2>&1)" || { printf '%s\n' "$$out"; echo "bench: a benchmark failed"; exit 1; }
+	@echo "$(BENCH)"
+	@out="$$($(BENCH) 2>&1)" || { printf '%s\n' "$$out"; echo "bench: a benchmark failed"; exit 1; }
 
 # fuzz runs every fuzz target briefly: a count of inputs rather than a time, since the
 # fuzzing engine can fail a timed run with "context deadline exceeded" as its time ends
