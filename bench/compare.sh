@@ -39,6 +39,8 @@ start_all() {
   if [ -n "${BASELINE:-}" ]; then
     start baseline "$BASELINE" serve --addr 127.0.0.1:0 --no-builtin --scenarios bench/scenarios --max-streams 0 --log-format json --watch off
   fi
+  # agui-mock doing what aimock does for a run: no log line, no record of its events
+  start quiet "$bin" serve --addr 127.0.0.1:0 --no-builtin --scenarios bench/scenarios --max-streams 0 --log-format json --watch off --log-level warn --journal-events 0
   start aimock node e2e/bench/aimock-server.mjs 0
   start floor_burst "$bin" load-floor --addr 127.0.0.1:0 --events 500
   start floor_burst204 "$bin" load-floor --addr 127.0.0.1:0 --events 204
@@ -50,15 +52,17 @@ start_all() {
 targets="mock aimock floor"
 [ -z "${BASELINE:-}" ] || targets="mock baseline aimock floor"
 
-# workload NAME MESSAGE FLAGS...: runs one load against each server in turn, keeping
-# each JSON result as $work/NAME.TARGET.ROUND.json
+# workload NAME MESSAGE FLAGS...: runs one load against each server in turn (and the
+# quiet agui-mock too when ALSO=quiet), keeping each JSON result as
+# $work/NAME.TARGET.ROUND.json
 workload() {
   local name=$1 message=$2; shift 2
   local target url pid v
   round=$((${round:-0} + 1))
-  for target in $targets; do
+  for target in $targets ${ALSO:-}; do
     case $target in
       mock) url="$URL_mock/agui/chat"; pid=$PID_mock ;;
+      quiet) url="$URL_quiet/agui/chat"; pid=$PID_quiet ;;
       baseline) url="$URL_baseline/agui/chat"; pid=$PID_baseline ;;
       aimock) url="$URL_aimock/"; pid=$PID_aimock ;;
       floor) v="URL_floor_$message"; url="${!v}/"; v="PID_floor_$message"; pid=${!v} ;;
@@ -75,10 +79,11 @@ rounds() {
 
 # row LABEL UNIT WORKLOAD FIELD [max]: prints the median (or the max) over the rounds of
 # a measure for each server, and the ratios to the floor and to aimock; FIELD is a path
-# such as .eventsPerSec or .gapError.p99
+# such as .eventsPerSec or .gapError.p99. With AGUI=quiet the agui-mock column is the
+# quiet server's, and the baseline's is left empty.
 row() {
-  python3 - "$work" "$@" <<'PY'
-import glob, json, statistics, sys
+  AGUI=${AGUI:-mock} python3 - "$work" "$@" <<'PY'
+import glob, json, os, statistics, sys
 work, label, unit, name, path = sys.argv[1:6]
 aggregate = max if sys.argv[6:] == ["max"] else statistics.median
 def one(file):
@@ -95,7 +100,9 @@ def num(target):
     if not values or None in values:
         return None  # a load that failed to report
     return aggregate(values)
-m, a, f, b = num("mock"), num("aimock"), num("floor"), num("baseline")
+agui = os.environ["AGUI"]
+m, a, f = num(agui), num("aimock"), num("floor")
+b = num("baseline") if agui == "mock" else None
 baseline = bool(glob.glob(f"{work}/{name}.baseline.*.json"))
 def fmt(x):
     if x is None: return "—"
@@ -124,10 +131,11 @@ else
 fi
 rounds burst204 burst204 --concurrency 50 --runs "$(scale 1000)"
 rounds burst burst --concurrency 50 --runs "$(scale 500)"
-rounds short short --concurrency 64 --runs "$(scale 20000)"
+ALSO=quiet rounds short short --concurrency 64 --runs "$(scale 20000)"
 row "burst: server CPU per event (204-event runs, 50 at once)" µs burst204 .cpuPerEvent
 row "burst: server CPU per event (500-event runs, 50 at once)" µs burst .cpuPerEvent
 row "short runs: server CPU per run (5-event runs, 64 at once; floor: one write)" µs short .cpuPerRun
+AGUI=quiet row "short runs: server CPU per run, agui-mock at --log-level warn --journal-events 0 (no log line, no run record, as aimock)" µs short .cpuPerRun
 row "burst: events/s (204-event runs, 50 at once)" "" burst204 .eventsPerSec
 row "burst: events/s (500-event runs, 50 at once)" "" burst .eventsPerSec
 row "short runs/s (5-event runs, 64 at once; floor: one write)" "" short .runsPerSec

@@ -64,14 +64,15 @@ const tickFunc = "_tick"
 // budget is what is left of one run's Limits. It is used by one goroutine.
 type budget struct {
 	ctx      context.Context // the run's: its end stops the templates
+	client   context.Context // PlanOptions.Client: its end stops them too
 	limits   Limits
 	left     int
 	deadline time.Time // set by the first step
 }
 
-func newBudget(ctx context.Context, limits Limits) budget {
-	limits = limits.orDefault()
-	return budget{ctx: ctx, limits: limits, left: limits.Iterations}
+func newBudget(ctx context.Context, opts PlanOptions) budget {
+	limits := opts.Limits.orDefault()
+	return budget{ctx: ctx, client: opts.Client, limits: limits, left: limits.Iterations}
 }
 
 // tick counts one step. It fails once the run's templates have taken too many steps or
@@ -82,8 +83,8 @@ func (b *budget) tick() (string, error) {
 		return "", &LimitError{Limit: "iterations",
 			msg: fmt.Sprintf("the run's templates went past the limit of %d iterations (-template-iterations)", b.limits.Iterations)}
 	}
-	if b.ctx.Err() != nil {
-		return "", fmt.Errorf("the run was stopped: %w", context.Cause(b.ctx))
+	if err := stopped(b.ctx, b.client); err != nil {
+		return "", fmt.Errorf("the run was stopped: %w", err)
 	}
 	now := time.Now()
 	if b.deadline.IsZero() {

@@ -69,6 +69,23 @@ type PlanOptions struct {
 	// Usage, for a scenario of steps that says nothing of usage, reports on the run's
 	// RUN_FINISHED or RUN_ERROR the token usage estimated from its request and stream.
 	Usage bool
+	// Client, when set, is the context of the request the run answers, where the run's
+	// own context outlives it: planning stops, too, when it ends.
+	Client context.Context
+}
+
+// Stopped returns why planning under ctx with these options stops early: ctx's cause,
+// or the end of the Client's context; nil while neither has ended.
+func (o PlanOptions) Stopped(ctx context.Context) error { return stopped(ctx, o.Client) }
+
+func stopped(ctx, client context.Context) error {
+	if ctx.Err() != nil {
+		return context.Cause(ctx)
+	}
+	if client != nil && client.Err() != nil {
+		return context.Cause(client)
+	}
+	return nil
 }
 
 // Start says where a run begins: a new conversation, with the captures of its match, or
@@ -128,7 +145,7 @@ func (s *Scenario) plan(ctx context.Context, req *Request, start Start, opts Pla
 	p.rand = *rand.New(&p.pcg)
 	p.rng = &p.rand
 	p.r = &p.rend
-	p.rend = renderer{p: p, plain: s.plain, base: s.templates, budget: newBudget(ctx, opts.Limits)}
+	p.rend = renderer{p: p, plain: s.plain, base: s.templates, budget: newBudget(ctx, opts)}
 	if err := p.build(s, req.Input, start); err != nil {
 		return nil, nil, fmt.Errorf("scenario %s: %w", s.ID, err)
 	}

@@ -23,7 +23,8 @@ type player struct {
 	runID      string
 	testID     string
 	fault      *scenarios.Fault  // asked for by the request
-	open       protocol.Verifier // tracks what is open, to close it if the run is cut short
+	open       protocol.Verifier // what is open, to close it if the run is cut short; see opened
+	tracked    int               // the plan's events open has followed
 	sent       int
 	next       int           // the index in the plan of the next event to play
 	start      time.Time     // when the run's timeline began
@@ -32,6 +33,7 @@ type player struct {
 	disconnect bool          // the run ends by dropping the connection
 	timer      *time.Timer   // reused for every wait of the run
 	rec        *runRecord    // nil when no run is kept
+	link       *requestLink  // to the request, made at the run's first wait
 	requestID  string        // names the run in the journal stream's progress
 	reported   time.Time     // when the journal stream last heard of its progress
 }
@@ -47,6 +49,7 @@ func (p *player) play(ctx context.Context, park func(due time.Time) bool) (outco
 	// The fault's hook is looked up where it is needed, not kept: the player lives on its
 	// goroutine's stack, which must stay within 8 KiB (BenchmarkOpenStreams).
 	if wait := hookOf(p.fault).wait; wait != nil {
+		p.link.link()
 		if err := p.server.sleep(ctx, wait(*p.fault)); err != nil {
 			return p.stop(err), false
 		}
@@ -65,6 +68,7 @@ func (p *player) play(ctx context.Context, park func(due time.Time) bool) (outco
 		if park != nil && park(due) {
 			return "", true
 		}
+		p.link.link()
 		if err := p.waitUntil(ctx, due); err != nil {
 			return p.stop(err), false
 		}
@@ -145,6 +149,7 @@ func (p *player) pause(ctx context.Context, bp *testctl.Breakpoint) (time.Durati
 		return 0, protocol.OutcomeCancelled, err
 	}
 	p.server.publishProgress(runProgress{RequestID: p.requestID, Events: p.sent, PausedAt: bp.ID})
+	p.link.link()
 	if err := await(ctx, p.server.stopping, bp.Resumed()); err != nil {
 		return 0, p.stop(err), err
 	}
@@ -154,13 +159,25 @@ func (p *player) pause(ctx context.Context, bp *testctl.Breakpoint) (time.Durati
 	return now.Sub(paused), "", nil
 }
 
-// send records an event in the thread and writes it as the peer understands it, now.
-func (p *player) send(ev protocol.Event) error { return p.sendAt(ev, time.Now()) }
+// opened returns what the run has open, having followed the plan's events played so
+// far: only a run cut short needs it, so a run that plays to its end never pays for it.
+func (p *player) opened() *protocol.Verifier {
+	for ; p.tracked < p.next; p.tracked++ {
+		_ = p.open.Track(p.plan.Events[p.tracked].Event) // scenarios marked broken may violate the rules; tracking goes on
+	}
+	return &p.open
+}
 
-// sendAt is send at now, read by the caller: an event reads the clock once, for its
-// timeline, its timestamp and its record alike.
+// send records an event that is not the plan's (a fault's, a closer, the end of a run
+// cut short) in the thread and writes it as the peer understands it, now.
+func (p *player) send(ev protocol.Event) error {
+	_ = p.opened().Track(ev)
+	return p.sendAt(ev, time.Now())
+}
+
+// sendAt records an event in the thread and writes it at now, read by the caller: an
+// event reads the clock once, for its timeline, its timestamp and its record alike.
 func (p *player) sendAt(ev protocol.Event, now time.Time) error {
-	_ = p.open.Track(ev) // scenarios marked broken may violate the rules; tracking goes on
 	p.run.Apply(ev)
 	adapted, ok := p.peer.Adapt(ev)
 	if !ok {
@@ -202,7 +219,7 @@ func (p *player) timestamp(now time.Time) int64 {
 func (p *player) stop(cause error) protocol.Outcome {
 	switch {
 	case errors.Is(cause, threads.ErrCancelled):
-		for _, ev := range p.open.Closers() {
+		for _, ev := range p.opened().Closers() {
 			_ = p.send(ev)
 		}
 		end := protocol.NewEvent(protocol.RunFinished, "threadId", p.threadID, "runId", p.runID, "outcome", map[string]any{"type": "cancelled"})
@@ -248,6 +265,7 @@ func (p *player) strike(ctx context.Context, s faultStrike) protocol.Outcome {
 		if s.keepAlive && p.server.cfg.KeepAlive > 0 {
 			interval = p.server.cfg.KeepAlive
 		}
+		p.link.link()
 		if err := p.server.sleep(ctx, interval); err != nil {
 			return p.stop(err)
 		}
@@ -312,5 +330,34 @@ func (p *player) waitUntil(ctx context.Context, due time.Time) error {
 				return err
 			}
 		}
+	}
+}
+
+// requestLink cancels a run when its request's context ends, its client having gone,
+// from the time link is called: a run links at its first wait. Until then it only plans
+// and writes, and a write to a client that has gone fails; a run that never waits is
+// spared the registration on the request's context that context.AfterFunc makes.
+type requestLink struct {
+	req    context.Context
+	cancel context.CancelCauseFunc
+	stop   func() bool // nil until linked
+}
+
+// link makes the link, once.
+func (l *requestLink) link() {
+	if l.stop == nil {
+		req, cancel := l.req, l.cancel
+		l.stop = context.AfterFunc(req, func() { cancel(context.Cause(req)) })
+	}
+}
+
+// unlink ends the link: the request's end no longer cancels the run. A request that has
+// ended already cancels it now, linked or not.
+func (l *requestLink) unlink() {
+	if l.stop != nil {
+		l.stop()
+	}
+	if l.req.Err() != nil {
+		l.cancel(context.Cause(l.req))
 	}
 }

@@ -87,17 +87,17 @@ func (s *Server) run(c echo.Context, route string) error {
 	}()
 
 	// A run's context is the server's, not the request's: a stream taken over from
-	// net/http outlives its request. Until then the client leaving cancels it.
-	reqCtx := c.Request().Context()
+	// net/http outlives its request. Until then the client leaving cancels it, once
+	// the run waits (requestLink).
 	ctx, cancel := context.WithCancelCause(s.root)
-	unlink := context.AfterFunc(reqCtx, func() { cancel(context.Cause(reqCtx)) })
+	link := &requestLink{req: c.Request().Context(), cancel: cancel}
 	defer func() {
 		if !parked {
-			unlink()
+			link.unlink()
 			cancel(nil)
 		}
 	}()
-	sr, err := s.startRun(ctx, rr, cancel)
+	sr, err := s.startRun(ctx, c.Request().Context(), rr, cancel)
 	if err != nil && isNoScenario(err) && s.upstream.recordsMisses() {
 		return s.upstream.record(c, rr) // nothing matches: ask the real agent, and keep its answer
 	}
@@ -125,12 +125,12 @@ func (s *Server) run(c echo.Context, route string) error {
 	// only planning needed.
 	*p = player{server: s, w: w, peer: protocol.PeerFor(rr.in.ProtocolVersion), run: run, plan: plan, speed: rr.speed,
 		threadID: rr.in.ThreadID, runID: rr.in.RunID, testID: rr.testID, fault: rr.fault,
-		rec: sr.record, requestID: c.Response().Header().Get(echo.HeaderXRequestID), open: p.open}
+		rec: sr.record, requestID: c.Response().Header().Get(echo.HeaderXRequestID), open: p.open, link: link}
 	*st = stream{server: s, p: p, ctx: ctx, cancel: cancel, route: route, transport: rr.transport, started: time.Now(), entry: entryOf(c)}
 	var park func(time.Time) bool
 	if canPark(c, plan, rr.speed) {
 		c.Response().Header().Set("Connection", "close") // the stream will end by closing it
-		park = func(due time.Time) bool { return st.park(c, unlink, due) }
+		park = func(due time.Time) bool { return st.park(c, due) }
 	}
 	if hook.wait != nil {
 		admission.Begun(c.Request().Context()) // its answer waits on purpose
@@ -238,9 +238,9 @@ type startedRun struct {
 	record *runRecord            // nil when no run is kept (-journal-events 0)
 }
 
-// startRun begins the run in its thread and plans it; planning stops when ctx is done.
-// On error the thread is left as it was.
-func (s *Server) startRun(ctx context.Context, rr *runRequest, cancel context.CancelCauseFunc) (startedRun, error) {
+// startRun begins the run in its thread and plans it; planning stops when ctx is done,
+// or client is (the request's context). On error the thread is left as it was.
+func (s *Server) startRun(ctx, client context.Context, rr *runRequest, cancel context.CancelCauseFunc) (startedRun, error) {
 	in := rr.in
 	thread := threads.Key{Test: rr.testID, Thread: in.ThreadID}
 	run, cursor, err := s.threads.Begin(thread, in.RunID, cancel)
@@ -260,7 +260,8 @@ func (s *Server) startRun(ctx context.Context, rr *runRequest, cancel context.Ca
 	sreq := &scenarios.Request{Route: rr.route, Input: in, Header: textproto.MIMEHeader(rr.header)}
 	sreq.History = func() []map[string]any { return run.History(in) }
 	opts := scenarios.PlanOptions{Seed: s.seedFor(thread), Turn: run.Turn(),
-		Timing: s.cfg.Timing, Now: time.Now(), Speed: rr.speed, FixedTime: s.cfg.FixedTime, Limits: s.cfg.TemplateLimits, Dialect: s.cfg.Dialect, Usage: s.cfg.Usage}
+		Timing: s.cfg.Timing, Now: time.Now(), Speed: rr.speed, FixedTime: s.cfg.FixedTime, Limits: s.cfg.TemplateLimits, Dialect: s.cfg.Dialect, Usage: s.cfg.Usage,
+		Client: client}
 	plan, how, err := s.planRun(ctx, sreq, cursor, opts, s.forcedScenario(rr.header, rr.testID))
 	if err != nil {
 		return startedRun{}, err
@@ -362,8 +363,8 @@ func (s *Server) plan(ctx context.Context, sc *scenarios.Scenario, sreq *scenari
 	var nb *scenarios.NoBranchError
 	var le *scenarios.LimitError
 	switch {
-	case ctx.Err() != nil && err != nil:
-		return nil, apiError(statusClientClosedRequest, "run_stopped", "the run stopped while it was planned: "+context.Cause(ctx).Error())
+	case err != nil && opts.Stopped(ctx) != nil:
+		return nil, apiError(statusClientClosedRequest, "run_stopped", "the run stopped while it was planned: "+opts.Stopped(ctx).Error())
 	case errors.As(err, &le):
 		in := sreq.Input
 		return &scenarios.Plan{Scenario: sc, Events: []scenarios.Timed{

@@ -59,10 +59,9 @@ func hasWaits(plan *scenarios.Plan, speed float64) bool {
 	return speed > 0 && plan.Events[len(plan.Events)-1].At > 0
 }
 
-// park takes the stream over from its handler, to wake at due; unlink stops the
-// request's context from cancelling the run. It returns false, and the handler's
+// park takes the stream over from its handler, to wake at due. It returns false, and the handler's
 // goroutine goes on waiting, when the connection cannot be taken over.
-func (st *stream) park(c echo.Context, unlink func() bool, due time.Time) bool {
+func (st *stream) park(c echo.Context, due time.Time) bool {
 	p := st.p
 	if err := p.w.flushPending(); err != nil {
 		return false // the wait meets the error and ends the run
@@ -79,7 +78,7 @@ func (st *stream) park(c echo.Context, unlink func() bool, due time.Time) bool {
 	// after this response.
 	p.w.takeOver(sse.NewConn(conn, st.server.cfg.WriteTimeout))
 	st.wakes.Store(1) // as if a wake were playing, until the stream is set up
-	unlink()          // if the client has already gone, the run's context says so
+	p.link.unlink()   // if the client has already gone, the run's context says so
 	st.entry, st.publish = st.server.detachEntry(c)
 	st.stopWatch = st.server.hangups.Watch(conn, func() { st.cancel(context.Canceled) })
 	st.timer = time.AfterFunc(st.until(due), st.wake)

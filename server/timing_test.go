@@ -157,6 +157,47 @@ func TestClientAbortStopsTheRunAtOnce(t *testing.T) {
 	})
 }
 
+// A run is linked to its request only from its first wait (requestLink): every kind of
+// wait must see the client leave, in a run that has no other.
+func TestClientAbortStopsARunWhereverItWaits(t *testing.T) {
+	for _, tt := range []struct{ name, fault, breakpoint string }{
+		{"before its first event (slowStart)", "slowStart; delay=1h", ""},
+		{"stalled (stall)", "stall; after=2", ""},
+		{"at a breakpoint", "", `{"event":2}`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				s := newServer(t, "steps: [{text: one two three}]", nil)
+				header := map[string]string{SpeedHeader: "0", TestIDHeader: "abort"}
+				if tt.fault != "" {
+					header[FaultHeader] = tt.fault
+				}
+				if tt.breakpoint != "" {
+					if status, body := call(t, s, "POST", AdminPrefix+"/breakpoints", tt.breakpoint, map[string]string{TestIDHeader: "abort"}); status != 201 {
+						t.Fatal(status, body)
+					}
+				}
+				ctx, cancel := context.WithCancel(t.Context())
+				done := make(chan *streamRecorder)
+				go func() { done <- post(ctx, s, "/", `{"messages":[]}`, header) }()
+				time.Sleep(time.Minute)
+				select {
+				case <-done:
+					t.Fatal("the run did not wait")
+				default:
+				}
+				cancel()
+				synctest.Wait()
+				select {
+				case <-done:
+				default:
+					t.Fatal("the handler is still running after the client went away")
+				}
+			})
+		})
+	}
+}
+
 func TestShutdownEndsOpenStreamsWithRunError(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		s := newServer(t, timedScenario, nil)

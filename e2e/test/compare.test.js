@@ -9,7 +9,7 @@ import { test } from 'node:test';
 import { promisify } from 'node:util';
 import { REPO_ROOT } from './harness.js';
 
-const ROWS = 18;
+const ROWS = 19;
 const TRANSPORT_ROWS = 2;
 const TRANSPORT_HEADER = '| agui-mock, by transport |';
 

@@ -14,7 +14,7 @@ import (
 // Flush. The zero Writer is not usable: make one with NewWriter.
 type Writer struct {
 	w            http.ResponseWriter
-	rc           *http.ResponseController
+	rc           http.ResponseController // a value, so that a Writer kept in its caller's state costs no allocation
 	writeTimeout time.Duration
 	deadline     time.Time
 	headersSent  bool // flushed once: net/http has written the headers
@@ -25,7 +25,7 @@ type Writer struct {
 // Writer, not a pointer, so that callers can keep it inside their own writer without
 // another allocation.
 func NewWriter(w http.ResponseWriter, writeTimeout time.Duration) Writer {
-	return Writer{w: w, rc: http.NewResponseController(w), writeTimeout: writeTimeout}
+	return Writer{w: w, rc: *http.NewResponseController(w), writeTimeout: writeTimeout}
 }
 
 // Begin sets the stream's headers, with its contentType (that of SSE, or of another
