@@ -119,7 +119,15 @@ else:
 PY
 }
 
+# warm: a load of each kind on every server before anything is measured, so that the
+# first round finds them as the others do: the heap grown, and Node's JIT warm
+warm() {
+  ALSO=quiet workload warm204 burst204 --concurrency 50 --runs "$(scale 200)"
+  ALSO=quiet workload warmshort short --concurrency 64 --runs "$(scale 4000)"
+}
+
 start_all
+warm
 echo "${ROUNDS:-3} rounds; each figure is the median of its rounds unless it says otherwise."
 echo
 if [ -n "${BASELINE:-}" ]; then

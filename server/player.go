@@ -13,29 +13,30 @@ import (
 
 // player streams one run's plan to its client and records it in the thread.
 type player struct {
-	server     *Server
-	w          *eventWriter
-	peer       protocol.Peer
-	run        *threads.Run
-	plan       *scenarios.Plan
-	speed      float64
-	threadID   string
-	runID      string
-	testID     string
-	fault      *scenarios.Fault  // asked for by the request
-	open       protocol.Verifier // what is open, to close it if the run is cut short; see opened
-	tracked    int               // the plan's events open has followed
-	sent       int
-	next       int           // the index in the plan of the next event to play
-	start      time.Time     // when the run's timeline began
-	playedAt   time.Time     // when the last event was played
-	at         time.Duration // the offset in the plan of the event being played
-	disconnect bool          // the run ends by dropping the connection
-	timer      *time.Timer   // reused for every wait of the run
-	rec        *runRecord    // nil when no run is kept
-	link       *requestLink  // to the request, made at the run's first wait
-	requestID  string        // names the run in the journal stream's progress
-	reported   time.Time     // when the journal stream last heard of its progress
+	server      *Server
+	w           *eventWriter
+	peer        protocol.Peer
+	run         *threads.Run
+	plan        *scenarios.Plan
+	speed       float64
+	threadID    string
+	runID       string
+	testID      string
+	fault       *scenarios.Fault  // asked for by the request
+	open        protocol.Verifier // what is open, to close it if the run is cut short; see opened
+	tracked     int               // the plan's events open has followed
+	sent        int
+	next        int           // the index in the plan of the next event to play
+	start       time.Time     // when the run's timeline began
+	playedAt    time.Time     // when the last event was played
+	clockWrites int           // the writer's writes when the clock was last read (clock)
+	at          time.Duration // the offset in the plan of the event being played
+	disconnect  bool          // the run ends by dropping the connection
+	timer       *time.Timer   // reused for every wait of the run
+	rec         *runRecord    // nil when no run is kept
+	link        *requestLink  // to the request, made at the run's first wait
+	requestID   string        // names the run in the journal stream's progress
+	reported    time.Time     // when the journal stream last heard of its progress
 }
 
 // play writes the plan's events on their timeline, measured from the start of the run
@@ -82,7 +83,7 @@ func (p *player) advance(ctx context.Context) (outcome protocol.Outcome, due tim
 	plan := p.plan
 	for ; p.next < len(plan.Events); p.next++ {
 		i, t := p.next, plan.Events[p.next]
-		now := time.Now()
+		now := p.clock(i)
 		if due := p.due(i); now.Before(due) {
 			return "", due, false
 		}
@@ -94,6 +95,7 @@ func (p *player) advance(ctx context.Context) (outcome protocol.Outcome, due tim
 			}
 			p.start = p.start.Add(paused) // the rest keeps its rhythm
 			now = time.Now()
+			p.playedAt = now
 		}
 		// After the breakpoint, so that a test can pause a run at the event a fault breaks.
 		if f := p.fault; f != nil && f.After == i {
@@ -112,6 +114,19 @@ func (p *player) advance(ctx context.Context) (outcome protocol.Outcome, due tim
 	}
 	// A broken scenario may end its stream without a terminal event, as truncate does: fault.
 	return protocol.OutcomeOf(plan.Events[len(plan.Events)-1].Event), time.Time{}, true
+}
+
+// clock is the time at which event i plays: the time event i-1 played at, when i falls
+// due at the same moment at the run's speed and nothing has been written since (events
+// due together play together, and a burst, or any run at speed 0, reads the clock once
+// a write, not once an event); else the clock, read now.
+func (p *player) clock(i int) time.Time {
+	events := p.plan.Events
+	if i > 0 && scenarios.Scale(events[i].At, p.speed) == scenarios.Scale(events[i-1].At, p.speed) && p.w.writes == p.clockWrites {
+		return p.playedAt
+	}
+	p.clockWrites = p.w.writes
+	return time.Now()
 }
 
 // due is when event i falls due: at its offset on the run's timeline, measured from the

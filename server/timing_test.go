@@ -2,9 +2,12 @@ package server
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"reflect"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"testing/synctest"
@@ -258,6 +261,48 @@ events:
 		want := []string{"130ms RUN_STARTED", "130ms TEXT_MESSAGE_START", "150ms TEXT_MESSAGE_CONTENT", "175ms TEXT_MESSAGE_CONTENT", "200ms TEXT_MESSAGE_END", "250ms RUN_FINISHED"}
 		if got := eventTimes(rec.streamRecorder); !reflect.DeepEqual(got, want) {
 			t.Errorf("events arrived\n%v\nwant\n%v", got, want)
+		}
+	})
+}
+
+// slowWrites is a streamRecorder whose every write takes a while, as to a slow client.
+type slowWrites struct {
+	*streamRecorder
+	delay time.Duration
+}
+
+func (r *slowWrites) Write(b []byte) (int, error) {
+	time.Sleep(r.delay)
+	return r.streamRecorder.Write(b)
+}
+
+// Events due at the same moment share one reading of the clock, but only until the
+// next write: one that blocked makes the events after it carry the time they were sent.
+func TestEventsDueTogetherShareTheClockUntilAWrite(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		words := strings.Repeat("word ", 2000) // some 240 KB of frames: several writes
+		s := newServer(t, "steps: [{text: "+strings.TrimSpace(words)+"}]", nil)
+		req := httptest.NewRequestWithContext(t.Context(), http.MethodPost, "/agui/chat", strings.NewReader(`{"messages":[]}`))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set(SpeedHeader, "0") // all due at once
+		rec := &slowWrites{streamRecorder: newRecorder(), delay: time.Second}
+		s.Handler().ServeHTTP(rec, req)
+		rec.streamRecorder.Flush()
+		events := rec.events(t)
+		var stamps []int64
+		for _, ev := range events {
+			n, err := strconv.ParseInt(fmt.Sprint(ev.Fields[0].Value), 10, 64)
+			if ev.Fields[0].Name != "timestamp" || err != nil {
+				t.Fatalf("no timestamp first in %+v", ev)
+			}
+			stamps = append(stamps, n)
+		}
+		distinct := slices.Compact(slices.Clone(stamps))
+		if !slices.IsSorted(stamps) || len(distinct) < 3 || len(distinct) > len(events)/100 {
+			t.Errorf("%d events carry %d distinct times (%v … %v), want a few, one a write, never going back", len(events), len(distinct), stamps[0], stamps[len(stamps)-1])
+		}
+		if last, first := stamps[len(stamps)-1], stamps[0]; last-first < int64(len(distinct)-1)*1000 {
+			t.Errorf("the times span %d ms over %d writes of a second each", last-first, len(distinct))
 		}
 	})
 }

@@ -21,15 +21,17 @@ type eventWriter struct {
 	enc        protocol.Encoder
 	faultWrite func(e *eventWriter, b []byte) error // a fault's: writes in place of a plain write
 	pending    bool                                 // written since the last flush
+	writes     int                                  // to the response or the connection, which may block: a clock read before one is stale after it
 	buf        []byte                               // frames not yet written to the response
 	frame      []byte                               // a frame for faultWrite
 }
 
 // maxBatch is about the most the writer gathers before it writes to the response: a
-// burst goes out in writes of 8 KiB rather than in net/http's 2 KiB pieces, each of
-// them a chunk and a system call of its own. Once less than an eighth of it is left,
-// what was gathered goes before the next frame, so that the buffer stops growing there.
-const maxBatch = 8 << 10
+// burst goes out in writes of 32 KiB rather than in net/http's 2 KiB pieces, each of
+// them a chunk and a system call of its own (a 204-event burst in one). Once less than
+// an eighth of it is left, what was gathered goes before the next frame, so that the
+// buffer stops growing there.
+const maxBatch = 32 << 10
 
 // keptWhileWaiting is the most buffer a stream keeps through a wait; a larger one, left
 // by a burst, goes, so that an open stream holds no more than a frame's worth.
@@ -136,6 +138,7 @@ func (e *eventWriter) drain() error {
 	if len(e.buf) == 0 {
 		return nil
 	}
+	e.writes++
 	var err error
 	if e.conn != nil {
 		_, err = e.conn.Write(e.buf)
