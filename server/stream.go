@@ -59,8 +59,8 @@ func hasWaits(plan *scenarios.Plan, speed float64) bool {
 	return speed > 0 && plan.Events[len(plan.Events)-1].At > 0
 }
 
-// park takes the stream over from its handler, to wake at due. It returns false, and the handler's
-// goroutine goes on waiting, when the connection cannot be taken over.
+// park takes the stream over from its handler, to wake at due. It returns false, and
+// the handler's goroutine goes on waiting, when the connection cannot be taken over.
 func (st *stream) park(c echo.Context, due time.Time) bool {
 	p := st.p
 	if err := p.w.flushPending(); err != nil {
