@@ -222,6 +222,9 @@ func (sc *Scenario) sampleRequest() (*Request, error) {
 	if len(sc.Match.Routes) > 0 {
 		ex.Route = sc.Match.Routes[0]
 	}
+	if len(sc.Match.Agents) > 0 {
+		ex.Agent = sc.Match.Agents[0]
+	}
 	ex.Headers = map[string]string{}
 	for name, re := range sc.Match.Headers {
 		value, ok := sampleMessage(re)

@@ -5,18 +5,23 @@ import (
 	"fmt"
 	"net/textproto"
 
+	"github.com/agui-mock/agui-mock/copilotkit"
 	"github.com/agui-mock/agui-mock/protocol"
 )
 
 // DefaultRoute is the route of an example that names none.
 const DefaultRoute = "/agui/chat"
 
-// RunRoute is the route an example's run is posted to.
+// RunRoute is the route an example's run is posted to: its route, else the run route of
+// its agent under the CopilotKit runtime's default base path, else DefaultRoute.
 func (ex Example) RunRoute() string {
-	if ex.Route == "" {
-		return DefaultRoute
+	switch {
+	case ex.Route != "":
+		return ex.Route
+	case ex.Agent != "":
+		return copilotkit.RunPath(copilotkit.DefaultBasePath, ex.Agent)
 	}
-	return ex.Route
+	return DefaultRoute
 }
 
 // RunIDs are the ids an example's run carries, and the protocol version its client
@@ -98,5 +103,5 @@ func (ex Example) request() (*Request, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Request{Route: ex.RunRoute(), Input: in, Header: ex.RunHeader()}, nil
+	return &Request{Route: ex.RunRoute(), Agent: ex.Agent, Input: in, Header: ex.RunHeader()}, nil
 }

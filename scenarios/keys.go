@@ -19,8 +19,12 @@ const (
 	keyUsage       = "usage"
 	keyExamples    = "examples"
 
+	// a thread document's one key
+	keyThread = "thread"
+
 	// the parts of a request, of a match and of an example
 	keyRoute          = "route"
+	keyAgent          = "agent"
 	keyMessage        = "message"
 	keySystem         = "system"
 	keyForwardedProps = "forwardedProps"

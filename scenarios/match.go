@@ -18,6 +18,7 @@ import (
 // Match says which requests a scenario answers. Every criterion given must hold.
 type Match struct {
 	Routes         []string
+	Agents         []string       // of the CopilotKit runtime's routes: the run's agent is one of them
 	Message        *regexp.Regexp // searched in the last user message's text
 	prefix         literalPrefix  // what a matching text must start with, to reject cheaply
 	System         *regexp.Regexp // searched in the latest system or developer message's text
@@ -203,6 +204,23 @@ var criteria = [...]criterion{
 				return nil
 			}
 			return []string{fmt.Sprintf("route %s is not %s", req.Route, strings.Join(m.Routes, " or "))}
+		},
+	},
+	{ // agent
+		name:     "agent",
+		describe: func(m *Match) string { return strings.Join(m.Agents, " or ") },
+		count:    func(m *Match) int { return len(m.Agents) },
+		holds: func(m *Match, req *Request, _ string) bool {
+			return len(m.Agents) == 0 || slices.Contains(m.Agents, req.Agent)
+		},
+		explainMiss: func(m *Match, req *Request, _ string) []string {
+			if len(m.Agents) == 0 || slices.Contains(m.Agents, req.Agent) {
+				return nil
+			}
+			if req.Agent == "" {
+				return []string{fmt.Sprintf("the run names no agent (it was not posted to a CopilotKit runtime route), not %s", strings.Join(m.Agents, " or "))}
+			}
+			return []string{fmt.Sprintf("agent %s is not %s", clip(req.Agent, 80), strings.Join(m.Agents, " or "))}
 		},
 	},
 	{ // message

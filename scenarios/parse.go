@@ -45,6 +45,12 @@ func ParseContext(ctx context.Context, file string, data []byte) ([]*Scenario, [
 		if !l.resolveAliases(root.Content[0]) {
 			break
 		}
+		if isThreadDocument(root.Content[0]) {
+			if sc := l.threadDocument(root.Content[0]); sc != nil {
+				list = append(list, sc)
+			}
+			continue
+		}
 		if sc := l.scenario(root.Content[0], doc); sc != nil {
 			list = append(list, sc)
 		}
@@ -159,13 +165,15 @@ func (l *fileLoader) scenario(n *yaml.Node, doc int) *Scenario {
 
 // requestKeys are the parts of a request that a match tests and an example gives; one
 // reader, requestParts, reads them for both, so the two spell every part alike.
-var requestKeys = []string{keyRoute, keyMessage, keySystem, keyForwardedProps, keyState, keyTools, keyHeaders, keyContext}
+var requestKeys = []string{keyRoute, keyAgent, keyMessage, keySystem, keyForwardedProps, keyState, keyTools, keyHeaders, keyContext}
 
 // requestParts is what a match or an example says of a request, read but not yet
 // interpreted: a match compiles the message and header patterns, an example sends them.
 type requestParts struct {
 	routes         []string
 	routeNode      *yaml.Node
+	agents         []string
+	agentNode      *yaml.Node
 	message        *yaml.Node
 	system         *yaml.Node // the latest system or developer message's text
 	forwardedProps map[string]any
@@ -196,6 +204,15 @@ func (l *fileLoader) requestParts(f map[string]*yaml.Node, label string) request
 			p.routes[i] = strings.TrimSuffix(r, "/")
 			if p.routes[i] == "" {
 				p.routes[i] = "/"
+			}
+		}
+	}
+	if v := f[keyAgent]; v != nil {
+		p.agentNode = v
+		p.agents = l.strings(v)
+		for _, a := range p.agents {
+			if a == "" {
+				l.diag.add(l.pos(v), "e.g. agent: default", "an agent id must not be empty")
 			}
 		}
 	}
@@ -254,7 +271,7 @@ func readParts[T any](c contextParts, read func(*yaml.Node) T) (description, val
 
 func (l *fileLoader) match(n *yaml.Node) Match {
 	p := l.requestParts(l.fields(n, "match", requestKeys), "match.")
-	m := Match{Routes: p.routes, ForwardedProps: p.forwardedProps, State: p.state}
+	m := Match{Routes: p.routes, Agents: p.agents, ForwardedProps: p.forwardedProps, State: p.state}
 	if p.tools != nil {
 		m.Tools = l.strings(p.tools)
 	}
@@ -336,6 +353,13 @@ func (l *fileLoader) examples(n *yaml.Node) []Example {
 			ex.Route = p.routes[0]
 		default:
 			l.diag.add(l.pos(p.routeNode), "write one example for each route", "an example is one request: it has one route")
+		}
+		switch len(p.agents) {
+		case 0:
+		case 1:
+			ex.Agent = p.agents[0]
+		default:
+			l.diag.add(l.pos(p.agentNode), "write one example for each agent", "an example is one request: it names one agent")
 		}
 		if p.message != nil {
 			ex.Message = l.str(p.message)

@@ -24,6 +24,9 @@ import (
 // Request is a run request as scenarios see it.
 type Request struct {
 	Route string
+	// Agent is the agent a run of the CopilotKit runtime's routes names
+	// (/copilotkit/agent/:agent/run); "" for a run posted to any other route.
+	Agent string
 	Input *protocol.RunAgentInput
 	// Header is the request's HTTP header; its Get and Values find a name in any case.
 	Header textproto.MIMEHeader

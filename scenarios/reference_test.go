@@ -85,6 +85,7 @@ func TestEveryStepBranchOfTheSchemaListsTheStepKinds(t *testing.T) {
 func TestEveryMatchKeyIsGivenByAnExampleAndTheSampleRequest(t *testing.T) {
 	given := map[string]string{ // each key's value, in a match and in its example
 		"route":          "/travel",
+		"agent":          "researcher",
 		"message":        "book",
 		"system":         "travel",
 		"forwardedProps": "{mode: fast}",

@@ -45,8 +45,8 @@ type PendingToolCall struct {
 // Cursor is where a paused conversation continues: the steps left to play, the ids and
 // captures of its earlier runs, and what it waits for.
 type Cursor struct {
-	Scenario   *Scenario
-	Dialect    Dialect // the interrupts were raised in it, which says how they are answered
+	Scenario   *Scenario // nil for a seeded thread's pause that no scenario continues (SeededPause)
+	Dialect    Dialect   // the interrupts were raised in it, which says how they are answered
 	Interrupts []PendingInterrupt
 	ToolCalls  []PendingToolCall
 	frames     []frame    // the steps form: what is left to play
@@ -153,12 +153,15 @@ func Continue(cursor *Cursor, in *protocol.RunAgentInput, now time.Time) (Start,
 		if err := cursor.CheckAnswers(resume, now); err != nil {
 			return Start{}, false, err
 		}
+		if cursor.Scenario == nil { // a seeded pause: answered, the run starts afresh
+			return Start{}, false, nil
+		}
 		return Start{Resume: cursor, answers: resume}, true, nil
 	}
 	if len(resume) > 0 {
 		return Start{}, false, &NoPendingInterruptsError{ThreadID: in.ThreadID, ByCommand: len(in.Resume) == 0}
 	}
-	if cursor != nil && protocol.IsContinuation(in, cursor.toolCallIDs()) {
+	if cursor != nil && cursor.Scenario != nil && protocol.IsContinuation(in, cursor.toolCallIDs()) {
 		return Start{Resume: cursor}, true, nil
 	}
 	return Start{}, false, nil

@@ -8,6 +8,8 @@ import (
 	"sync"
 	"text/template"
 	"time"
+
+	"github.com/agui-mock/agui-mock/protocol"
 )
 
 // Scenario is one scripted agent behaviour.
@@ -23,6 +25,9 @@ type Scenario struct {
 	Match    Match
 	Timing   TimingOverride
 	Examples []Example
+	// Thread, when set, makes this no scenario but a thread document: a conversation
+	// every test starts from (see Set.Threads), whose ID is ThreadDocumentID's.
+	Thread *protocol.SeededThread
 
 	steps     []step     // the steps form
 	run       *eventsRun // the explicit form
@@ -80,6 +85,7 @@ func ParseDialect(name string) (Dialect, error) {
 // example selects its scenario.
 type Example struct {
 	Route          string            `json:"route,omitempty"`
+	Agent          string            `json:"agent,omitempty"` // posted to the CopilotKit runtime's run route of this agent
 	Message        string            `json:"message,omitempty"`
 	System         string            `json:"system,omitempty"` // a system message before the user's
 	ForwardedProps map[string]any    `json:"forwardedProps,omitempty"`

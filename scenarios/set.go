@@ -16,7 +16,9 @@ func DefaultRoutes() []string { return []string{"/", "/agui/chat"} }
 // Set is an immutable, validated collection of scenarios, ordered by precedence.
 type Set struct {
 	scenarios []*Scenario
+	threads   []*Scenario // the thread documents (Scenario.Thread)
 	routes    map[string]bool
+	agents    []string // the agents the scenarios name (match.agent), sorted
 	warnings  []Diagnostic
 }
 
@@ -27,6 +29,10 @@ func (s *Set) Scenarios() []*Scenario { return s.scenarios }
 func (s *Set) Routes() []string {
 	return slices.Sorted(maps.Keys(s.routes))
 }
+
+// Agents returns the agents of the CopilotKit runtime's routes that the scenarios name,
+// sorted.
+func (s *Set) Agents() []string { return s.agents }
 
 // IsRunRoute reports whether route answers runs.
 func (s *Set) IsRunRoute(route string) bool { return s.routes[route] }
@@ -96,7 +102,14 @@ func Gather(ctx context.Context, extra []*Scenario, sources ...Source) ([]*Scena
 // of another source: that scenario overrides it. Each scenario is dry-run within limits;
 // when ctx is done the dry runs stop and NewSet fails with ctx's cause.
 func NewSet(ctx context.Context, limits Limits, list []*Scenario) (*Set, error) {
-	set := &Set{scenarios: slices.Clone(list), routes: map[string]bool{}}
+	set := &Set{routes: map[string]bool{}}
+	for _, sc := range list {
+		if sc.Thread != nil {
+			set.threads = append(set.threads, sc)
+		} else {
+			set.scenarios = append(set.scenarios, sc)
+		}
+	}
 	var diags []Diagnostic
 	seen := map[string]*Scenario{}
 	for i, sc := range set.scenarios {
@@ -105,6 +118,12 @@ func NewSet(ctx context.Context, limits Limits, list []*Scenario) (*Set, error) 
 			diags = append(diags, sc.diagnostic(fmt.Sprintf("scenario id %q is already used by %s", sc.ID, prev.Source), "give one of them an explicit id"))
 		}
 		seen[sc.ID] = sc
+	}
+	for _, doc := range set.threads {
+		if prev, dup := seen[doc.ID]; dup {
+			diags = append(diags, doc.diagnostic(fmt.Sprintf("thread %q is already seeded by %s", doc.Thread.ThreadID, prev.Source), "seed each thread id once"))
+		}
+		seen[doc.ID] = doc
 	}
 	checks := make([][]Diagnostic, len(set.scenarios))
 	parallel(len(set.scenarios), func(i int) {
@@ -132,7 +151,13 @@ func NewSet(ctx context.Context, limits Limits, list []*Scenario) (*Set, error) 
 		for _, r := range sc.Match.Routes {
 			set.routes[r] = true
 		}
+		for _, a := range sc.Match.Agents {
+			if !slices.Contains(set.agents, a) {
+				set.agents = append(set.agents, a)
+			}
+		}
 	}
+	slices.Sort(set.agents)
 	sort.SliceStable(set.scenarios, func(i, j int) bool { return precedes(set.scenarios[i], set.scenarios[j]) })
 	for _, sc := range set.scenarios {
 		for _, ex := range sc.Examples {
@@ -154,6 +179,7 @@ func NewSet(ctx context.Context, limits Limits, list []*Scenario) (*Set, error) 
 			}
 		}
 	}
+	diags = append(diags, set.checkThreads(ctx, limits)...)
 	if len(diags) > 0 {
 		return nil, &LoadError{Diagnostics: append(diags, warnings...)}
 	}

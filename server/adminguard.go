@@ -62,6 +62,9 @@ type adminGuard struct {
 	cors   *corsPolicy // the origins --cors-origins lists
 	token  []byte      // the admin token; nil when the admin API has none
 	logger *slog.Logger
+	// runtimeReads reports whether a request of the CopilotKit runtime's routes reads or
+	// changes a thread, whatever its method (Server.runtimeReadsOthersData).
+	runtimeReads func(*http.Request) bool
 }
 
 // adminRealm is the realm a 401 of the admin API names.
@@ -71,7 +74,7 @@ func (g *adminGuard) middleware(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		req := c.Request()
 		if !isAdminPath(req.URL.Path) {
-			if readsOthersData(req) && changesState(req.Method) {
+			if readsOthersData(req) && changesState(req.Method) || g.runtimeReads(req) {
 				if msg := browserProblem(req, g.cors, othersDataRule); msg != "" {
 					return refuse(g.logger, c, apiError(http.StatusForbidden, "forbidden_origin", msg))
 				}
@@ -104,7 +107,7 @@ type browserRule struct {
 
 var (
 	adminRule      = browserRule{"the admin API", "drive or read the mock"}
-	othersDataRule = browserRule{"a thread's history or cancel, or a request as a test (X-Test-Id),", "read or change other clients' conversations and tests"}
+	othersDataRule = browserRule{"a thread's history, cancel, connect, stop or thread list, or a request as a test (X-Test-Id),", "read or change other clients' conversations and tests"}
 )
 
 // browserProblem says why rule refuses a request from a web page, or returns "" when

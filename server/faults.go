@@ -5,12 +5,15 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/labstack/echo/v4"
 
 	"github.com/agui-mock/agui-mock/scenarios"
+	"github.com/agui-mock/agui-mock/testctl"
 )
 
 // FaultHeader makes one request misbehave, e.g. "status; status=429; retryAfter=3",
@@ -31,6 +34,37 @@ type faultRequest struct {
 	Message    *string         `json:"message"`
 	Code       *string         `json:"code"`
 	Times      *int            `json:"times"`
+	// On is the route the fault applies to: run (the default), or one of the CopilotKit
+	// runtime's handshake, info, connect or stop.
+	On *string `json:"on"`
+}
+
+// Routes a queued fault applies to: runs, or a route of the CopilotKit runtime's
+// handshake, which takes handshakeFaultKinds only.
+const (
+	faultOnRun     = "run"
+	faultOnInfo    = "info"
+	faultOnConnect = "connect"
+	faultOnStop    = "stop"
+)
+
+// handshakeFaultKinds are the fault kinds a request of the runtime's handshake takes:
+// it fails (status), waits (slowStart) or loses its connection (disconnect).
+var handshakeFaultKinds = []string{scenarios.FaultStatus, scenarios.FaultSlowStart, scenarios.FaultDisconnect}
+
+// faultQueue is the queue of a test's faults for the route on names.
+func (s *Server) faultQueue(on string) (*testctl.Queue[scenarios.Fault], bool) {
+	switch on {
+	case "", faultOnRun:
+		return &s.tests.Faults, true
+	case faultOnInfo:
+		return &s.tests.InfoFaults, true
+	case faultOnConnect:
+		return &s.tests.ConnectFaults, true
+	case faultOnStop:
+		return &s.tests.StopFaults, true
+	}
+	return nil, false
 }
 
 // fault builds the fault the body describes, and the parameters it names.
@@ -95,6 +129,23 @@ func (s *Server) addFault(c echo.Context) error {
 		}
 		return &httpError{status: http.StatusBadRequest, body: errorBody{Error: "invalid_input", Message: err.Error(), Field: field}}
 	}
+	on := ""
+	if body.On != nil {
+		on = *body.On
+	}
+	queue, ok := s.faultQueue(on)
+	if !ok {
+		return &httpError{status: http.StatusBadRequest, body: errorBody{Error: "invalid_input", Field: "on",
+			Message: "on must be run, info, connect or stop (the CopilotKit runtime's handshake), got " + strconv.Quote(on)}}
+	}
+	if on != "" && on != faultOnRun && !slices.Contains(handshakeFaultKinds, f.Kind) {
+		return &httpError{status: http.StatusBadRequest, body: errorBody{Error: "invalid_input", Field: "kind",
+			Message: "a fault on the runtime's " + on + " route is one of " + strings.Join(handshakeFaultKinds, ", ") + ", not " + f.Kind}}
+	}
+	if f.Kind == scenarios.FaultDisconnect && on != "" && on != faultOnRun && f.After != 0 {
+		return &httpError{status: http.StatusBadRequest, body: errorBody{Error: "invalid_input", Field: "after",
+			Message: "a disconnect on the runtime's " + on + " route drops the connection before any answer: it takes no after"}}
+	}
 	times := 1
 	if body.Times != nil {
 		times = *body.Times
@@ -102,12 +153,23 @@ func (s *Server) addFault(c echo.Context) error {
 	if times < 0 {
 		return &httpError{status: http.StatusBadRequest, body: errorBody{Error: "invalid_input", Message: "times must be 0 (every request) or more", Field: "times"}}
 	}
-	s.tests.Faults.Push(c.Request().Header.Get(TestIDHeader), f, times)
+	queue.Push(c.Request().Header.Get(TestIDHeader), f, times)
 	reply := map[string]any{"fault": f, "times": times}
+	if on != "" {
+		reply["on"] = on
+	}
 	if f.Delay > 0 {
 		reply["delay"] = f.Delay.String()
 	}
 	return c.JSON(http.StatusCreated, reply)
+}
+
+// forgetFaults empties a test's queues of faults, of every route.
+func (s *Server) forgetFaults(testID string, all bool) {
+	for _, on := range []string{faultOnRun, faultOnInfo, faultOnConnect, faultOnStop} {
+		queue, _ := s.faultQueue(on)
+		queue.Reset(testID, all)
+	}
 }
 
 // faultBody is the answer body a status fault's "body" member asks for: a string as it

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"time"
 
+	"github.com/agui-mock/agui-mock/copilotkit"
 	"github.com/agui-mock/agui-mock/protocol"
 	"github.com/agui-mock/agui-mock/scenarios"
 	"github.com/agui-mock/agui-mock/testctl"
@@ -37,6 +38,20 @@ type player struct {
 	link        *requestLink  // to the request, made at the run's first wait
 	requestID   string        // names the run in the journal stream's progress
 	reported    time.Time     // when the journal stream last heard of its progress
+	runtime     *runtimeRun   // nil unless the run is one the CopilotKit runtime keeps
+}
+
+// runtimeRun is what a run of the CopilotKit runtime's routes sends besides its plan:
+// its RUN_STARTED carries its input, as the runtime's runner adds it, with the messages
+// the thread did not hold before.
+type runtimeRun struct {
+	input    map[string]any
+	historic map[string]bool
+}
+
+// started is a run's RUN_STARTED as the runtime relays and keeps it.
+func (rt *runtimeRun) started(ev protocol.Event) protocol.Event {
+	return copilotkit.StartedWithInput(ev, rt.input, func(id string) bool { return rt.historic[id] })
 }
 
 // play writes the plan's events on their timeline, measured from the start of the run
@@ -193,6 +208,9 @@ func (p *player) send(ev protocol.Event) error {
 // sendAt records an event in the thread and writes it at now, read by the caller: an
 // event reads the clock once, for its timeline, its timestamp and its record alike.
 func (p *player) sendAt(ev protocol.Event, now time.Time) error {
+	if p.runtime != nil && ev.Type == protocol.RunStarted {
+		ev = p.runtime.started(ev)
+	}
 	p.run.Apply(ev)
 	adapted, ok := p.peer.Adapt(ev)
 	if !ok {
@@ -243,6 +261,20 @@ func (p *player) stop(cause error) protocol.Outcome {
 			ending = "no terminal event: the client had gone away"
 		}
 		p.run.Cancelled(ending)
+		return protocol.OutcomeCancelled
+	case errors.Is(cause, threads.ErrStopped):
+		// Ended as the runtime ends a run its stop route stopped: what it left open
+		// closed its way, then a bare RUN_FINISHED.
+		played := make([]protocol.Event, p.next)
+		for i, t := range p.plan.Events[:p.next] {
+			played[i] = t.Event
+		}
+		for _, ev := range copilotkit.Finalize(played, true) {
+			if err := p.send(ev); err != nil {
+				break
+			}
+		}
+		p.run.Cancelled("stopped through the runtime's stop route")
 		return protocol.OutcomeCancelled
 	case errors.Is(cause, errShutdown):
 		_ = p.send(protocol.NewEvent(protocol.RunError, "message", "the mock server is shutting down", "code", "server_shutdown"))

@@ -42,7 +42,7 @@ func (s *Server) routes() *echo.Echo {
 		// nothing, and the request it announces meets the check.
 		chain = append(chain, cors.middleware)
 	}
-	guard := &adminGuard{cors: cors, logger: s.cfg.Logger}
+	guard := &adminGuard{cors: cors, logger: s.cfg.Logger, runtimeReads: s.runtimeReadsOthersData}
 	if token := ResolveAdminToken(s.cfg.AdminToken, s.cfg.AuthToken); token != "" {
 		guard.token = []byte(token)
 	}
@@ -51,6 +51,7 @@ func (s *Server) routes() *echo.Echo {
 	chain = append(chain, s.journaled, newHostPolicy(s.cfg.AllowedHosts, s.cfg.Logger).middleware, guard.middleware)
 	e.Use(composedOnce(chain))
 	s.adminRoutes(e)
+	s.runtimeRoutes(e)
 	// Not an echo Group: Group.Use registers catch-all routes of its own.
 	e.POST(HistoryPath, s.history, s.authenticate)
 	e.POST(CancelPath, s.cancel, s.authenticate)
@@ -179,7 +180,7 @@ func (s *Server) dispatch(c echo.Context) error {
 	if !runRoute || c.Request().Method != http.MethodPost {
 		return unrouted(c, runRoute)
 	}
-	return s.run(c, route)
+	return s.run(c, runTarget{route: route})
 }
 
 // unrouted answers a request that no route takes: 405 with the methods its path takes

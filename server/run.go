@@ -47,9 +47,19 @@ const statusClientClosedRequest = 499
 // errShutdown is the cause of runs stopped because the server is stopping.
 var errShutdown = errors.New("server shutting down")
 
+// runTarget is where a run request was posted: its route and, for a run of the
+// CopilotKit runtime's routes, the agent it names and whether its thread keeps it.
+type runTarget struct {
+	route string
+	agent string // "" unless posted to the runtime's routes
+	// kept: the thread keeps the run's events, which the runtime's connect route replays
+	// (a run of the runtime's; not a suggestion, which its runner never sees).
+	kept bool
+}
+
 // runRequest is a run request read and checked, before anything is planned.
 type runRequest struct {
-	route     string
+	runTarget
 	in        *protocol.RunAgentInput
 	body      []byte // as sent, for the recorder
 	speed     float64
@@ -64,8 +74,9 @@ type runRequest struct {
 // reporting a run are separate functions, so that while a stream plays its goroutine
 // holds only the small frames of playing: a goroutine grows its stack to the deepest
 // call it has made and shrinks it only when less than a quarter is in use.
-func (s *Server) run(c echo.Context, route string) error {
-	rr, err := s.readRun(c, route)
+func (s *Server) run(c echo.Context, target runTarget) error {
+	route := target.route
+	rr, err := s.readRun(c, target)
 	if err != nil {
 		return err
 	}
@@ -125,7 +136,7 @@ func (s *Server) run(c echo.Context, route string) error {
 	// only planning needed.
 	*p = player{server: s, w: w, peer: protocol.PeerFor(rr.in.ProtocolVersion), run: run, plan: plan, speed: rr.speed,
 		threadID: rr.in.ThreadID, runID: rr.in.RunID, testID: rr.testID, fault: rr.fault,
-		rec: sr.record, requestID: c.Response().Header().Get(echo.HeaderXRequestID), open: p.open, link: link}
+		rec: sr.record, requestID: c.Response().Header().Get(echo.HeaderXRequestID), open: p.open, link: link, runtime: sr.runtime}
 	*st = stream{server: s, p: p, ctx: ctx, cancel: cancel, route: route, transport: rr.transport, started: time.Now(), entry: entryOf(c)}
 	var park func(time.Time) bool
 	if canPark(c, plan, rr.speed) {
@@ -187,7 +198,7 @@ func (r *runStates) put(rs *runState) {
 }
 
 // readRun reads and checks a run request: its content type, speed, body and fault.
-func (s *Server) readRun(c echo.Context, route string) (*runRequest, error) {
+func (s *Server) readRun(c echo.Context, target runTarget) (*runRequest, error) {
 	req := c.Request()
 	if err := checkJSONContentType(req); err != nil {
 		return nil, err
@@ -196,7 +207,7 @@ func (s *Server) readRun(c echo.Context, route string) (*runRequest, error) {
 	if err != nil {
 		return nil, err
 	}
-	transport, enc, err := s.transportFor(req)
+	transport, enc, err := s.transportFor(req, target.agent != "")
 	if err != nil {
 		return nil, err
 	}
@@ -216,7 +227,7 @@ func (s *Server) readRun(c echo.Context, route string) (*runRequest, error) {
 	note(c, func(e *JournalEntry) {
 		e.ThreadID, e.RunID, e.Transport, e.bodyIsJSON = in.ThreadID, in.RunID, transport, true
 	})
-	return &runRequest{route: route, in: in, body: body, speed: speed, fault: fault, enc: enc, transport: transport, testID: req.Header.Get(TestIDHeader), header: req.Header}, nil
+	return &runRequest{runTarget: target, in: in, body: body, speed: speed, fault: fault, enc: enc, transport: transport, testID: req.Header.Get(TestIDHeader), header: req.Header}, nil
 }
 
 // openStream counts a stream in, or refuses it when -max-streams are open.
@@ -231,11 +242,12 @@ func (s *Server) openStream(res *echo.Response) error {
 
 // startedRun is a run begun in its thread and planned.
 type startedRun struct {
-	run    *threads.Run
-	plan   *scenarios.Plan
-	how    selection
-	missed []scenarios.Candidate // when the catch-all answered: why the developer's own scenarios did not
-	record *runRecord            // nil when no run is kept (-journal-events 0)
+	run     *threads.Run
+	plan    *scenarios.Plan
+	how     selection
+	missed  []scenarios.Candidate // when the catch-all answered: why the developer's own scenarios did not
+	record  *runRecord            // nil when no run is kept (-journal-events 0)
+	runtime *runtimeRun           // nil unless the thread keeps the run, as the CopilotKit runtime does
 }
 
 // startRun begins the run in its thread and plans it; planning stops when ctx is done,
@@ -243,6 +255,7 @@ type startedRun struct {
 func (s *Server) startRun(ctx, client context.Context, rr *runRequest, cancel context.CancelCauseFunc) (startedRun, error) {
 	in := rr.in
 	thread := threads.Key{Test: rr.testID, Thread: in.ThreadID}
+	s.seedFromFiles(thread)
 	run, cursor, err := s.threads.Begin(thread, in.RunID, cancel)
 	if err != nil {
 		var busy *threads.BusyError
@@ -257,12 +270,12 @@ func (s *Server) startRun(ctx, client context.Context, rr *runRequest, cancel co
 			run.Release() // planning failed, or panicked
 		}
 	}()
-	sreq := &scenarios.Request{Route: rr.route, Input: in, Header: textproto.MIMEHeader(rr.header)}
+	sreq := &scenarios.Request{Route: rr.route, Agent: rr.agent, Input: in, Header: textproto.MIMEHeader(rr.header)}
 	sreq.History = func() []map[string]any { return run.History(in) }
 	opts := scenarios.PlanOptions{Seed: s.seedFor(thread), Turn: run.Turn(),
 		Timing: s.cfg.Timing, Now: time.Now(), Speed: rr.speed, FixedTime: s.cfg.FixedTime, Limits: s.cfg.TemplateLimits, Dialect: s.cfg.Dialect, Usage: s.cfg.Usage,
 		Client: client}
-	plan, how, err := s.planRun(ctx, sreq, cursor, opts, s.forcedScenario(rr.header, rr.testID))
+	plan, how, err := s.planRun(ctx, sreq, cursor, opts, s.forcedScenario(rr.header, rr.testID, run.Seeded()))
 	if err != nil {
 		return startedRun{}, err
 	}
@@ -271,9 +284,14 @@ func (s *Server) startRun(ctx, client context.Context, rr *runRequest, cancel co
 		missed = s.set.Load().MissedOwn(sreq, plan.Scenario)
 	}
 	run.Start(plan.Scenario.ID)
+	var rt *runtimeRun
+	if rr.kept {
+		rt = &runtimeRun{input: in.Raw, historic: run.Keep(rr.agent)}
+	}
 	run.AddInput(in)
 	started = true
-	return startedRun{run: run, plan: plan, how: how, missed: missed, record: s.runs.newRecord(plan.Scenario, sreq, len(plan.Events), hasWaits(plan, rr.speed))}, nil
+	return startedRun{run: run, plan: plan, how: how, missed: missed, record: s.runs.newRecord(plan.Scenario, sreq, len(plan.Events), hasWaits(plan, rr.speed)),
+		runtime: rt}, nil
 }
 
 // isNoScenario reports whether a run failed because no scenario matches it.
@@ -306,11 +324,15 @@ func (s *Server) reportRun(st *stream, outcome protocol.Outcome, awaiting int) {
 }
 
 // forcedScenario is the scenario a request must play whatever it matches: its
-// X-Agui-Mock-Scenario header's, or the one forced for its test through the admin API.
-func (s *Server) forcedScenario(header http.Header, testID string) func() string {
+// X-Agui-Mock-Scenario header's, or the one its thread was seeded to play next, or the
+// one forced for its test through the admin API.
+func (s *Server) forcedScenario(header http.Header, testID, seeded string) func() string {
 	return func() string {
 		if id := header.Get(ScenarioHeader); id != "" {
 			return id
+		}
+		if seeded != "" {
+			return seeded
 		}
 		id, _ := s.tests.Forced.Take(testID)
 		return id
@@ -463,8 +485,10 @@ func checkJSONContentType(req *http.Request) error {
 func jsonMediaType(mt string) bool { return mt == "application/json" || strings.HasSuffix(mt, "+json") }
 
 // transportFor chooses the transport of a run's events: its TransportHeader's, else
-// protobuf when its Accept lists it, as AG-UI agents negotiate, else SSE.
-func (s *Server) transportFor(req *http.Request) (string, protocol.Encoder, error) {
+// protobuf when its Accept lists it, as AG-UI agents negotiate, else SSE. A run of the
+// CopilotKit runtime's routes (runtime) writes SSE frames without ids, as the runtime's
+// encoder does.
+func (s *Server) transportFor(req *http.Request, runtime bool) (string, protocol.Encoder, error) {
 	name := req.Header.Get(TransportHeader)
 	if name == "" {
 		name = transportSSE
@@ -474,7 +498,7 @@ func (s *Server) transportFor(req *http.Request) (string, protocol.Encoder, erro
 	}
 	switch name {
 	case transportSSE:
-		return name, protocol.SSEEncoder{WithIDs: s.cfg.EventIDs}, nil
+		return name, protocol.SSEEncoder{WithIDs: s.cfg.EventIDs && !runtime}, nil
 	case transportProto:
 		return name, protocol.ProtoEncoder{}, nil
 	}

@@ -18,6 +18,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/agui-mock/agui-mock/copilotkit"
 	"github.com/agui-mock/agui-mock/internal/admission"
 	"github.com/agui-mock/agui-mock/internal/feed"
 	"github.com/agui-mock/agui-mock/internal/hangup"
@@ -60,6 +61,9 @@ type Config struct {
 	// scenario when scenarios are loaded; a field left 0 takes its default (see
 	// scenarios.DefaultLimits).
 	TemplateLimits scenarios.Limits
+	// RuntimePath is where the CopilotKit runtime's routes are served (runtime.go):
+	// copilotkit.DefaultBasePath by default; empty serves none.
+	RuntimePath string
 	// Dialect is how interrupts reach the client in the scenarios that name none; empty:
 	// agui.
 	Dialect scenarios.Dialect
@@ -99,6 +103,7 @@ func DefaultConfig() Config {
 		Threads:       threads.DefaultLimits(),
 		CORSOrigins:   []string{"*"},
 		CancelWait:    5 * time.Second,
+		RuntimePath:   copilotkit.DefaultBasePath,
 		JournalSize:   1000,
 		JournalEvents: 200,
 		MaxMessages:   10000,

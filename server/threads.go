@@ -54,7 +54,9 @@ func (s *Server) history(c echo.Context) error {
 	if s.upstream.proxies(tr.ThreadID) {
 		return s.upstream.proxy(c, tr.body)
 	}
-	h, ok := s.threads.History(threads.Key{Test: c.Request().Header.Get(TestIDHeader), Thread: tr.ThreadID})
+	key := threads.Key{Test: c.Request().Header.Get(TestIDHeader), Thread: tr.ThreadID}
+	s.seedFromFiles(key)
+	h, ok := s.threads.History(key)
 	if !ok {
 		return unknownThread(tr.ThreadID)
 	}
@@ -81,7 +83,7 @@ func (s *Server) cancel(c echo.Context) error {
 	if s.upstream.proxies(tr.ThreadID) {
 		return s.upstream.proxy(c, tr.body)
 	}
-	res := s.threads.Cancel(threads.Key{Test: c.Request().Header.Get(TestIDHeader), Thread: tr.ThreadID}, s.cfg.CancelWait)
+	res := s.threads.Cancel(threads.Key{Test: c.Request().Header.Get(TestIDHeader), Thread: tr.ThreadID}, threads.ErrCancelled, "", s.cfg.CancelWait)
 	if !res.Known {
 		return unknownThread(tr.ThreadID)
 	}

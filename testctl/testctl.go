@@ -22,6 +22,11 @@ type Control[E any] struct {
 	Faults Queue[scenarios.Fault]
 	// Speed holds the speed factor set for each test's runs.
 	Speed Queue[float64]
+	// RuntimeInfo holds how each test shapes the CopilotKit runtime's GET /info.
+	RuntimeInfo Queue[RuntimeInfo]
+	// InfoFaults, ConnectFaults and StopFaults hold the faults queued for each test's
+	// next requests of the CopilotKit runtime's info, connect and stop routes.
+	InfoFaults, ConnectFaults, StopFaults Queue[scenarios.Fault]
 	// Breakpoints pause each test's streams.
 	Breakpoints Breakpoints
 	// Journal keeps the latest requests.
@@ -44,5 +49,9 @@ func (c *Control[E]) Reset(testID string, all bool) {
 	c.Forced.Reset(testID, all)
 	c.Faults.Reset(testID, all)
 	c.Speed.Reset(testID, all)
+	c.RuntimeInfo.Reset(testID, all)
+	c.InfoFaults.Reset(testID, all)
+	c.ConnectFaults.Reset(testID, all)
+	c.StopFaults.Reset(testID, all)
 	c.Breakpoints.Reset(testID, all)
 }

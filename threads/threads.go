@@ -38,6 +38,10 @@ type Key struct {
 // ErrCancelled is the cause of a run stopped through the cancel endpoint.
 var ErrCancelled = errors.New("cancelled through /agui/cancel")
 
+// ErrStopped is the cause of a run stopped through the CopilotKit runtime's stop route,
+// whose stream ends as the runtime ends a stopped run's.
+var ErrStopped = errors.New("stopped through the runtime's stop route")
+
 // RunRecord is one run in a thread's history.
 type RunRecord struct {
 	RunID    string           `json:"runId"`
@@ -66,6 +70,12 @@ type Thread struct {
 	started  int // runs started, all of them: runs keeps only the latest
 	active   *activeRun
 	lastUsed time.Time
+	// kept is what a CopilotKit runtime keeps of the thread, for its runs through the
+	// runtime's routes (and a seeded thread's): nil for a thread that has none.
+	kept *kept
+	// next is the scenario the thread was seeded to play next; "" when its next run is
+	// chosen as any other.
+	next string
 }
 
 type activeRun struct {
@@ -74,6 +84,7 @@ type activeRun struct {
 	cancel   context.CancelCauseFunc
 	done     chan struct{} // closed when the run's stream has ended
 	ending   string        // how the stream ended after a cancel, as the client got it
+	live     *Live         // its events as it sends them, when the thread keeps them
 }
 
 // Store holds the threads.
@@ -134,8 +145,9 @@ type Run struct {
 	thread  *Thread
 	active  *activeRun
 	record  int
-	created bool // this run's request created the thread
-	turn    int  // runs the thread started before this one
+	created bool   // this run's request created the thread
+	turn    int    // runs the thread started before this one
+	next    string // the scenario the thread was seeded to play next
 }
 
 // Begin claims a thread for a run and returns the cursor where its conversation paused
@@ -157,11 +169,15 @@ func (s *Store) Begin(key Key, runID string, cancel context.CancelCauseFunc) (*R
 	}
 	s.touch(t)
 	t.active = &activeRun{runID: runID, cancel: cancel, done: make(chan struct{})}
-	return &Run{store: s, thread: t, active: t.active, record: -1, created: created, turn: t.started}, t.cursor, nil
+	return &Run{store: s, thread: t, active: t.active, record: -1, created: created, turn: t.started, next: t.next}, t.cursor, nil
 }
 
 // Turn returns how many runs the thread started before this one: 0 for the first.
 func (r *Run) Turn() int { return r.turn }
+
+// Seeded returns the scenario the thread was seeded to play next, "" when none: the run
+// plays it, unless it continues a scenario's paused conversation.
+func (r *Run) Seeded() string { return r.next }
 
 // Start records that the run plays a scenario.
 func (r *Run) Start(scenario string) {
@@ -169,6 +185,7 @@ func (r *Run) Start(scenario string) {
 	defer r.store.mu.Unlock()
 	t := r.thread
 	r.active.scenario = scenario
+	t.next = ""
 	t.started++
 	t.runs = append(t.runs, RunRecord{RunID: r.active.runID, Scenario: scenario, Outcome: protocol.OutcomeRunning, Started: r.store.now()})
 	if len(t.runs) > r.store.limits.MaxRuns {
@@ -182,6 +199,9 @@ func (r *Run) Start(scenario string) {
 func (r *Run) Release() {
 	r.store.mu.Lock()
 	defer r.store.mu.Unlock()
+	if live := r.active.live; live != nil {
+		live.end()
+	}
 	r.thread.active = nil
 	if r.created {
 		r.store.forget(r.thread)
@@ -213,8 +233,11 @@ func (r *Run) History(in *protocol.RunAgentInput) []map[string]any {
 // Apply records an event the run sent.
 func (r *Run) Apply(ev protocol.Event) {
 	r.thread.convMu.Lock()
-	defer r.thread.convMu.Unlock()
 	_ = r.thread.conversation().Apply(ev) // the client ignores what cannot apply, and so does history
+	r.thread.convMu.Unlock()
+	if live := r.active.live; live != nil {
+		live.add(ev)
+	}
 }
 
 // Cancelled records how the run's stream ended after a cancel (e.g. "RUN_FINISHED with
@@ -234,6 +257,9 @@ func (r *Run) Finish(outcome protocol.Outcome, next *scenarios.Cursor) {
 	t.cursor = next
 	t.active = nil
 	r.store.touch(t)
+	if live := r.active.live; live != nil {
+		t.kept.add(r.active.runID, live.end(), r.store.now(), r.store.limits.MaxRuns)
+	}
 	t.freeze()
 	if i := r.recordIndex(); i >= 0 {
 		t.runs[i].Outcome, t.runs[i].Awaiting = outcome, next.Awaiting()
@@ -329,9 +355,10 @@ type Cancellation struct {
 	Ending   string // how its stream ended, as the run recorded it; empty if not (yet) known
 }
 
-// Cancel stops the run streaming on a thread and waits, up to wait, until its stream
-// has ended.
-func (s *Store) Cancel(key Key, wait time.Duration) Cancellation {
+// Cancel stops the run streaming on a thread, with cause (ErrCancelled or ErrStopped),
+// and waits, up to wait, until its stream has ended. Given a runID, it stops that run
+// only: another run streaming is left alone, and the answer says none was stopped.
+func (s *Store) Cancel(key Key, cause error, runID string, wait time.Duration) Cancellation {
 	s.mu.Lock()
 	t := s.find(key)
 	if t == nil {
@@ -339,11 +366,11 @@ func (s *Store) Cancel(key Key, wait time.Duration) Cancellation {
 		return Cancellation{}
 	}
 	a := t.active
-	if a == nil {
+	if a == nil || (runID != "" && a.runID != runID) {
 		s.mu.Unlock()
 		return Cancellation{Known: true}
 	}
-	a.cancel(ErrCancelled)
+	a.cancel(cause)
 	s.mu.Unlock()
 	select {
 	case <-a.done:

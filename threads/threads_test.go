@@ -76,7 +76,7 @@ func TestIdleThreadsExpireOnEveryAccess(t *testing.T) {
 	if _, ok := s.History(key("history")); ok {
 		t.Error("history of a thread idle past its TTL")
 	}
-	if res := s.Cancel(key("cancel"), time.Second); res.Known {
+	if res := s.Cancel(key("cancel"), ErrCancelled, "", time.Second); res.Known {
 		t.Error("cancel found a thread idle past its TTL")
 	}
 	run, _, err := s.Begin(key("resume"), "r2", noCancel)
@@ -176,17 +176,17 @@ func TestCancelStopsTheRunAndWaitsForItsStream(t *testing.T) {
 		}
 		run.Finish("cancelled", nil)
 	}()
-	res := s.Cancel(key("t"), time.Second)
+	res := s.Cancel(key("t"), ErrCancelled, "", time.Second)
 	if !res.Known || res.RunID != "r1" || res.Scenario != "sc" {
 		t.Errorf("cancel %+v", res)
 	}
 	if h, _ := s.History(key("t")); h.Runs[0].Outcome != "cancelled" || h.Running != nil {
 		t.Errorf("history after cancel %+v", h.Runs)
 	}
-	if res := s.Cancel(key("t"), time.Second); res.RunID != "" || !res.Known {
+	if res := s.Cancel(key("t"), ErrCancelled, "", time.Second); res.RunID != "" || !res.Known {
 		t.Errorf("second cancel %+v", res)
 	}
-	if res := s.Cancel(key("nope"), time.Second); res.Known {
+	if res := s.Cancel(key("nope"), ErrCancelled, "", time.Second); res.Known {
 		t.Errorf("unknown thread %+v", res)
 	}
 }

@@ -20,6 +20,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agui-mock/agui-mock/copilotkit"
 	"github.com/agui-mock/agui-mock/internal/gcpace"
 	"github.com/agui-mock/agui-mock/recorder"
 	"github.com/agui-mock/agui-mock/scenarios"
@@ -37,6 +38,7 @@ type options struct {
 	speed      float64
 	strict     bool
 	dialect    string
+	runtime    string
 	usage      bool
 	sseIDs     bool
 	keepAlive  time.Duration
@@ -110,6 +112,7 @@ func serveFlags(o *options, stderr io.Writer) *flag.FlagSet {
 	fs.Float64Var(&o.speed, "speed", 1, "multiplies every delay: 0.5 plays twice as fast, 0 without delays")
 	fs.BoolVar(&o.strict, "strict", false, "reject run inputs that do not conform to AG-UI 1.1")
 	fs.StringVar(&o.dialect, "dialect", string(scenarios.DialectAGUI), "how interrupts reach the client in scenarios that name no dialect: agui (RUN_FINISHED with an interrupt outcome, answered by resume) or langgraph (an on_interrupt custom event, answered by forwardedProps.command.resume)")
+	fs.StringVar(&o.runtime, "copilotkit-path", copilotkit.DefaultBasePath, "where the CopilotKit runtime's routes are served, so that a CopilotKit app's runtimeUrl can point at the mock (e.g. /api/copilotkit); off serves none")
 	fs.BoolVar(&o.usage, "usage", false, "report estimated token usage on RUN_FINISHED and RUN_ERROR of the scenarios of steps that say nothing of usage")
 	fs.BoolVar(&o.sseIDs, "sse-ids", true, "write an id line (id: <TYPE>_<timestamp>) before each event")
 	fs.DurationVar(&o.keepAlive, "keepalive", 15*time.Second, "interval of keep-alive comments during long pauses (0 disables)")
@@ -222,6 +225,7 @@ func serve(ctx context.Context, o options, stdout, stderr io.Writer) error {
 	cfg.Strict = o.strict
 	cfg.EventIDs = o.sseIDs
 	cfg.Dialect = scenarios.Dialect(o.dialect) // checked by checkServeFlags
+	cfg.RuntimePath = runtimePath(o.runtime)
 	cfg.Usage = o.usage
 	cfg.KeepAlive = o.keepAlive
 	cfg.MaxBodyBytes = o.maxBody
@@ -442,6 +446,7 @@ func checkServeFlags(o options) error {
 		flagCheck{"addr", o.addr, addrErr == nil, "host:port, e.g. 127.0.0.1:8000 or :8000"},
 		flagCheck{"speed", o.speed, scenarios.ValidSpeed(o.speed), "a finite number of 0 or more"},
 		flagCheck{"dialect", o.dialect, dialectErr == nil, "agui or langgraph"},
+		flagCheck{"copilotkit-path", o.runtime, validRuntimePath(o.runtime), "a path such as /copilotkit or /api/copilotkit, outside /_mock, or off"},
 		flagCheck{"keepalive", o.keepAlive, o.keepAlive >= 0, "0 (off) or more"},
 		flagCheck{"max-body", o.maxBody, o.maxBody > 0, "a positive number of bytes"},
 		flagCheck{"shutdown-timeout", o.shutdownIn, o.shutdownIn >= 0, "0 or more"},
@@ -458,6 +463,34 @@ func checkServeFlags(o options) error {
 		flagCheck{"max-starting", o.maxStart, o.maxStart >= 0, "0 (no limit) or more"},
 		flagCheck{"record-max-bytes", o.recMaxSize, o.recMaxSize > 0, "a positive number of bytes"},
 	)
+}
+
+// runtimePath is the base path -copilotkit-path names: "" for off, else the path
+// without a trailing slash.
+func runtimePath(flag string) string {
+	if flag == "off" {
+		return ""
+	}
+	return strings.TrimSuffix(flag, "/")
+}
+
+// validRuntimePath reports whether -copilotkit-path names a base path the runtime's
+// routes can live under: off, or an absolute path of plain segments that is not the
+// root, the admin API's, or a run route of the AG-UI API.
+func validRuntimePath(flag string) bool {
+	if flag == "off" {
+		return true
+	}
+	p := runtimePath(flag)
+	if !strings.HasPrefix(p, "/") || p == "" || strings.ContainsAny(p, "*:?#% \t\\") || strings.Contains(p, "//") {
+		return false
+	}
+	for _, taken := range []string{server.AdminPrefix, scenarios.DefaultRoute, server.HistoryPath, server.CancelPath} {
+		if p == taken || strings.HasPrefix(p, server.AdminPrefix+"/") {
+			return false
+		}
+	}
+	return true
 }
 
 // parseFixedTime reads -fixed-time: an RFC 3339 time from the Unix epoch on (event

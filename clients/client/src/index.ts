@@ -1,6 +1,7 @@
 // A typed client of agui-mock's admin API (/_mock), scoped to one test id: what a test
-// sets up (forced scenarios, faults, breakpoints, speed, runtime scenarios) and reads
-// back (the journal). Its types come from the Go source (types.generated.ts).
+// sets up (forced scenarios, faults, breakpoints, speed, runtime scenarios, seeded
+// threads, the CopilotKit runtime's /info) and reads back (the journal). Its fault and
+// journal types come from the Go source (types.generated.ts).
 
 import type { FaultKind, FaultParameters, JournalEntry } from "./types.generated.js";
 
@@ -13,7 +14,106 @@ export const TEST_ID_HEADER = "X-Test-Id";
  * A fault for the next runs of a test: a kind and the parameters it takes, and `times`,
  * how many runs it applies to (default 1; 0: every run until clearFaults()).
  */
-export type Fault = { [K in FaultKind]: { kind: K; times?: number } & FaultParameters[K] }[FaultKind];
+export type Fault = { [K in FaultKind]: { kind: K; times?: number; on?: "run" } & FaultParameters[K] }[FaultKind];
+
+/** The routes of the CopilotKit runtime's handshake a fault may shape instead of runs. */
+export type HandshakeRoute = "info" | "connect" | "stop";
+
+/**
+ * A fault for a test's next requests of a route of the CopilotKit runtime's handshake
+ * (`on`): it fails (status), waits (slowStart) or drops the connection (disconnect).
+ */
+export type HandshakeFault = { on: HandshakeRoute; times?: number } & (
+  | ({ kind: "status" } & FaultParameters["status"])
+  | ({ kind: "slowStart" } & FaultParameters["slowStart"])
+  | { kind: "disconnect" }
+);
+
+/** An AG-UI message of a seeded thread: user, system, developer, assistant (with its toolCalls) or tool. */
+export interface SeededMessage {
+  id?: string;
+  role: "user" | "system" | "developer" | "assistant" | "tool";
+  content?: string | unknown[];
+  name?: string;
+  toolCallId?: string;
+  toolCalls?: { id: string; type?: "function"; function: { name: string; arguments: string } }[];
+}
+
+/** An interrupt a seeded thread waits for, as AG-UI 1.x sends it. */
+export interface SeededInterrupt {
+  id: string;
+  reason: string;
+  message?: string;
+  toolCallId?: string;
+  responseSchema?: unknown;
+  expiresAt?: string;
+  metadata?: Record<string, unknown>;
+}
+
+/** How a seeded run ended, besides plainly: with an error, or (the last run only) waiting for interrupts. */
+export interface SeededEnding {
+  state?: unknown;
+  error?: { message: string; code?: string };
+  interrupts?: SeededInterrupt[];
+}
+
+/** One run of a seeded thread. */
+export interface SeededRun extends SeededEnding {
+  runId?: string;
+  messages: SeededMessage[];
+}
+
+/**
+ * A conversation a test starts from, as if its runs had been played: a CopilotKit app
+ * restores it through the runtime's connect route. Give the whole conversation as
+ * `messages` (cut into runs at each user message; the ending applies to the last run)
+ * or its `runs` one by one.
+ */
+export type SeededThread = {
+  threadId: string;
+  /** The runtime agent the thread belongs to; default "default". */
+  agent?: string;
+  /** How its interrupts were raised: agui (the 1.0 outcome, the default) or langgraph (on_interrupt events). */
+  dialect?: "agui" | "langgraph";
+  /** The scenario that answers the thread's next run: it continues where the thread waits, or starts afresh. */
+  scenario?: string;
+} & ((SeededEnding & { messages: SeededMessage[]; runs?: never }) | { runs: SeededRun[]; messages?: never });
+
+/** What the mock says of a thread it seeded. */
+export interface SeededThreadState {
+  threadId: string;
+  agent: string;
+  runs: number;
+  /** What the thread's next run must answer. */
+  awaiting: { interrupts: string[]; toolCalls: string[] };
+  scenario?: string;
+}
+
+/** An agent the CopilotKit runtime's /info lists. */
+export interface RuntimeAgent {
+  description?: string;
+  capabilities?: Record<string, unknown>;
+}
+
+/**
+ * How a test shapes the CopilotKit runtime's GET /info: the agents it lists (and which
+ * the run, connect and stop routes take), and members of the answer to replace.
+ */
+export interface RuntimeInfoShape {
+  agents?: Record<string, RuntimeAgent> | string[];
+  version?: string;
+  mode?: string;
+  threadEndpoints?: unknown;
+  suggestions?: boolean;
+  audioFileTranscriptionEnabled?: boolean;
+  a2uiEnabled?: boolean;
+  a2ui?: unknown;
+  openGenerativeUIEnabled?: boolean;
+  telemetryDisabled?: boolean;
+  singleRoute?: unknown;
+  licenseStatus?: string;
+  intelligence?: unknown;
+}
 
 /** Filters of the journal. */
 export interface JournalQuery {
@@ -95,12 +195,16 @@ export class AguiMockClient {
     await this.call("DELETE", "/force");
   }
 
-  /** Queues a fault for the test's next runs, e.g. {kind: "status", status: 429, retryAfter: 3}. */
-  async fault(fault: Fault): Promise<void> {
+  /**
+   * Queues a fault for the test's next runs, e.g. {kind: "status", status: 429, retryAfter: 3};
+   * or, with `on`, for its next requests of a route of the CopilotKit runtime's handshake,
+   * e.g. {on: "info", kind: "status", status: 404}.
+   */
+  async fault(fault: Fault | HandshakeFault): Promise<void> {
     await this.call("POST", "/faults", fault);
   }
 
-  /** Forgets the test's queued faults. */
+  /** Forgets the test's queued faults, of runs and of the handshake. */
   async clearFaults(): Promise<void> {
     await this.call("DELETE", "/faults");
   }
@@ -141,6 +245,30 @@ export class AguiMockClient {
   /** Removes a scenario added through addScenarios. */
   async removeScenario(id: string): Promise<void> {
     await this.call("DELETE", `/scenarios/${encodeURIComponent(id)}`);
+  }
+
+  /**
+   * Seeds a thread of the test, in place of what it was: a conversation the app restores
+   * through the CopilotKit runtime's connect route, as if its runs had been played.
+   * A thread that breaks the protocol's rules is refused with an AguiMockError naming the member.
+   */
+  async seedThread(thread: SeededThread): Promise<SeededThreadState> {
+    return (await this.call("POST", "/threads", thread)) as SeededThreadState;
+  }
+
+  /** Forgets the test's threads, seeded or played. */
+  async clearThreads(): Promise<void> {
+    await this.call("DELETE", "/threads");
+  }
+
+  /** Shapes what the CopilotKit runtime's GET /info reports to the test, until resetRuntimeInfo() or a reset. */
+  async runtimeInfo(shape: RuntimeInfoShape): Promise<Record<string, unknown>> {
+    return (await this.call("POST", "/copilotkit/info", shape)) as Record<string, unknown>;
+  }
+
+  /** Goes back to the /info the mock's scenarios make. */
+  async resetRuntimeInfo(): Promise<void> {
+    await this.call("DELETE", "/copilotkit/info");
   }
 
   /** Forgets the test's threads, journal, forced scenario, faults, breakpoints and speed (everything's, without a test id). */
