@@ -62,9 +62,10 @@ type adminGuard struct {
 	cors   *corsPolicy // the origins --cors-origins lists
 	token  []byte      // the admin token; nil when the admin API has none
 	logger *slog.Logger
-	// runtimeReads reports whether a request of the CopilotKit runtime's routes reads or
-	// changes a thread, whatever its method (Server.runtimeReadsOthersData).
-	runtimeReads func(*http.Request) bool
+	// listedOnly reports whether a path answers listed origins only, whatever the method:
+	// the CopilotKit runtime's routes that read or change a thread
+	// (Server.runtimeListedOnly).
+	listedOnly func(path string) bool
 }
 
 // adminRealm is the realm a 401 of the admin API names.
@@ -74,7 +75,7 @@ func (g *adminGuard) middleware(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		req := c.Request()
 		if !isAdminPath(req.URL.Path) {
-			if readsOthersData(req) && changesState(req.Method) || g.runtimeReads(req) {
+			if readsOthersData(req) && changesState(req.Method) || g.listedOnly(req.URL.EscapedPath()) {
 				if msg := browserProblem(req, g.cors, othersDataRule); msg != "" {
 					return refuse(g.logger, c, apiError(http.StatusForbidden, "forbidden_origin", msg))
 				}

@@ -2,6 +2,7 @@ package server
 
 import (
 	"net/http"
+	"net/url"
 	"regexp"
 	"strings"
 
@@ -37,19 +38,23 @@ const (
 // (cookies, credentials: 'include'); with "*", any other origin may call the AG-UI
 // endpoints without credentials, which the Fetch standard forbids for a wildcard — and
 // which would let any page read the mock's answers with the user's cookies. The admin
-// API, a thread's history and cancel answer listed origins only (see adminGuard), and
+// API, a thread's history and cancel, and the CopilotKit runtime's routes that read or
+// change a thread answer listed origins only (see adminGuard), and
 // so does a request as a test (X-Test-Id), though its preflight is answered with "*" so
 // that the page can read why it is refused. An origin the policy does not allow
 // gets no CORS headers, so its browser refuses the answer.
 type corsPolicy struct {
 	anyOrigin bool             // "*" is among the origins
 	listed    []*regexp.Regexp // the other origins, anchored, case-insensitive
+	// listedOnly reports whether a path, besides history and cancel, answers listed
+	// origins only: the CopilotKit runtime's routes that read or change a thread.
+	listedOnly func(path string) bool
 }
 
 // newCORSPolicy returns the policy of the configured origins: "*", origins such as
 // http://localhost:3000, and patterns such as http://localhost:*.
-func newCORSPolicy(origins []string) *corsPolicy {
-	p := &corsPolicy{}
+func newCORSPolicy(origins []string, listedOnly func(path string) bool) *corsPolicy {
+	p := &corsPolicy{listedOnly: listedOnly}
 	for _, origin := range origins {
 		if origin == "*" {
 			p.anyOrigin = true
@@ -64,13 +69,14 @@ func newCORSPolicy(origins []string) *corsPolicy {
 
 // allows says what Access-Control-Allow-Origin an origin gets ("" for none) on a path,
 // and whether it may send credentials.
-func (p *corsPolicy) allows(origin, path string) (allowOrigin string, credentials bool) {
+func (p *corsPolicy) allows(origin string, u *url.URL) (allowOrigin string, credentials bool) {
+	path := u.Path
 	switch {
 	case origin == "":
 		return "", false // not a cross-origin request from a browser
 	case p.lists(origin):
 		return origin, true
-	case p.anyOrigin && !isAdminPath(path) && routeOf(path) != HistoryPath && routeOf(path) != CancelPath:
+	case p.anyOrigin && !isAdminPath(path) && routeOf(path) != HistoryPath && routeOf(path) != CancelPath && !p.listedOnly(u.EscapedPath()):
 		return "*", false
 	}
 	return "", false
@@ -96,7 +102,7 @@ func (p *corsPolicy) middleware(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		req, h := c.Request(), c.Response().Header()
 		h.Add(echo.HeaderVary, headerOrigin) // whether and how the answer allows depends on it
-		allowOrigin, credentials := p.allows(req.Header.Get(headerOrigin), req.URL.Path)
+		allowOrigin, credentials := p.allows(req.Header.Get(headerOrigin), req.URL)
 		if allowOrigin != "" {
 			h.Set(headerAllowOrigin, allowOrigin)
 			if credentials {

@@ -36,13 +36,13 @@ func (s *Server) routes() *echo.Echo {
 		// Before anything may answer: net/http drains what is left of a body before it
 		// writes an answer, and would wait for a stalled one without a deadline.
 		s.bodyDeadline}
-	cors := newCORSPolicy(s.cfg.CORSOrigins)
+	cors := newCORSPolicy(s.cfg.CORSOrigins, s.runtimeListedOnly)
 	if len(s.cfg.CORSOrigins) > 0 {
 		// Answers preflights, unjournaled, before the Host check: a preflight changes
 		// nothing, and the request it announces meets the check.
 		chain = append(chain, cors.middleware)
 	}
-	guard := &adminGuard{cors: cors, logger: s.cfg.Logger, runtimeReads: s.runtimeReadsOthersData}
+	guard := &adminGuard{cors: cors, logger: s.cfg.Logger, listedOnly: s.runtimeListedOnly}
 	if token := ResolveAdminToken(s.cfg.AdminToken, s.cfg.AuthToken); token != "" {
 		guard.token = []byte(token)
 	}

@@ -36,6 +36,7 @@ type runRecord struct {
 	// again with the body the journal keeps; the request itself is not kept, so that an
 	// open stream holds no more than it did.
 	headers textproto.MIMEHeader
+	agent   string // of a run of the CopilotKit runtime's routes, which its match may name
 }
 
 // recordedEvent is an event of a run and when it was written, from the run's start.
@@ -84,7 +85,7 @@ func (r *runRecords) newRecord(sc *scenarios.Scenario, req *scenarios.Request, e
 	if waits {
 		events = min(events, 8)
 	}
-	return &runRecord{scenario: sc, headers: headers, events: make([]recordedEvent, 0, events)}
+	return &runRecord{scenario: sc, headers: headers, agent: req.Agent, events: make([]recordedEvent, 0, events)}
 }
 
 // put keeps a run's record under its entry's number, forgetting the oldest past the
@@ -177,7 +178,7 @@ func (s *Server) explainMatch(e JournalEntry, rec *runRecord) []scenarios.Criter
 	if err != nil {
 		return nil
 	}
-	return rec.scenario.Match.Explain(&scenarios.Request{Route: routeOf(e.Path), Input: in, Header: rec.headers})
+	return rec.scenario.Match.Explain(&scenarios.Request{Route: routeOf(e.Path), Agent: rec.agent, Input: in, Header: rec.headers})
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }

@@ -44,18 +44,18 @@ func (s *Server) underRuntime(path string) bool {
 	return base != "" && (path == base || strings.HasPrefix(path, base+"/"))
 }
 
-// runtimeReadsOthersData reports whether a request of the runtime's routes reads or
-// changes a thread, which only pages of the origins --cors-origins lists may: a
-// connect, a stop, a thread route, or an envelope of the single endpoint (which may be
-// any of them).
-func (s *Server) runtimeReadsOthersData(req *http.Request) bool {
-	if !s.underRuntime(req.URL.Path) {
+// runtimeListedOnly reports whether a path of the runtime's routes reads or changes a
+// thread, which only pages of the origins --cors-origins lists may call, whatever the
+// method: the connect, stop and thread routes, and the single endpoint, which may be any
+// of them. path is as sent, escaped.
+func (s *Server) runtimeListedOnly(path string) bool {
+	if !s.underRuntime(path) {
 		return false
 	}
-	if routeOf(req.URL.Path) == s.cfg.RuntimePath {
-		return req.Method == http.MethodPost
+	if routeOf(path) == s.cfg.RuntimePath {
+		return true
 	}
-	route, ok := copilotkit.Match(req.URL.EscapedPath(), s.cfg.RuntimePath)
+	route, ok := copilotkit.Match(path, s.cfg.RuntimePath)
 	if !ok {
 		return false
 	}

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"testing/synctest"
@@ -174,6 +175,14 @@ func TestARuntimeRunIsKeptAndReplayedOnConnect(t *testing.T) {
 	if got := types(replay); !slices.Equal(got, want) {
 		t.Errorf("replay %v, want %v", got, want)
 	}
+	var seq float64
+	for _, e := range jsonOf(t, request(t, s, http.MethodGet, "/_mock/journal?route=/copilotkit/agent/researcher/run", "", nil))["entries"].([]any) {
+		seq = e.(map[string]any)["seq"].(float64)
+	}
+	detail := jsonOf(t, request(t, s, http.MethodGet, "/_mock/journal/"+strconv.Itoa(int(seq)), "", nil))
+	if checks, _ := json.Marshal(detail["match"]); !strings.Contains(string(checks), `"agent"`) || !strings.Contains(string(checks), `"held":true`) || strings.Contains(string(checks), `"held":false`) {
+		t.Errorf("the inspector's match of a runtime run: %s", checks)
+	}
 	list := jsonOf(t, request(t, s, http.MethodGet, "/copilotkit/threads?agentId=researcher", "", nil))
 	if threads := list["threads"].([]any); len(threads) != 1 || threads[0].(map[string]any)["id"] != "t" || list["nextCursor"] != nil {
 		t.Errorf("list %v", list)
@@ -296,6 +305,14 @@ func TestPagesOfOtherOriginsMayNotReadThreadsThroughTheRuntime(t *testing.T) {
 		if rec := request(t, s, tt.method, tt.path, tt.body, map[string]string{"Origin": "http://app.test"}); rec.status >= 400 {
 			t.Errorf("%s %s from a listed origin: %d %s", tt.method, tt.path, rec.status, rec.body())
 		}
+	}
+	preflight := request(t, s, http.MethodOptions, "/copilotkit/agent/default/connect", "", map[string]string{"Origin": "http://evil.test", "Access-Control-Request-Method": "POST"})
+	if got := preflight.header.Get("Access-Control-Allow-Origin"); got != "" {
+		t.Errorf("a preflight of connect from another origin is allowed by %q", got)
+	}
+	preflight = request(t, s, http.MethodOptions, "/copilotkit/agent/default/run", "", map[string]string{"Origin": "http://evil.test", "Access-Control-Request-Method": "POST"})
+	if got := preflight.header.Get("Access-Control-Allow-Origin"); got != "*" {
+		t.Errorf("a preflight of a run from any page gets %q, as /agui/chat gets *", got)
 	}
 	for _, path := range []string{"/copilotkit/info", "/copilotkit/agent/default/run"} {
 		method, body := http.MethodGet, ""

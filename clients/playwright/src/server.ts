@@ -23,6 +23,11 @@ export interface AguiMockServerOptions {
    * lists: a page of any other origin may not act as a test.
    */
   appOrigins?: string | string[];
+  /**
+   * Where the mock serves the CopilotKit runtime's routes, for an app whose runtimeUrl
+   * points at the mock (--copilotkit-path): default /copilotkit.
+   */
+  copilotkitPath?: string;
   /** More flags, e.g. ["--log-level", "debug"]. */
   args?: string[];
   /** The binary to run: default the one the agui-mock npm package installed for this platform. */
@@ -62,6 +67,7 @@ export function aguiMockServer(options: AguiMockServerOptions = {}): AguiMockSer
     ...appOrigins.flatMap((origin) => ["--cors-origins", new URL(origin).origin]),
     ...(speed === undefined ? [] : ["--speed", String(speed)]),
     ...(seed === undefined ? [] : ["--seed", String(seed)]),
+    ...(options.copilotkitPath === undefined ? [] : ["--copilotkit-path", options.copilotkitPath]),
     ...args,
   ];
   const url = `http://${host.includes(":") ? `[${host}]` : host}:${port}`;
