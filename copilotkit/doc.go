@@ -4,7 +4,7 @@
 // single-endpoint envelope that stands for them (Match, Envelope), what GET /info
 // answers (Info), a thread as the thread routes list it (ThreadRecord, ThreadMessage),
 // the runtime's error answers (Error), and what the runtime adds to an agent's stream:
-// the input on RUN_STARTED (StartedWithInput) and the events that end a run cut short
-// (Finalize). The server serves these routes (server/runtime.go); the AG-UI events
+// the input on RUN_STARTED (StartedWithInput) and the event a stopped run ends with
+// (Stopped). The server serves these routes (server/runtime.go); the AG-UI events
 // themselves are the protocol package's.
 package copilotkit

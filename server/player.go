@@ -263,17 +263,8 @@ func (p *player) stop(cause error) protocol.Outcome {
 		p.run.Cancelled(ending)
 		return protocol.OutcomeCancelled
 	case errors.Is(cause, threads.ErrStopped):
-		// Ended as the runtime ends a run its stop route stopped: what it left open
-		// closed its way, then a bare RUN_FINISHED.
-		played := make([]protocol.Event, p.next)
-		for i, t := range p.plan.Events[:p.next] {
-			played[i] = t.Event
-		}
-		for _, ev := range copilotkit.Finalize(played, true) {
-			if err := p.send(ev); err != nil {
-				break
-			}
-		}
+		// Ended as a runtime in front of an AG-UI agent ends a run its stop route stopped.
+		_ = p.send(copilotkit.Stopped())
 		p.run.Cancelled("stopped through the runtime's stop route")
 		return protocol.OutcomeCancelled
 	case errors.Is(cause, errShutdown):

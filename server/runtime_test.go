@@ -224,9 +224,8 @@ func TestTheStopRouteEndsTheStreamAsTheRuntimeDoes(t *testing.T) {
 			t.Errorf("stop answered %v", answer)
 		}
 		events := (<-done).events(t)
-		got := types(events[len(events)-2:])
-		if !slices.Equal(got, []string{protocol.TextMessageEnd, protocol.RunFinished}) || len(events[len(events)-1].Fields) != 1 { // the timestamp alone
-			t.Errorf("the stopped stream ends with %v %+v", got, events[len(events)-1])
+		if last := events[len(events)-1]; last.Type != protocol.RunError || last.Str("code") != "abort" || events[len(events)-2].Type != protocol.TextMessageContent {
+			t.Errorf("the stopped stream ends with %v %+v", types(events[len(events)-2:]), last)
 		}
 		followed := (<-connected).events(t)
 		if !slices.Equal(types(followed), types(events)) {

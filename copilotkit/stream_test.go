@@ -1,47 +1,15 @@
 package copilotkit
 
 import (
-	"slices"
-	"strings"
 	"testing"
 
 	"github.com/agui-mock/agui-mock/protocol"
 )
 
-func TestFinalizeClosesWhatTheRuntimeClosesThenEndsTheRun(t *testing.T) {
-	played := []protocol.Event{
-		protocol.NewEvent(protocol.RunStarted, "threadId", "t", "runId", "r"),
-		protocol.NewEvent(protocol.TextMessageStart, "messageId", "m1", "role", "assistant"),
-		protocol.NewEvent(protocol.TextMessageContent, "messageId", "m1", "delta", "hi"),
-		protocol.NewEvent(protocol.ToolCallStart, "toolCallId", "done", "toolCallName", "a"),
-		protocol.NewEvent(protocol.ToolCallEnd, "toolCallId", "done"),
-		protocol.NewEvent(protocol.ToolCallResult, "toolCallId", "done", "messageId", "x", "content", "ok"),
-		protocol.NewEvent(protocol.ToolCallStart, "toolCallId", "frontend", "toolCallName", "b"),
-		protocol.NewEvent(protocol.ToolCallEnd, "toolCallId", "frontend"),
-		protocol.NewEvent(protocol.ToolCallStart, "toolCallId", "open", "toolCallName", "c"),
-		protocol.NewEvent(protocol.ReasoningStart, "messageId", "r1"), // the runtime leaves reasoning as it is
-	}
-	var got []string
-	for _, ev := range Finalize(played, true) {
-		got = append(got, ev.Type+" "+ev.Str("messageId")+ev.Str("toolCallId"))
-	}
-	want := []string{"TEXT_MESSAGE_END m1", "TOOL_CALL_RESULT frontend-resultfrontend", "TOOL_CALL_END open", "TOOL_CALL_RESULT open-resultopen", "RUN_FINISHED "}
-	if !slices.Equal(got, want) {
-		t.Errorf("stopped: %q, want %q", got, want)
-	}
-	stopped := Finalize(played, true)
-	if last := stopped[len(stopped)-1]; len(last.Fields) != 0 {
-		t.Errorf("the runtime ends a stopped run with a bare RUN_FINISHED, got %+v", last)
-	}
-	if c := stopped[1].Str("content"); !strings.Contains(c, `"status":"stopped"`) || !strings.Contains(c, StopMessage) {
-		t.Errorf("a stopped call's result says %s", c)
-	}
-	broken := Finalize(played, false)
-	if last := broken[len(broken)-1]; last.Type != protocol.RunError || last.Str("code") != "INCOMPLETE_STREAM" {
-		t.Errorf("an agent stream that broke off ends with %+v", last)
-	}
-	if got := Finalize(append(played, protocol.NewEvent(protocol.RunError, "message", "x")), true); got != nil {
-		t.Errorf("a run that ended needs nothing more, got %v", got)
+func TestAStoppedRunEndsAsAnHttpAgentEndsAnAbortedOne(t *testing.T) {
+	ev := Stopped()
+	if raw, _ := ev.Get("rawEvent"); ev.Type != protocol.RunError || ev.Str("code") != "abort" || ev.Str("message") != "This operation was aborted" || raw == nil {
+		t.Errorf("%+v", ev)
 	}
 }
 
