@@ -1,7 +1,7 @@
 # `make test` runs every test from a fresh clone: it installs the Go modules and the
 # end-to-end suite's npm packages (from the lockfile), then runs the Go tests with the
 # race detector and the end-to-end suite against the real binary.
-.PHONY: test go-test e2e-test example-test lint static image fuzz bench npm
+.PHONY: test go-test e2e-test example-test copilotkit-test lint static image fuzz bench npm
 
 # static builds the binary exactly as the Dockerfile does: static, stripped, reproducible.
 # VERSION=1.2.3 stamps the version --version prints; without it, the build info's.
@@ -112,6 +112,17 @@ e2e-test:
 	@if $(DOCKER) info >/dev/null 2>&1; then $(MAKE) image; else echo "e2e-test: no Docker daemon answers: the container tests will be skipped"; fi
 	cd e2e && DOCKER=$(DOCKER) AGUI_MOCK_IMAGE=$(IMAGE) npm test
 	$(MAKE) --no-print-directory example-test
+	$(MAKE) --no-print-directory copilotkit-test
+
+# copilotkit-test runs the CopilotKit browser suite (e2e/copilotkit-app, its own
+# lockfile): a page on the real @copilotkit/react-core v2, driven by the real
+# @playwright/test in the Chromium of @sparticuz/chromium, with its runtimeUrl at the real
+# @copilotkit/runtime in front of the mock, at the mock's own runtime routes, and at a
+# runtime of @agui-mock/copilotkit; against the binary static builds. It needs the
+# clients e2e-test builds.
+copilotkit-test:
+	$(MAKE) --no-print-directory static OUT=build/agui-mock
+	cd e2e/copilotkit-app && npm ci --no-audit --no-fund && MOCK_BIN=$(CURDIR)/build/agui-mock npm test
 
 # example-test runs the example app's Playwright specs (examples/playwright-app, its own
 # lockfile) with the real @playwright/test runner and the Chromium of @sparticuz/chromium,

@@ -117,7 +117,22 @@ func (s *Server) addFault(c echo.Context) error {
 	if body.Kind == "" {
 		return missingMember("kind", "one of "+strings.Join(scenarios.FaultKinds(), ", "))
 	}
+	on := ""
+	if body.On != nil {
+		on = *body.On
+	}
+	queue, ok := s.faultQueue(on)
+	if !ok {
+		return &httpError{status: http.StatusBadRequest, body: errorBody{Error: "invalid_input", Field: "on",
+			Message: "on must be run, info, connect or stop (the CopilotKit runtime's handshake), got " + strconv.Quote(on)}}
+	}
+	handshake := on != "" && on != faultOnRun
 	f, given, err := body.fault()
+	passing := 0 // on the handshake, after is the route's requests that pass first
+	if handshake {
+		passing, f.After = f.After, 0
+		given = slices.DeleteFunc(given, func(p string) bool { return p == "after" })
+	}
 	if err == nil {
 		err = f.Check(false, given...)
 	}
@@ -129,22 +144,13 @@ func (s *Server) addFault(c echo.Context) error {
 		}
 		return &httpError{status: http.StatusBadRequest, body: errorBody{Error: "invalid_input", Message: err.Error(), Field: field}}
 	}
-	on := ""
-	if body.On != nil {
-		on = *body.On
-	}
-	queue, ok := s.faultQueue(on)
-	if !ok {
-		return &httpError{status: http.StatusBadRequest, body: errorBody{Error: "invalid_input", Field: "on",
-			Message: "on must be run, info, connect or stop (the CopilotKit runtime's handshake), got " + strconv.Quote(on)}}
-	}
-	if on != "" && on != faultOnRun && !slices.Contains(handshakeFaultKinds, f.Kind) {
+	if handshake && !slices.Contains(handshakeFaultKinds, f.Kind) {
 		return &httpError{status: http.StatusBadRequest, body: errorBody{Error: "invalid_input", Field: "kind",
 			Message: "a fault on the runtime's " + on + " route is one of " + strings.Join(handshakeFaultKinds, ", ") + ", not " + f.Kind}}
 	}
-	if f.Kind == scenarios.FaultDisconnect && on != "" && on != faultOnRun && f.After != 0 {
+	if passing < 0 {
 		return &httpError{status: http.StatusBadRequest, body: errorBody{Error: "invalid_input", Field: "after",
-			Message: "a disconnect on the runtime's " + on + " route drops the connection before any answer: it takes no after"}}
+			Message: "after, the " + on + " requests that pass before the fault, must be 0 or more"}}
 	}
 	times := 1
 	if body.Times != nil {
@@ -153,10 +159,14 @@ func (s *Server) addFault(c echo.Context) error {
 	if times < 0 {
 		return &httpError{status: http.StatusBadRequest, body: errorBody{Error: "invalid_input", Message: "times must be 0 (every request) or more", Field: "times"}}
 	}
-	queue.Push(c.Request().Header.Get(TestIDHeader), f, times)
+	testID := c.Request().Header.Get(TestIDHeader)
+	for range passing { // a place in the queue that takes no fault
+		queue.Push(testID, scenarios.Fault{}, 1)
+	}
+	queue.Push(testID, f, times)
 	reply := map[string]any{"fault": f, "times": times}
-	if on != "" {
-		reply["on"] = on
+	if handshake {
+		reply["on"], reply["after"] = on, passing
 	}
 	if f.Delay > 0 {
 		reply["delay"] = f.Delay.String()

@@ -182,12 +182,18 @@ func runtimeKey(c echo.Context, thread string) threads.Key {
 }
 
 // handshakeFault is the fault a request of the runtime's handshake (its info, connect
-// and stop routes) takes from its test's queue for that route; nil when none is queued.
+// and stop routes, called by their paths) takes from its test's queue for that route;
+// none when nothing is queued, when the head of the queue lets the request pass (a
+// fault's after), or for a call through the single endpoint, which a client falls back
+// to when the routes fail.
 // It answers in place of the route (a status fault), drops the connection (disconnect),
 // or waits first (slowStart): done says it has answered.
 func (s *Server) handshakeFault(c echo.Context, queue *testctl.Queue[scenarios.Fault]) (done bool, err error) {
+	if routeOf(c.Request().URL.Path) == s.cfg.RuntimePath {
+		return false, nil
+	}
 	f, ok := queue.Take(c.Request().Header.Get(TestIDHeader))
-	if !ok {
+	if !ok || f.Kind == "" { // nothing queued, or a request to let pass
 		return false, nil
 	}
 	note(c, func(e *JournalEntry) { e.Reason = "injected fault: " + f.Kind })

@@ -328,10 +328,13 @@ func TestFaultsShapeTheRuntimesHandshake(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		s := newServer(t, runtimeScenarios, nil)
 		test := map[string]string{TestIDHeader: "t1"}
-		for _, body := range []string{`{"kind": "status", "status": 404, "on": "info"}`, `{"kind": "slowStart", "delay": "3s", "on": "connect"}`, `{"kind": "status", "status": 500, "on": "stop", "times": 2}`} {
+		for _, body := range []string{`{"kind": "status", "status": 404, "on": "info", "after": 1}`, `{"kind": "slowStart", "delay": "3s", "on": "connect"}`, `{"kind": "status", "status": 500, "on": "stop", "times": 2}`} {
 			if rec := request(t, s, http.MethodPost, "/_mock/faults", body, test); rec.status != http.StatusCreated {
 				t.Fatalf("%s: %d %s", body, rec.status, rec.body())
 			}
+		}
+		if rec := request(t, s, http.MethodGet, "/copilotkit/info", "", test); rec.status != 200 {
+			t.Errorf("the info request the fault lets pass first: %d", rec.status)
 		}
 		if rec := request(t, s, http.MethodGet, "/copilotkit/info", "", test); rec.status != 404 {
 			t.Errorf("the info fault: %d", rec.status)
@@ -352,7 +355,7 @@ func TestFaultsShapeTheRuntimesHandshake(t *testing.T) {
 		for _, tt := range []struct{ body, field string }{
 			{`{"kind": "runError", "on": "info"}`, "kind"},
 			{`{"kind": "status", "status": 500, "on": "threads"}`, "on"},
-			{`{"kind": "disconnect", "after": 2, "on": "stop"}`, "after"},
+			{`{"kind": "disconnect", "after": -1, "on": "stop"}`, "after"},
 		} {
 			rec := request(t, s, http.MethodPost, "/_mock/faults", tt.body, test)
 			if body := jsonOf(t, rec); rec.status != http.StatusBadRequest || body["field"] != tt.field {

@@ -1,6 +1,7 @@
 package threads
 
 import (
+	"cmp"
 	"context"
 	"slices"
 	"sync"
@@ -21,7 +22,10 @@ type kept struct {
 	agent   string
 	created time.Time // when its first run ended
 	updated time.Time // when its last run ended
-	runs    []keptRun
+	// order orders threads updated within the same tick of the clock: the store's count
+	// of kept runs when its last one was added.
+	order uint64
+	runs  []keptRun
 }
 
 // keptRun is one run's events, compacted.
@@ -30,12 +34,13 @@ type keptRun struct {
 	events []protocol.Event
 }
 
-// add keeps a run that ended at now, its oldest runs dropped past max.
-func (k *kept) add(runID string, events []protocol.Event, now time.Time, max int) {
+// add keeps a run that ended at now, the order-th the store kept, its oldest runs
+// dropped past max.
+func (k *kept) add(runID string, events []protocol.Event, now time.Time, order uint64, max int) {
 	if len(k.runs) == 0 {
 		k.created = now
 	}
-	k.updated = now
+	k.updated, k.order = now, order
 	k.runs = append(k.runs, keptRun{runID: runID, events: protocol.CompactEvents(events)})
 	if max > 0 && len(k.runs) > max {
 		k.runs = slices.Delete(k.runs, 0, len(k.runs)-max)
@@ -179,6 +184,7 @@ type Listed struct {
 	ID               string
 	Agent            string
 	Created, Updated time.Time
+	order            uint64
 }
 
 // List returns the threads of a test that keep runs (of the given agent, unless it is
@@ -192,25 +198,15 @@ func (s *Store) List(testID, agent string) []Listed {
 		if key.Test != testID || t.kept == nil || len(t.kept.runs) == 0 || (agent != "" && t.kept.agent != agent) {
 			continue
 		}
-		out = append(out, Listed{ID: key.Thread, Agent: t.kept.agent, Created: t.kept.created, Updated: t.kept.updated})
+		out = append(out, Listed{ID: key.Thread, Agent: t.kept.agent, Created: t.kept.created, Updated: t.kept.updated, order: t.kept.order})
 	}
 	slices.SortFunc(out, func(a, b Listed) int {
 		if c := b.Updated.Compare(a.Updated); c != 0 {
 			return c
 		}
-		return compareStrings(a.ID, b.ID)
+		return cmp.Compare(b.order, a.order)
 	})
 	return out
-}
-
-func compareStrings(a, b string) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // Kept is what the runtime's thread routes show of a thread: its messages at the end of
@@ -295,7 +291,8 @@ func (s *Store) Seed(key Key, seed Seed) error {
 			}
 		}
 		t.runs = append(t.runs, RunRecord{RunID: seed.RunIDs[i], Scenario: SeededScenario, Outcome: outcome, Awaiting: awaiting, Started: now, Ended: now})
-		t.kept.add(seed.RunIDs[i], events, now, s.limits.MaxRuns)
+		s.keptRuns++
+		t.kept.add(seed.RunIDs[i], events, now, s.keptRuns, s.limits.MaxRuns)
 	}
 	t.conv.Settle()
 	t.convMu.Unlock()

@@ -94,6 +94,9 @@ type Store struct {
 	threads map[Key]*Thread
 	lru     *list.List // most recently used first
 	now     func() time.Time
+	// keptRuns counts the runs threads kept for the CopilotKit runtime, which orders the
+	// threads its thread list shows when the clock does not.
+	keptRuns uint64
 }
 
 // NewStore returns an empty store.
@@ -258,7 +261,8 @@ func (r *Run) Finish(outcome protocol.Outcome, next *scenarios.Cursor) {
 	t.active = nil
 	r.store.touch(t)
 	if live := r.active.live; live != nil {
-		t.kept.add(r.active.runID, live.end(), r.store.now(), r.store.limits.MaxRuns)
+		r.store.keptRuns++
+		t.kept.add(r.active.runID, live.end(), r.store.now(), r.store.keptRuns, r.store.limits.MaxRuns)
 	}
 	t.freeze()
 	if i := r.recordIndex(); i >= 0 {

@@ -59,7 +59,7 @@ func commands() []command {
 		{"load-floor", "load-floor [flags]", "the minimal SSE server that load is compared against",
 			func() *flag.FlagSet { fs, _, _, _, _ := floorFlags(io.Discard); return fs },
 			runFloor},
-		{"init", "init [DIR]", "write a starter folder: scenarios and a Playwright spec", nil,
+		{"init", "init [--copilotkit] [DIR]", "write a starter folder: scenarios and a Playwright spec (--copilotkit: of a CopilotKit app)", nil,
 			func(_ context.Context, args []string, _ func(string) (string, bool), stdout, stderr io.Writer) int {
 				return runInit(args, stdout, stderr)
 			}},

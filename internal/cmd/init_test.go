@@ -22,7 +22,7 @@ func TestInitWritesAStarterFolderThatValidates(t *testing.T) {
 			t.Fatalf("init did not write %s: %v", p, err)
 		}
 		// the embedded files are what the example app type-checks and validate checks
-		if embedded, _ := fs.ReadFile(starter.Files(), p); string(embedded) != string(written) {
+		if embedded, _ := fs.ReadFile(starter.Files(starter.AGUI), p); string(embedded) != string(written) {
 			t.Errorf("%s differs from the starter folder's", p)
 		}
 		if !strings.Contains(stdout.String(), filepath.Join(dir, p)) {
@@ -86,5 +86,39 @@ func TestInitRefusesToOverwriteAndWritesNothing(t *testing.T) {
 	}
 	if code := run(t.Context(), []string{"init", dir, "other"}, env(nil), &stdout, &stderr); code != 2 {
 		t.Errorf("init with two directories: exit %d", code)
+	}
+}
+
+func TestInitForCopilotKitWritesItsSpecAndAThreadDocument(t *testing.T) {
+	dir := t.TempDir()
+	var stdout, stderr strings.Builder
+	if code := run(t.Context(), []string{"init", "--copilotkit", dir}, env(nil), &stdout, &stderr); code != 0 {
+		t.Fatalf("init --copilotkit: exit %d: %s", code, stderr.String())
+	}
+	for _, p := range []string{"scenarios/hello.yaml", "scenarios/approval.yaml", "scenarios/frontend-tool.yaml", "scenarios/welcome-back.yaml", "tests/copilotkit.spec.ts", "playwright.config.ts"} {
+		written, err := os.ReadFile(filepath.Join(dir, p))
+		if err != nil {
+			t.Fatalf("init --copilotkit did not write %s: %v", p, err)
+		}
+		if embedded, _ := fs.ReadFile(starter.Files(starter.CopilotKit), p); string(embedded) != string(written) {
+			t.Errorf("%s differs from the starter folder's", p)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "tests", "chat.spec.ts")); err == nil {
+		t.Error("init --copilotkit wrote the AG-UI app's spec too")
+	}
+	config, _ := os.ReadFile(filepath.Join(dir, "playwright.config.ts"))
+	for _, want := range []string{"appOrigins: app", "/copilotkit"} {
+		if !strings.Contains(string(config), want) {
+			t.Errorf("the config lacks %q", want)
+		}
+	}
+	stdout.Reset()
+	if code := run(t.Context(), []string{"validate", filepath.Join(dir, "scenarios")}, env(nil), &stdout, &stderr); code != 0 {
+		t.Fatalf("validate of the starter scenarios: exit %d:\n%s%s", code, stdout.String(), stderr.String())
+	}
+	var usage strings.Builder
+	if code := run(t.Context(), []string{"init", "--copilotkitt", dir}, env(nil), &usage, &usage); code != 2 || !strings.Contains(usage.String(), `unknown flag "--copilotkitt"`) {
+		t.Errorf("a misspelt flag: exit %d, %q", code, usage.String())
 	}
 }

@@ -21,9 +21,11 @@ export type HandshakeRoute = "info" | "connect" | "stop";
 
 /**
  * A fault for a test's next requests of a route of the CopilotKit runtime's handshake
- * (`on`): it fails (status), waits (slowStart) or drops the connection (disconnect).
+ * (`on`): it fails (status), waits (slowStart) or drops the connection (disconnect), once
+ * `after` requests of the route have passed (default 0), for `times` requests (default 1;
+ * 0: every one).
  */
-export type HandshakeFault = { on: HandshakeRoute; times?: number } & (
+export type HandshakeFault = { on: HandshakeRoute; after?: number; times?: number } & (
   | ({ kind: "status" } & FaultParameters["status"])
   | ({ kind: "slowStart" } & FaultParameters["slowStart"])
   | { kind: "disconnect" }
