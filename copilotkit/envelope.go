@@ -57,6 +57,10 @@ func ReadEnvelope(v any) (Envelope, *Error) {
 		if env.Body == nil {
 			return Envelope{}, EnvelopeError(400, "Missing request body for JSON handler")
 		}
+	case MethodTranscribe:
+		if env.Body == nil {
+			return Envelope{}, EnvelopeError(400, "Missing request body for JSON handler")
+		}
 	case MethodStop:
 		if env.Route.AgentID, err = param("agentId"); err != nil {
 			return Envelope{}, err

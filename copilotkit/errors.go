@@ -28,7 +28,7 @@ func MethodNotAllowed() *Error {
 }
 
 // InvalidBody is the runtime's answer to a run or connect body that is not a
-// RunAgentInput; details says why.
+// RunAgentInput; details says why (the runtime lists its schema's issues there).
 func InvalidBody(details string) *Error {
 	return &Error{Status: 400, Body: map[string]any{"error": "Invalid request body", "details": details}}
 }
@@ -68,4 +68,26 @@ func StopAnswer(stopped bool, threadID, runID string) map[string]any {
 // transcription service.
 func TranscriptionNotConfigured() *Error {
 	return &Error{Status: 503, Body: map[string]any{"error": "service_not_configured", "message": "Transcription service is not configured", "retryable": false}}
+}
+
+// CheckInput checks a run or connect body, decoded, for what the runtime's schema of a
+// RunAgentInput requires and a lenient agent does not: threadId and runId strings, and
+// messages, tools and context arrays. The answer to a body that lacks one is the
+// runtime's, naming the member.
+func CheckInput(v any) *Error {
+	obj, ok := v.(map[string]any)
+	if !ok {
+		return InvalidBody("the body must be a JSON object (a RunAgentInput)")
+	}
+	for _, key := range []string{"threadId", "runId"} {
+		if _, ok := obj[key].(string); !ok {
+			return InvalidBody(key + ": expected a string (RunAgentInput." + key + " is required)")
+		}
+	}
+	for _, key := range []string{"messages", "tools", "context"} {
+		if _, ok := obj[key].([]any); !ok {
+			return InvalidBody(key + ": expected an array (RunAgentInput." + key + " is required)")
+		}
+	}
+	return nil
 }

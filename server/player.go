@@ -376,22 +376,25 @@ func (p *player) waitUntil(ctx context.Context, due time.Time) error {
 // and writes, and a write to a client that has gone fails; a run that never waits is
 // spared the registration on the request's context that context.AfterFunc makes.
 type requestLink struct {
-	req    context.Context
-	cancel context.CancelCauseFunc
-	stop   func() bool // nil until linked
+	req      context.Context
+	cancel   context.CancelCauseFunc
+	stop     func() bool // nil until linked
+	unlinked bool        // for good: the stream was taken over, and its request has ended
 }
 
-// link makes the link, once.
+// link makes the link, once, unless the link has ended.
 func (l *requestLink) link() {
-	if l.stop == nil {
+	if l.stop == nil && !l.unlinked {
 		req, cancel := l.req, l.cancel
 		l.stop = context.AfterFunc(req, func() { cancel(context.Cause(req)) })
 	}
 }
 
-// unlink ends the link: the request's end no longer cancels the run. A request that has
-// ended already cancels it now, linked or not.
+// unlink ends the link for good: the request's end no longer cancels the run, and a later
+// wait (a breakpoint, a stall of a stream taken over) does not link it again. A request
+// that has ended already cancels the run now, linked or not.
 func (l *requestLink) unlink() {
+	l.unlinked = true
 	if l.stop != nil {
 		l.stop()
 	}

@@ -245,6 +245,9 @@ type errorBody struct {
 type httpError struct {
 	status int
 	body   errorBody
+	// raw, when set, is the body written instead of body: another server's, as it writes
+	// it (the CopilotKit runtime's); body still names the error for the journal.
+	raw map[string]any
 }
 
 func (e *httpError) Error() string { return e.body.Message }
@@ -320,7 +323,11 @@ func (s *Server) errorAnswer(err error, c echo.Context) *httpError {
 
 // writeError writes an error answer.
 func (s *Server) writeError(c echo.Context, he *httpError) {
-	if err := c.JSON(he.status, he.body); err != nil {
+	var body any = he.body
+	if he.raw != nil {
+		body = he.raw
+	}
+	if err := c.JSON(he.status, body); err != nil {
 		s.cfg.Logger.Warn("writing error answer", "err", err)
 	}
 }

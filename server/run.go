@@ -18,6 +18,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/agui-mock/agui-mock/copilotkit"
 	"github.com/agui-mock/agui-mock/internal/admission"
 	"github.com/agui-mock/agui-mock/protocol"
 	"github.com/agui-mock/agui-mock/scenarios"
@@ -109,6 +110,9 @@ func (s *Server) run(c echo.Context, target runTarget) error {
 		}
 	}()
 	sr, err := s.startRun(ctx, c.Request().Context(), rr, cancel)
+	if err != nil && rr.kept && isError(err, "run_in_progress") {
+		return runtimeBusy(c, err)
+	}
 	if err != nil && isNoScenario(err) && s.upstream.recordsMisses() {
 		return s.upstream.record(c, rr) // nothing matches: ask the real agent, and keep its answer
 	}
@@ -215,9 +219,9 @@ func (s *Server) readRun(c echo.Context, target runTarget) (*runRequest, error) 
 	if err != nil {
 		return nil, err
 	}
-	in, err := protocol.DecodeRunAgentInput(body, protocol.DecodeOptions{Strict: s.cfg.Strict, NewID: s.newID, MaxMessages: s.cfg.MaxMessages})
+	in, err := s.decodeInput(body, target.agent != "")
 	if err != nil {
-		return nil, inputError("RunAgentInput", err)
+		return nil, err
 	}
 	// Taken only now, so that a request rejected for its body leaves a queued fault queued.
 	fault, err := s.requestFault(c)
@@ -228,6 +232,28 @@ func (s *Server) readRun(c echo.Context, target runTarget) (*runRequest, error) 
 		e.ThreadID, e.RunID, e.Transport, e.bodyIsJSON = in.ThreadID, in.RunID, transport, true
 	})
 	return &runRequest{runTarget: target, in: in, body: body, speed: speed, fault: fault, enc: enc, transport: transport, testID: req.Header.Get(TestIDHeader), header: req.Header}, nil
+}
+
+// decodeInput decodes a run input. One of the CopilotKit runtime's routes (runtime)
+// requires what its schema requires, and answers a body it refuses as the runtime does.
+func (s *Server) decodeInput(body []byte, runtime bool) (*protocol.RunAgentInput, error) {
+	if runtime {
+		v, err := protocol.DecodeJSON(body)
+		if err != nil {
+			return nil, runtimeError(copilotkit.InvalidBody(err.Error()))
+		}
+		if e := copilotkit.CheckInput(v); e != nil {
+			return nil, runtimeError(e)
+		}
+	}
+	in, err := protocol.DecodeRunAgentInput(body, protocol.DecodeOptions{Strict: s.cfg.Strict, NewID: s.newID, MaxMessages: s.cfg.MaxMessages})
+	switch {
+	case err != nil && runtime:
+		return nil, runtimeError(copilotkit.InvalidBody(err.Error()))
+	case err != nil:
+		return nil, inputError("RunAgentInput", err)
+	}
+	return in, nil
 }
 
 // openStream counts a stream in, or refuses it when -max-streams are open.
@@ -295,9 +321,25 @@ func (s *Server) startRun(ctx, client context.Context, rr *runRequest, cancel co
 }
 
 // isNoScenario reports whether a run failed because no scenario matches it.
-func isNoScenario(err error) bool {
+func isNoScenario(err error) bool { return isError(err, "no_scenario") }
+
+// isError reports whether err is an error answer of the given code.
+func isError(err error, code string) bool {
 	var he *httpError
-	return errors.As(err, &he) && he.body.Error == "no_scenario"
+	return errors.As(err, &he) && he.body.Error == code
+}
+
+// runtimeBusy answers a run of the CopilotKit runtime's routes on a thread that has a run
+// streaming as the runtime does, whose runner refuses it: with an empty event stream. The
+// journal says why.
+func runtimeBusy(c echo.Context, busy error) error {
+	var he *httpError
+	errors.As(busy, &he)
+	noteError(c, he)
+	c.Response().Header().Set(echo.HeaderContentType, protocol.SSEContentType)
+	c.Response().Header().Set("Cache-Control", "no-cache")
+	c.Response().WriteHeader(http.StatusOK)
+	return nil
 }
 
 // reportRun counts, journals and logs a run that has ended: outcome as its stream said

@@ -72,11 +72,11 @@ func (s *Server) runtimeRoute(c echo.Context) error {
 	req := c.Request()
 	route, ok := copilotkit.Match(req.URL.EscapedPath(), s.cfg.RuntimePath)
 	if !ok || route.Method == copilotkit.MethodMemories {
-		return runtimeAnswer(c, copilotkit.NotFound())
+		return runtimeError(copilotkit.NotFound())
 	}
 	if allow := route.AllowedMethods(); !slices.Contains(allow, req.Method) {
 		c.Response().Header().Set("Allow", strings.Join(allow, ", "))
-		return runtimeAnswer(c, copilotkit.MethodNotAllowed())
+		return runtimeError(copilotkit.MethodNotAllowed())
 	}
 	return s.runtimeCall(c, route, nil)
 }
@@ -87,10 +87,10 @@ func (s *Server) runtimeEnvelope(c echo.Context) error {
 	req := c.Request()
 	if req.Method != http.MethodPost {
 		c.Response().Header().Set("Allow", http.MethodPost)
-		return runtimeAnswer(c, copilotkit.MethodNotAllowed())
+		return runtimeError(copilotkit.MethodNotAllowed())
 	}
 	if !strings.Contains(req.Header.Get("Content-Type"), "application/json") {
-		return runtimeAnswer(c, copilotkit.EnvelopeError(http.StatusUnsupportedMediaType, "Single-route endpoint expects JSON payloads"))
+		return runtimeError(copilotkit.EnvelopeError(http.StatusUnsupportedMediaType, "Single-route endpoint expects JSON payloads"))
 	}
 	body, err := s.readBody(c, s.cfg.MaxBodyBytes)
 	if err != nil {
@@ -98,19 +98,19 @@ func (s *Server) runtimeEnvelope(c echo.Context) error {
 	}
 	v, err := protocol.DecodeJSON(body)
 	if err != nil {
-		return runtimeAnswer(c, copilotkit.EnvelopeError(http.StatusBadRequest, "Invalid JSON payload"))
+		return runtimeError(copilotkit.EnvelopeError(http.StatusBadRequest, "Invalid JSON payload"))
 	}
 	env, rerr := copilotkit.ReadEnvelope(v)
 	if rerr != nil {
-		return runtimeAnswer(c, rerr)
+		return runtimeError(rerr)
 	}
 	if env.Route.Method == copilotkit.MethodMemories {
-		return runtimeAnswer(c, copilotkit.NotFound())
+		return runtimeError(copilotkit.NotFound())
 	}
 	if env.Resource && !slices.Contains(env.Route.AllowedMethods(), env.HTTPMethod) {
 		// a resource/request names its own method, which the route must take
 		c.Response().Header().Set("Allow", strings.Join(env.Route.AllowedMethods(), ", "))
-		return runtimeAnswer(c, copilotkit.MethodNotAllowed())
+		return runtimeError(copilotkit.MethodNotAllowed())
 	}
 	// The call's own body, and query, become the request's, as the runtime rebuilds it.
 	if env.Body != nil {
@@ -137,7 +137,7 @@ func (s *Server) runtimeCall(c echo.Context, route copilotkit.Route, env *copilo
 		return s.runtimeInfo(c, env != nil)
 	case copilotkit.MethodRun, copilotkit.MethodSuggest:
 		if e := s.unknownAgent(c, route.AgentID); e != nil {
-			return runtimeAnswer(c, e)
+			return runtimeError(e)
 		}
 		return s.run(c, runTarget{route: c.Request().URL.Path, agent: route.AgentID, kept: route.Method == copilotkit.MethodRun})
 	case copilotkit.MethodConnect:
@@ -149,9 +149,9 @@ func (s *Server) runtimeCall(c echo.Context, route copilotkit.Route, env *copilo
 		return c.NoContent(http.StatusNoContent)
 	case copilotkit.MethodInspectorLearning:
 		c.Response().Header().Set("Cache-Control", "no-store, private")
-		return runtimeAnswer(c, copilotkit.NotFound())
+		return runtimeError(copilotkit.NotFound())
 	case copilotkit.MethodTranscribe:
-		return runtimeAnswer(c, copilotkit.TranscriptionNotConfigured())
+		return runtimeError(copilotkit.TranscriptionNotConfigured())
 	case copilotkit.MethodDebugEvents:
 		return c.String(http.StatusNotFound, "Not Found")
 	case copilotkit.MethodThreadsList:
@@ -164,16 +164,18 @@ func (s *Server) runtimeCall(c echo.Context, route copilotkit.Route, env *copilo
 	}
 	// renaming, archiving, deleting and subscribing to threads, annotations: only
 	// CopilotKit Intelligence serves them, which the in-memory runner's runtime lacks
-	return runtimeAnswer(c, copilotkit.IntelligenceRequired())
+	return runtimeError(copilotkit.IntelligenceRequired())
 }
 
-// runtimeAnswer writes one of the runtime's error answers, noting it in the journal.
-func runtimeAnswer(c echo.Context, e *copilotkit.Error) error {
-	note(c, func(entry *JournalEntry) {
-		entry.Error, _ = e.Body["error"].(string)
-		entry.Reason, _ = e.Body["message"].(string)
-	})
-	return c.JSON(e.Status, e.Body)
+// runtimeError is one of the runtime's error answers, as the runtime writes it.
+func runtimeError(e *copilotkit.Error) *httpError {
+	he := &httpError{status: e.Status, raw: e.Body}
+	he.body.Error, _ = e.Body["error"].(string)
+	he.body.Message, _ = e.Body["message"].(string)
+	if details, ok := e.Body["details"].(string); ok && he.body.Message == "" {
+		he.body.Message = details
+	}
+	return he
 }
 
 // runtimeKey is the thread a request of the runtime's routes names: its test's.

@@ -96,7 +96,7 @@ func TestTheRuntimesInfoListsTheScenariosAgents(t *testing.T) {
 	if agents := info["agents"].(map[string]any); len(agents) != 1 || agents["writer"].(map[string]any)["description"] != "Writes" || info["a2uiEnabled"] != true {
 		t.Errorf("shaped info %v", info)
 	}
-	run := request(t, s, http.MethodPost, "/copilotkit/agent/default/run", `{"threadId":"t","runId":"r","messages":[]}`, map[string]string{TestIDHeader: "t1"})
+	run := request(t, s, http.MethodPost, "/copilotkit/agent/default/run", `{"threadId":"t","runId":"r","messages":[],"tools":[],"context":[]}`, map[string]string{TestIDHeader: "t1"})
 	if body := jsonOf(t, run); run.status != 404 || body["error"] != "Agent not found" || body["message"] != "Agent 'default' does not exist" {
 		t.Errorf("a run of an agent the shaping left out: %d %v", run.status, body)
 	}
@@ -121,8 +121,8 @@ func TestTheRuntimesRoutesAnswerWhatTheRuntimeAnswers(t *testing.T) {
 		status             int
 		answer             string
 	}{
-		{http.MethodPost, "/copilotkit/agent/nope/run", `{"threadId":"t","runId":"r","messages":[]}`, 404, `{"error":"Agent not found","message":"Agent 'nope' does not exist"}`},
-		{http.MethodPost, "/copilotkit/agent/nope/connect", `{"threadId":"t","runId":"r","messages":[]}`, 404, `{"error":"Agent not found","message":"Agent 'nope' does not exist"}`},
+		{http.MethodPost, "/copilotkit/agent/nope/run", `{"threadId":"t","runId":"r","messages":[],"tools":[],"context":[]}`, 404, `{"error":"Agent not found","message":"Agent 'nope' does not exist"}`},
+		{http.MethodPost, "/copilotkit/agent/nope/connect", `{"threadId":"t","runId":"r","messages":[],"tools":[],"context":[]}`, 404, `{"error":"Agent not found","message":"Agent 'nope' does not exist"}`},
 		{http.MethodPost, "/copilotkit/agent/nope/stop/t", ``, 404, `{"error":"Agent not found","message":"Agent 'nope' does not exist"}`},
 		{http.MethodPost, "/copilotkit/agent/default/stop/t", ``, 200, `{"message":"No active run for thread 't'.","stopped":false}`},
 		{http.MethodPost, "/copilotkit/agent/default/stop/t", `{"runId":"r9"}`, 200, `{"message":"Run 'r9' is not the active run for thread 't'.","stopped":false}`},
@@ -137,6 +137,9 @@ func TestTheRuntimesRoutesAnswerWhatTheRuntimeAnswers(t *testing.T) {
 		{http.MethodGet, "/copilotkit/threads/unknown/messages", ``, 200, `{"messages":[]}`},
 		{http.MethodGet, "/copilotkit/threads/unknown/events", ``, 200, `{"events":[]}`},
 		{http.MethodGet, "/copilotkit/threads/unknown/state", ``, 200, `{"state":null}`},
+		{http.MethodPost, "/copilotkit/agent/default/run", `{"threadId":5,"runId":"r","messages":[],"tools":[],"context":[]}`, 400, `{"details":"threadId: expected a string (RunAgentInput.threadId is required)","error":"Invalid request body"}`},
+		{http.MethodPost, "/copilotkit/agent/default/connect", `{"threadId":"x"}`, 400, `{"details":"runId: expected a string (RunAgentInput.runId is required)","error":"Invalid request body"}`},
+		{http.MethodPost, "/copilotkit", `{"method":"transcribe"}`, 400, `{"error":"invalid_request","message":"Missing request body for JSON handler"}`},
 		{http.MethodPost, "/copilotkit/transcribe", `{}`, 503, `{"error":"service_not_configured","message":"Transcription service is not configured","retryable":false}`},
 	} {
 		rec := request(t, s, tt.method, tt.path, tt.body, nil)
@@ -144,7 +147,7 @@ func TestTheRuntimesRoutesAnswerWhatTheRuntimeAnswers(t *testing.T) {
 			t.Errorf("%s %s: %d %s\nwant %d %s", tt.method, tt.path, rec.status, got, tt.status, tt.answer)
 		}
 	}
-	if rec := request(t, s, http.MethodPost, "/copilotkit/agent/default/connect", `{"threadId":"unknown","runId":"r","messages":[]}`, nil); rec.status != 200 || rec.body() != "" || !strings.HasPrefix(rec.header.Get("Content-Type"), "text/event-stream") {
+	if rec := request(t, s, http.MethodPost, "/copilotkit/agent/default/connect", `{"threadId":"unknown","runId":"r","messages":[],"tools":[],"context":[]}`, nil); rec.status != 200 || rec.body() != "" || !strings.HasPrefix(rec.header.Get("Content-Type"), "text/event-stream") {
 		t.Errorf("connect to an unknown thread: %d %q %v", rec.status, rec.body(), rec.header)
 	}
 	if rec := request(t, s, http.MethodGet, "/copilotkit/info", "", nil); rec.header.Get("Allow") != "" {
@@ -154,7 +157,7 @@ func TestTheRuntimesRoutesAnswerWhatTheRuntimeAnswers(t *testing.T) {
 
 func TestARuntimeRunIsKeptAndReplayedOnConnect(t *testing.T) {
 	s := newServer(t, runtimeScenarios, func(c *Config) { c.Speed = 0 })
-	run := request(t, s, http.MethodPost, "/copilotkit/agent/researcher/run", `{"threadId":"t","runId":"r1","messages":[{"id":"u1","role":"user","content":"hi"}]}`, nil)
+	run := request(t, s, http.MethodPost, "/copilotkit/agent/researcher/run", `{"threadId":"t","runId":"r1","messages":[{"id":"u1","role":"user","content":"hi"}],"tools":[],"context":[]}`, nil)
 	if strings.Contains(run.body(), "\nid: ") || strings.HasPrefix(run.body(), "id: ") {
 		t.Errorf("the runtime's stream has id lines: %s", run.body())
 	}
@@ -163,12 +166,12 @@ func TestARuntimeRunIsKeptAndReplayedOnConnect(t *testing.T) {
 	if msgs, _ := input.(map[string]any)["messages"].([]any); len(msgs) != 1 || !strings.Contains(run.body(), "Researching") {
 		t.Errorf("the run %v", types(events))
 	}
-	second := request(t, s, http.MethodPost, "/copilotkit/agent/researcher/run", `{"threadId":"t","runId":"r2","messages":[{"id":"u1","role":"user","content":"hi"},{"id":"u2","role":"user","content":"more"}]}`, nil)
+	second := request(t, s, http.MethodPost, "/copilotkit/agent/researcher/run", `{"threadId":"t","runId":"r2","messages":[{"id":"u1","role":"user","content":"hi"},{"id":"u2","role":"user","content":"more"}],"tools":[],"context":[]}`, nil)
 	input, _ = second.events(t)[0].Get("input")
 	if msgs := input.(map[string]any)["messages"].([]any); len(msgs) != 1 || msgs[0].(map[string]any)["id"] != "u2" {
 		t.Errorf("the second run's RUN_STARTED input holds %v, want the new message only", msgs)
 	}
-	connect := request(t, s, http.MethodPost, "/copilotkit/agent/researcher/connect", `{"threadId":"t","runId":"x","messages":[]}`, nil)
+	connect := request(t, s, http.MethodPost, "/copilotkit/agent/researcher/connect", `{"threadId":"t","runId":"x","messages":[],"tools":[],"context":[]}`, nil)
 	replay := connect.events(t)
 	want := []string{protocol.RunStarted, protocol.TextMessageStart, protocol.TextMessageContent, protocol.TextMessageEnd, protocol.RunFinished,
 		protocol.RunStarted, protocol.TextMessageStart, protocol.TextMessageContent, protocol.TextMessageEnd, protocol.RunFinished}
@@ -201,9 +204,29 @@ func TestARuntimeRunIsKeptAndReplayedOnConnect(t *testing.T) {
 	if rec := request(t, s, http.MethodPost, "/copilotkit/threads/clear", `{}`, nil); rec.status != http.StatusNoContent {
 		t.Errorf("clear %d", rec.status)
 	}
-	if rec := request(t, s, http.MethodPost, "/copilotkit/agent/researcher/connect", `{"threadId":"t","runId":"x","messages":[]}`, nil); rec.body() != "" {
+	if rec := request(t, s, http.MethodPost, "/copilotkit/agent/researcher/connect", `{"threadId":"t","runId":"x","messages":[],"tools":[],"context":[]}`, nil); rec.body() != "" {
 		t.Errorf("a cleared thread replays %q", rec.body())
 	}
+}
+
+func TestASecondRunOfABusyThreadGetsTheRuntimesEmptyStream(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := newServer(t, runtimeScenarios, nil)
+		done := make(chan *streamRecorder)
+		go func() {
+			done <- post(t.Context(), s, "/copilotkit/agent/default/run", `{"threadId":"t","runId":"r1","messages":[{"id":"u","role":"user","content":"slow"}],"tools":[],"context":[]}`, nil)
+		}()
+		time.Sleep(time.Second)
+		second := request(t, s, http.MethodPost, "/copilotkit/agent/default/run", `{"threadId":"t","runId":"r2","messages":[{"id":"v","role":"user","content":"hello"}],"tools":[],"context":[]}`, nil)
+		if second.status != http.StatusOK || second.body() != "" || !strings.HasPrefix(second.header.Get("Content-Type"), "text/event-stream") {
+			t.Errorf("the second run got %d %q %v", second.status, second.body(), second.header)
+		}
+		<-done
+		entries := s.tests.Journal.List("", JournalFilter{Path: "/copilotkit/agent/default/run"}.matches)
+		if len(entries) != 2 || entries[0].Error != "run_in_progress" || !strings.Contains(entries[0].Reason, "run r1 is still streaming") {
+			t.Errorf("the journal does not say why: %+v", entries)
+		}
+	})
 }
 
 func TestTheStopRouteEndsTheStreamAsTheRuntimeDoes(t *testing.T) {
@@ -211,12 +234,12 @@ func TestTheStopRouteEndsTheStreamAsTheRuntimeDoes(t *testing.T) {
 		s := newServer(t, runtimeScenarios, nil)
 		done := make(chan *streamRecorder)
 		go func() {
-			done <- post(t.Context(), s, "/copilotkit/agent/default/run", `{"threadId":"t","runId":"r1","messages":[{"id":"u","role":"user","content":"slow"}]}`, nil)
+			done <- post(t.Context(), s, "/copilotkit/agent/default/run", `{"threadId":"t","runId":"r1","messages":[{"id":"u","role":"user","content":"slow"}],"tools":[],"context":[]}`, nil)
 		}()
 		time.Sleep(2500 * time.Millisecond) // inside the text
 		connected := make(chan *streamRecorder)
 		go func() {
-			connected <- post(t.Context(), s, "/copilotkit/agent/default/connect", `{"threadId":"t","runId":"x","messages":[]}`, nil)
+			connected <- post(t.Context(), s, "/copilotkit/agent/default/connect", `{"threadId":"t","runId":"x","messages":[],"tools":[],"context":[]}`, nil)
 		}()
 		time.Sleep(100 * time.Millisecond)
 		answer := jsonOf(t, request(t, s, http.MethodPost, "/copilotkit/agent/default/stop/t", `{"runId":"r1"}`, nil))
@@ -248,15 +271,15 @@ func TestSeededThreadsAreATestsOwnAndRestoreOnConnect(t *testing.T) {
 	if rec.status != http.StatusCreated || answer["agent"] != "default" || answer["awaiting"].(map[string]any)["interrupts"].([]any)[0] != "my-int" {
 		t.Fatalf("seed %d %v", rec.status, answer)
 	}
-	replay := request(t, s, http.MethodPost, "/copilotkit/agent/default/connect", `{"threadId":"t","runId":"x","messages":[]}`, alice).events(t)
+	replay := request(t, s, http.MethodPost, "/copilotkit/agent/default/connect", `{"threadId":"t","runId":"x","messages":[],"tools":[],"context":[]}`, alice).events(t)
 	last := replay[len(replay)-1]
 	if last.Type != protocol.RunFinished || last.Outcome()["type"] != "interrupt" || replay[len(replay)-2].Type != protocol.StateSnapshot {
 		t.Errorf("replay %v, last %+v", types(replay), last)
 	}
-	if rec := request(t, s, http.MethodPost, "/copilotkit/agent/default/connect", `{"threadId":"t","runId":"x","messages":[]}`, map[string]string{TestIDHeader: "bob"}); rec.body() != "" {
+	if rec := request(t, s, http.MethodPost, "/copilotkit/agent/default/connect", `{"threadId":"t","runId":"x","messages":[],"tools":[],"context":[]}`, map[string]string{TestIDHeader: "bob"}); rec.body() != "" {
 		t.Errorf("another test restores alice's thread: %q", rec.body())
 	}
-	resumed := request(t, s, http.MethodPost, "/copilotkit/agent/default/run", `{"threadId":"t","runId":"r2","messages":[],"resume":[{"interruptId":"my-int","status":"resolved","payload":{"approved":true}}]}`, alice)
+	resumed := request(t, s, http.MethodPost, "/copilotkit/agent/default/run", `{"threadId":"t","runId":"r2","messages":[],"resume":[{"interruptId":"my-int","status":"resolved","payload":{"approved":true}}],"tools":[],"context":[]}`, alice)
 	if !strings.Contains(resumed.body(), "Published.") {
 		t.Errorf("the answer to the seeded interrupt does not continue its scenario: %d %s", resumed.status, resumed.body())
 	}
@@ -272,12 +295,12 @@ func TestSeededThreadsAreATestsOwnAndRestoreOnConnect(t *testing.T) {
 	}
 	// a thread document is every test's, until a test makes it its own
 	for _, test := range []string{"alice", "bob"} {
-		replay := request(t, s, http.MethodPost, "/copilotkit/agent/default/connect", `{"threadId":"from-file","runId":"x","messages":[]}`, map[string]string{TestIDHeader: test})
+		replay := request(t, s, http.MethodPost, "/copilotkit/agent/default/connect", `{"threadId":"from-file","runId":"x","messages":[],"tools":[],"context":[]}`, map[string]string{TestIDHeader: test})
 		if !strings.Contains(replay.body(), "Hello from yesterday.") {
 			t.Errorf("test %s: the thread document does not restore: %q", test, replay.body())
 		}
 	}
-	request(t, s, http.MethodPost, "/copilotkit/agent/default/run", `{"threadId":"from-file","runId":"r","messages":[{"id":"n","role":"user","content":"hello"}]}`, alice)
+	request(t, s, http.MethodPost, "/copilotkit/agent/default/run", `{"threadId":"from-file","runId":"r","messages":[{"id":"n","role":"user","content":"hello"}],"tools":[],"context":[]}`, alice)
 	if h := jsonOf(t, request(t, s, http.MethodPost, HistoryPath, `{"threadId":"from-file"}`, map[string]string{TestIDHeader: "bob"})); len(h["runs"].([]any)) != 1 {
 		t.Errorf("alice's run reached bob's copy of the thread document: %v", h["runs"])
 	}
@@ -292,7 +315,7 @@ func TestPagesOfOtherOriginsMayNotReadThreadsThroughTheRuntime(t *testing.T) {
 	for _, tt := range []struct {
 		method, path, body string
 	}{
-		{http.MethodPost, "/copilotkit/agent/default/connect", `{"threadId":"from-file","runId":"x","messages":[]}`},
+		{http.MethodPost, "/copilotkit/agent/default/connect", `{"threadId":"from-file","runId":"x","messages":[],"tools":[],"context":[]}`},
 		{http.MethodGet, "/copilotkit/threads", ``},
 		{http.MethodGet, "/copilotkit/threads/from-file/messages", ``},
 		{http.MethodPost, "/copilotkit/agent/default/stop/from-file", `{}`},
@@ -316,7 +339,7 @@ func TestPagesOfOtherOriginsMayNotReadThreadsThroughTheRuntime(t *testing.T) {
 	for _, path := range []string{"/copilotkit/info", "/copilotkit/agent/default/run"} {
 		method, body := http.MethodGet, ""
 		if strings.HasSuffix(path, "run") {
-			method, body = http.MethodPost, `{"threadId":"mine","runId":"r","messages":[{"role":"user","content":"hello"}]}`
+			method, body = http.MethodPost, `{"threadId":"mine","runId":"r","messages":[{"role":"user","content":"hello"}],"tools":[],"context":[]}`
 		}
 		if rec := request(t, s, method, path, body, map[string]string{"Origin": "http://evil.test"}); rec.status != http.StatusOK {
 			t.Errorf("%s from any page, as /agui/chat: %d %s", path, rec.status, rec.body())
@@ -343,7 +366,7 @@ func TestFaultsShapeTheRuntimesHandshake(t *testing.T) {
 			t.Errorf("a fault for one request hit two: %d", rec.status)
 		}
 		start := time.Now()
-		request(t, s, http.MethodPost, "/copilotkit/agent/default/connect", `{"threadId":"x","runId":"x","messages":[]}`, test)
+		request(t, s, http.MethodPost, "/copilotkit/agent/default/connect", `{"threadId":"x","runId":"x","messages":[],"tools":[],"context":[]}`, test)
 		if waited := time.Since(start); waited != 3*time.Second {
 			t.Errorf("the connect waited %v", waited)
 		}

@@ -20,7 +20,7 @@ import (
 // thread gets an empty stream, as from the runtime.
 func (s *Server) runtimeConnect(c echo.Context, route copilotkit.Route) error {
 	if e := s.unknownAgent(c, route.AgentID); e != nil {
-		return runtimeAnswer(c, e)
+		return runtimeError(e)
 	}
 	req := c.Request()
 	if err := checkJSONContentType(req); err != nil {
@@ -30,9 +30,9 @@ func (s *Server) runtimeConnect(c echo.Context, route copilotkit.Route) error {
 	if err != nil {
 		return err
 	}
-	in, err := protocol.DecodeRunAgentInput(body, protocol.DecodeOptions{NewID: s.newID, MaxMessages: s.cfg.MaxMessages})
+	in, err := s.decodeInput(body, true)
 	if err != nil {
-		return inputError("RunAgentInput", err)
+		return err
 	}
 	note(c, func(e *JournalEntry) { e.ThreadID, e.bodyIsJSON = in.ThreadID, true })
 	if done, err := s.handshakeFault(c, &s.tests.ConnectFaults); done {
@@ -124,14 +124,14 @@ func (s *Server) runtimeStop(c echo.Context, route copilotkit.Route) error {
 	}
 	runID, rerr := stopScope(body)
 	if rerr != nil {
-		return runtimeAnswer(c, rerr)
+		return runtimeError(rerr)
 	}
 	note(c, func(e *JournalEntry) { e.ThreadID, e.RunID = route.ThreadID, runID })
 	if done, err := s.handshakeFault(c, &s.tests.StopFaults); done {
 		return err
 	}
 	if e := s.unknownAgent(c, route.AgentID); e != nil {
-		return runtimeAnswer(c, e)
+		return runtimeError(e)
 	}
 	res := s.threads.Cancel(runtimeKey(c, route.ThreadID), threads.ErrStopped, runID, s.cfg.CancelWait)
 	if res.RunID != "" {

@@ -3,6 +3,7 @@ package server
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"io"
 	"net"
 	"net/http"
@@ -251,4 +252,38 @@ func TestATakenOverProtobufStreamWaitsWithoutKeepAlives(t *testing.T) {
 			t.Errorf("%d writes after the take-over, want the rest of the run in one: %v", len(writes), writes)
 		}
 	})
+}
+
+// A stream taken over from net/http, which meets a breakpoint after its request's handler
+// has returned, waits there for its release: the request's end does not cancel it.
+func TestATakenOverStreamWaitsAtABreakpoint(t *testing.T) {
+	s := newServer(t, "id: held\ntiming: {firstEvent: 0, firstToken: 100ms, stepGap: 50ms, tokensPerSecond: 100, jitter: 0}\nsteps:\n  - text: before\n  - text: after the breakpoint\n    id: answer\n", nil)
+	addr, _ := serveOn(t, s) // as the binary serves: the stream is taken over at its first wait
+	var bp struct{ ID string }
+	status, body := call(t, s, "POST", AdminPrefix+"/breakpoints", `{"step":"answer"}`, nil)
+	if status != http.StatusCreated || json.Unmarshal([]byte(body), &bp) != nil {
+		t.Fatalf("breakpoint: %d %s", status, body)
+	}
+	done := make(chan string)
+	go func() {
+		resp, err := http.Post("http://"+addr+"/agui/chat", "application/json", strings.NewReader(`{"threadId":"t","runId":"r","messages":[]}`))
+		if err != nil {
+			t.Error(err)
+			done <- ""
+			return
+		}
+		defer resp.Body.Close()
+		body, _ := io.ReadAll(resp.Body)
+		done <- string(body)
+	}()
+	if status, body := call(t, s, "GET", AdminPrefix+"/breakpoints/"+bp.ID+"?wait=10s", "", nil); status != http.StatusOK {
+		t.Fatalf("not reached: %d %s", status, body)
+	}
+	call(t, s, "POST", AdminPrefix+"/breakpoints/"+bp.ID+"/release", "", nil)
+	if stream := <-done; !strings.Contains(stream, `"type":"RUN_FINISHED"`) || !strings.Contains(stream, "breakpoint") {
+		t.Errorf("the stream after its release:\n%s", stream)
+	}
+	if entries := s.tests.Journal.List("", JournalFilter{}.matches); len(entries) != 1 || entries[0].Outcome != protocol.OutcomeSuccess {
+		t.Errorf("journal %+v", entries)
+	}
 }
