@@ -1,6 +1,7 @@
 package copilotkit
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/agui-mock/agui-mock/protocol"
@@ -10,6 +11,35 @@ func TestAStoppedRunEndsAsAnHttpAgentEndsAnAbortedOne(t *testing.T) {
 	ev := Stopped()
 	if raw, _ := ev.Get("rawEvent"); ev.Type != protocol.RunError || ev.Str("code") != "abort" || ev.Str("message") != "This operation was aborted" || raw == nil {
 		t.Errorf("%+v", ev)
+	}
+}
+
+func TestAnIncompleteRunIsKeptClosedAsTheRuntimeClosesIt(t *testing.T) {
+	played := []protocol.Event{
+		protocol.NewEvent(protocol.RunStarted, "threadId", "t", "runId", "r"),
+		protocol.NewEvent(protocol.TextMessageStart, "messageId", "m1", "role", "assistant"),
+		protocol.NewEvent(protocol.TextMessageContent, "messageId", "m1", "delta", "hi"),
+		protocol.NewEvent(protocol.ToolCallStart, "toolCallId", "done", "toolCallName", "a"),
+		protocol.NewEvent(protocol.ToolCallEnd, "toolCallId", "done"),
+		protocol.NewEvent(protocol.ToolCallResult, "toolCallId", "done", "messageId", "x", "content", "ok"),
+		protocol.NewEvent(protocol.ToolCallStart, "toolCallId", "frontend", "toolCallName", "b"),
+		protocol.NewEvent(protocol.ToolCallEnd, "toolCallId", "frontend"),
+		protocol.NewEvent(protocol.ToolCallStart, "toolCallId", "open", "toolCallName", "c"),
+		protocol.NewEvent(protocol.ReasoningStart, "messageId", "r1"), // the runtime leaves reasoning as it is
+	}
+	var got []string
+	for _, ev := range Incomplete(played) {
+		got = append(got, ev.Type+" "+ev.Str("messageId")+ev.Str("toolCallId"))
+	}
+	want := []string{"TEXT_MESSAGE_END m1", "TOOL_CALL_RESULT frontend-resultfrontend", "TOOL_CALL_END open", "TOOL_CALL_RESULT open-resultopen", "RUN_ERROR "}
+	if !slices.Equal(got, want) {
+		t.Errorf("%q, want %q", got, want)
+	}
+	if last := Incomplete(played)[len(want)-1]; last.Str("code") != "INCOMPLETE_STREAM" {
+		t.Errorf("it ends with %+v", last)
+	}
+	if got := Incomplete(append(played, protocol.NewEvent(protocol.RunError, "message", "x"))); got != nil {
+		t.Errorf("a run that ended needs nothing more, got %v", got)
 	}
 }
 

@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"errors"
+	"sync/atomic"
 	"time"
 
 	"github.com/agui-mock/agui-mock/copilotkit"
@@ -307,8 +308,8 @@ func (p *player) strike(ctx context.Context, s faultStrike) protocol.Outcome {
 		if err := p.server.sleep(ctx, interval); err != nil {
 			return p.stop(err)
 		}
-		if err := p.w.keepAlive(); err != nil {
-			return protocol.OutcomeCancelled
+		if err := p.w.keepAlive(); err != nil || p.w.gone {
+			return protocol.OutcomeCancelled // nobody waits for what a stall holds back
 		}
 	}
 }
@@ -380,25 +381,39 @@ type requestLink struct {
 	cancel   context.CancelCauseFunc
 	stop     func() bool // nil until linked
 	unlinked bool        // for good: the stream was taken over, and its request has ended
+	// outlive: the run goes on when its client leaves (a run the CopilotKit runtime
+	// keeps), which left only notes.
+	outlive bool
+	left    atomic.Bool
 }
 
 // link makes the link, once, unless the link has ended.
 func (l *requestLink) link() {
-	if l.stop == nil && !l.unlinked {
-		req, cancel := l.req, l.cancel
-		l.stop = context.AfterFunc(req, func() { cancel(context.Cause(req)) })
+	if l.stop != nil || l.unlinked {
+		return
 	}
+	req, cancel := l.req, l.cancel
+	if l.outlive {
+		l.stop = context.AfterFunc(req, func() { l.left.Store(true) })
+		return
+	}
+	l.stop = context.AfterFunc(req, func() { cancel(context.Cause(req)) })
 }
 
 // unlink ends the link for good: the request's end no longer cancels the run, and a later
 // wait (a breakpoint, a stall of a stream taken over) does not link it again. A request
-// that has ended already cancels the run now, linked or not.
+// that has ended already cancels the run now, linked or not (or, for a run that outlives
+// its client, notes that it left).
 func (l *requestLink) unlink() {
 	l.unlinked = true
 	if l.stop != nil {
 		l.stop()
 	}
-	if l.req.Err() != nil {
+	switch {
+	case l.req.Err() == nil:
+	case l.outlive:
+		l.left.Store(true)
+	default:
 		l.cancel(context.Cause(l.req))
 	}
 }

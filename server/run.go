@@ -102,7 +102,9 @@ func (s *Server) run(c echo.Context, target runTarget) error {
 	// net/http outlives its request. Until then the client leaving cancels it, once
 	// the run waits (requestLink).
 	ctx, cancel := context.WithCancelCause(s.root)
-	link := &requestLink{req: c.Request().Context(), cancel: cancel}
+	// A run the CopilotKit runtime keeps outlives its client, as the runtime's runner
+	// runs it: its client leaving does not cancel it.
+	link := &requestLink{req: c.Request().Context(), cancel: cancel, outlive: target.kept}
 	defer func() {
 		if !parked {
 			link.unlink()
@@ -136,6 +138,7 @@ func (s *Server) run(c echo.Context, target runTarget) error {
 	rs := s.runStates.get(waits)
 	w, p, st := &rs.w, &rs.p, &rs.st
 	w.reset(c.Response(), rr.enc, s.cfg.WriteTimeout, waits, hook.write)
+	w.outlive = rr.kept
 	// The player keeps the ids, not the request: an open stream does not hold on to what
 	// only planning needed.
 	*p = player{server: s, w: w, peer: protocol.PeerFor(rr.in.ProtocolVersion), run: run, plan: plan, speed: rr.speed,
@@ -349,6 +352,9 @@ func (s *Server) reportRun(st *stream, outcome protocol.Outcome, awaiting int) {
 	s.metrics.runEnded(scenario, outcome, awaiting, p.sent)
 	if e := st.entry; e != nil {
 		e.Scenario, e.Outcome, e.Awaiting, e.Events = scenario, outcome, awaiting, p.sent
+		if p.w.gone || p.link.left.Load() {
+			e.Reason = "the client went away during the run, which played on without it, as the CopilotKit runtime's runner plays a run, for a client that connects again"
+		}
 	}
 	log := s.cfg.Logger.Handler()
 	if !log.Enabled(st.ctx, slog.LevelInfo) {

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
@@ -399,5 +400,39 @@ func TestTheRuntimesRoutesMoveWithTheirPath(t *testing.T) {
 	off := newServer(t, runtimeScenarios, func(c *Config) { c.RuntimePath = "" })
 	if rec := request(t, off, http.MethodGet, "/copilotkit/info", "", nil); rec.status != 404 || !strings.Contains(rec.body(), "not_found") {
 		t.Errorf("off: %d %s", rec.status, rec.body())
+	}
+}
+
+func TestARuntimeRunOutlivesItsClientForTheNextConnect(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := newServer(t, runtimeScenarios, nil)
+		ctx, leave := context.WithCancel(t.Context())
+		done := make(chan *streamRecorder)
+		go func() {
+			done <- post(ctx, s, "/copilotkit/agent/default/run", `{"threadId":"t","runId":"r1","messages":[{"id":"u","role":"user","content":"slow"}],"tools":[],"context":[]}`, nil)
+		}()
+		time.Sleep(1500 * time.Millisecond) // inside the text
+		leave()                             // the page reloads
+		time.Sleep(100 * time.Millisecond)
+		replay := request(t, s, http.MethodPost, "/copilotkit/agent/default/connect", `{"threadId":"t","runId":"x","messages":[],"tools":[],"context":[]}`, nil).events(t)
+		if last := replay[len(replay)-1]; last.Type != protocol.RunFinished || !slices.Contains(types(replay), protocol.ToolCallEnd) {
+			t.Errorf("the connect after the reload did not follow the run to its end: %v", types(replay))
+		}
+		<-done
+		entries := s.tests.Journal.List("", JournalFilter{Path: "/copilotkit/agent/default/run"}.matches)
+		if len(entries) != 1 || entries[0].Outcome != protocol.OutcomeSuccess || !strings.Contains(entries[0].Reason, "played on without it") {
+			t.Errorf("journal %+v", entries)
+		}
+	})
+}
+
+func TestARuntimeRunCutShortIsKeptAsTheRuntimeKeepsIt(t *testing.T) {
+	s := newServer(t, runtimeScenarios, func(c *Config) { c.Speed = 0 })
+	request(t, s, http.MethodPost, "/copilotkit/agent/default/run", `{"threadId":"t","runId":"r1","messages":[{"id":"u","role":"user","content":"slow"}],"tools":[],"context":[]}`,
+		map[string]string{FaultHeader: "truncate; after=3"})
+	replay := request(t, s, http.MethodPost, "/copilotkit/agent/default/connect", `{"threadId":"t","runId":"x","messages":[],"tools":[],"context":[]}`, nil).events(t)
+	want := []string{protocol.RunStarted, protocol.TextMessageStart, protocol.TextMessageContent, protocol.TextMessageEnd, protocol.RunError}
+	if got := types(replay); !slices.Equal(got, want) || replay[len(replay)-1].Str("code") != "INCOMPLETE_STREAM" {
+		t.Errorf("the replay of a run truncated by a fault: %v, want %v", got, want)
 	}
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/agui-mock/agui-mock/copilotkit"
 	"github.com/agui-mock/agui-mock/internal/sse"
 	"github.com/agui-mock/agui-mock/protocol"
 	"github.com/agui-mock/agui-mock/scenarios"
@@ -80,7 +81,10 @@ func (st *stream) park(c echo.Context, due time.Time) bool {
 	st.wakes.Store(1) // as if a wake were playing, until the stream is set up
 	p.link.unlink()   // if the client has already gone, the run's context says so
 	st.entry, st.publish = st.server.detachEntry(c)
-	st.stopWatch = st.server.hangups.Watch(conn, func() { st.cancel(context.Canceled) })
+	st.stopWatch = func() {}
+	if !p.w.outlive { // a run that outlives its client does not stop when it leaves
+		st.stopWatch = st.server.hangups.Watch(conn, func() { st.cancel(context.Canceled) })
+	}
 	st.timer = time.AfterFunc(st.until(due), st.wake)
 	st.stopWake = context.AfterFunc(st.ctx, st.wake)
 	if st.wakes.Add(-1) != 0 {
@@ -170,6 +174,9 @@ func (st *stream) finish(outcome protocol.Outcome) {
 	next := st.p.plan.Next
 	if outcome != protocol.OutcomeInterrupt && outcome != protocol.OutcomeSuccess {
 		next = nil // a run cut short abandons the rest of the conversation
+	}
+	if st.p.runtime != nil { // kept as the runtime keeps a run cut short
+		st.p.run.Append(copilotkit.Incomplete(st.p.run.Live().Events())...)
 	}
 	st.p.run.Finish(outcome, next)
 	st.server.reportRun(st, outcome, next.Awaiting())

@@ -24,6 +24,11 @@ type eventWriter struct {
 	writes     int                                  // to the response or the connection, which may block: a clock read before one is stale after it
 	buf        []byte                               // frames not yet written to the response
 	frame      []byte                               // a frame for faultWrite
+	// outlive: the run goes on when its client leaves, as the CopilotKit runtime's runner
+	// runs it, for a client that reconnects; a write that fails then makes the writer
+	// drop what follows (gone) instead of failing the run.
+	outlive bool
+	gone    bool
 }
 
 // maxBatch is about the most the writer gathers before it writes to the response: a
@@ -135,7 +140,8 @@ func (e *eventWriter) writeOnce(b []byte) error {
 // drain writes what the writer gathered to the response, where it waits for the next
 // flush or the end of the response.
 func (e *eventWriter) drain() error {
-	if len(e.buf) == 0 {
+	if len(e.buf) == 0 || e.gone {
+		e.buf = e.buf[:0]
 		return nil
 	}
 	e.writes++
@@ -146,6 +152,16 @@ func (e *eventWriter) drain() error {
 		_, err = e.response.Write(e.buf)
 	}
 	e.buf = e.buf[:0]
+	return e.failed(err)
+}
+
+// failed is the error of a write: err, or none when the run outlives its client, which is
+// then gone.
+func (e *eventWriter) failed(err error) error {
+	if err != nil && e.outlive {
+		e.gone = true
+		return nil
+	}
 	return err
 }
 
@@ -167,8 +183,11 @@ func (e *eventWriter) flush() error {
 	if cap(e.buf) > keptWhileWaiting {
 		e.buf = nil
 	}
-	if e.conn != nil {
-		return e.conn.Flush()
+	if e.gone {
+		return nil
 	}
-	return e.response.Flush()
+	if e.conn != nil {
+		return e.failed(e.conn.Flush())
+	}
+	return e.failed(e.response.Flush())
 }

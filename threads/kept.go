@@ -152,6 +152,17 @@ func (r *Run) Keep(agent string) (historic map[string]bool) {
 	return t.kept.messageIDs()
 }
 
+// Append adds events to what the thread keeps of the run that its client never got: the
+// runtime's end of a run whose stream ended without a terminal event. It does nothing
+// for a run the thread does not keep.
+func (r *Run) Append(events ...protocol.Event) {
+	if live := r.active.live; live != nil {
+		for _, ev := range events {
+			live.add(ev)
+		}
+	}
+}
+
 // Live returns the run's events as it sends them; nil when the thread does not keep them.
 func (r *Run) Live() *Live { return r.active.live }
 
