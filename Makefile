@@ -99,7 +99,7 @@ fuzz:
 	go test -run XXX -fuzz '^FuzzRecordedTextReadsBackTheSame$$' -fuzztime $(FUZZTIME) ./scenarios
 
 # e2e-test builds the TypeScript clients (the admin client, and the Testcontainers module
-# and the Playwright kit that use it), installs the real agents the suite records from
+# and the Playwright kit that use it, and the CopilotKit runtime kit), installs the real agents the suite records from
 # (e2e/agents, their own lockfile), and builds the image when a Docker daemon answers;
 # without one, the container tests skip loudly (and fail in CI). Then the suite, then the
 # example app.
@@ -107,6 +107,7 @@ e2e-test:
 	cd clients/client && npm ci --no-audit --no-fund && npm run build
 	cd clients/testcontainers && npm ci --no-audit --no-fund && npm run build
 	cd clients/playwright && npm ci --no-audit --no-fund && npm run build
+	cd clients/copilotkit && npm ci --no-audit --no-fund && npm run build
 	cd e2e && npm ci --no-audit --no-fund
 	cd e2e/agents && npm ci --no-audit --no-fund
 	@if $(DOCKER) info >/dev/null 2>&1; then $(MAKE) image; else echo "e2e-test: no Docker daemon answers: the container tests will be skipped"; fi

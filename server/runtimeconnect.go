@@ -126,7 +126,7 @@ func (s *Server) runtimeStop(c echo.Context, route copilotkit.Route) error {
 	if rerr != nil {
 		return runtimeError(rerr)
 	}
-	note(c, func(e *JournalEntry) { e.ThreadID, e.RunID = route.ThreadID, runID })
+	note(c, func(e *JournalEntry) { e.ThreadID = route.ThreadID }) // the run's own entry has its runId
 	if done, err := s.handshakeFault(c, &s.tests.StopFaults); done {
 		return err
 	}
@@ -134,9 +134,6 @@ func (s *Server) runtimeStop(c echo.Context, route copilotkit.Route) error {
 		return runtimeError(e)
 	}
 	res := s.threads.Cancel(runtimeKey(c, route.ThreadID), threads.ErrStopped, runID, s.cfg.CancelWait)
-	if res.RunID != "" {
-		note(c, func(e *JournalEntry) { e.RunID, e.Scenario = res.RunID, res.Scenario })
-	}
 	return c.JSON(http.StatusOK, copilotkit.StopAnswer(res.RunID != "", route.ThreadID, runID))
 }
 

@@ -6,6 +6,8 @@
 //   runtime  the page → a real CopilotKit runtime 1.75 (runtime-server.mjs) → its HttpAgent →
 //            agui-mock's POST /agui/chat
 //   mock     the page → agui-mock's own CopilotKit routes (<mock>/copilotkit)
+//   kit      the page → a real CopilotKit runtime 1.75 with @agui-mock/copilotkit plugged in
+//            (runtime-server.mjs, KIT=1) → agui-mock's CopilotKit routes
 //
 // agui-mock runs from its binary: MOCK_BIN, by default ../../build/agui-mock (built by
 // `make static OUT=build/agui-mock` in the repository). CHROMIUM_PATH names another browser.
@@ -16,16 +18,18 @@ import type { Options } from "./tests/support";
 const mockPort = Number(process.env.MOCK_PORT ?? 48_180);
 const appPort = Number(process.env.APP_PORT ?? 48_181);
 const runtimePort = Number(process.env.RUNTIME_PORT ?? 48_182);
+const kitPort = Number(process.env.KIT_PORT ?? 48_183);
 const mockUrl = `http://127.0.0.1:${mockPort}`;
 const appUrl = `http://127.0.0.1:${appPort}`;
 const runtimeServerUrl = `http://127.0.0.1:${runtimePort}`;
+const kitServerUrl = `http://127.0.0.1:${kitPort}`;
 const mockBin = process.env.MOCK_BIN ?? "../../build/agui-mock";
 
-const topologies = (process.env.TOPOLOGIES ?? "runtime,mock")
+const topologies = (process.env.TOPOLOGIES ?? "runtime,mock,kit")
   .split(",")
   .map((t) => t.trim())
   .filter(Boolean);
-for (const t of topologies) if (t !== "runtime" && t !== "mock") throw new Error(`TOPOLOGIES: unknown topology ${t} (runtime, mock)`);
+for (const t of topologies) if (!["runtime", "mock", "kit"].includes(t)) throw new Error(`TOPOLOGIES: unknown topology ${t} (runtime, mock, kit)`);
 
 const projects: PlaywrightTestConfig<Options>["projects"] = [];
 if (topologies.includes("runtime")) {
@@ -34,6 +38,10 @@ if (topologies.includes("runtime")) {
 }
 if (topologies.includes("mock")) {
   projects.push({ name: "mock", use: { topology: "mock", runtimeUrl: `${mockUrl}/copilotkit` } });
+}
+if (topologies.includes("kit")) {
+  // the handshake is the app's runtime's own here too
+  projects.push({ name: "kit", testIgnore: ["**/handshake.spec.ts"], use: { topology: "kit", runtimeUrl: `${kitServerUrl}/api/copilotkit` } });
 }
 
 const webServer: PlaywrightTestConfig["webServer"] = [
@@ -57,6 +65,14 @@ if (topologies.includes("runtime")) {
     url: `${runtimeServerUrl}/api/copilotkit/info`,
     reuseExistingServer: false,
     env: { MOCK_URL: mockUrl, RUNTIME_PORT: String(runtimePort) },
+  });
+}
+if (topologies.includes("kit")) {
+  webServer.push({
+    command: "node runtime-server.mjs",
+    url: `${kitServerUrl}/api/copilotkit/info`,
+    reuseExistingServer: false,
+    env: { MOCK_URL: mockUrl, RUNTIME_PORT: String(kitPort), KIT: "1" },
   });
 }
 

@@ -1,8 +1,14 @@
 // A CopilotKit runtime (@copilotkit/runtime, its v2 endpoints) served over Node's http, as an
 // app's separate runtime server would be. Its `default` agent is an AG-UI HttpAgent — of the
-// @ag-ui/client the runtime itself depends on — pointed at agui-mock's run route, without
-// delays. The runtime's default InMemoryAgentRunner keeps every thread for as long as this
-// process lives, so a reloaded page gets its thread back through /agent/default/connect.
+// @ag-ui/client the runtime itself depends on. Two ways:
+//
+//   KIT unset  the agent is pointed at agui-mock's run route, without delays, and the
+//              runtime's default InMemoryAgentRunner keeps every thread for as long as this
+//              process lives, so a reloaded page gets its thread back through
+//              /agent/default/connect;
+//   KIT=1      the runtime is an app's own runtime with @agui-mock/copilotkit plugged in
+//              (AguiMockRunner, aguiMockHooks): runs, restores, stops and the thread list
+//              come from the mock's CopilotKit routes, the agent's URL is never called.
 //
 //   MOCK_URL      the mock, e.g. http://127.0.0.1:48180 (required)
 //   RUNTIME_PORT  where to listen (default 48182); served under /api/copilotkit
@@ -15,6 +21,7 @@ process.env.SCARF_ANALYTICS = "false";
 import http from "node:http";
 import { createRequire } from "node:module";
 import { CopilotRuntime, createCopilotEndpoint } from "@copilotkit/runtime/v2";
+import { AguiMockRunner, aguiMockHooks } from "@agui-mock/copilotkit";
 
 const mockUrl = process.env.MOCK_URL;
 if (!mockUrl) throw new Error("MOCK_URL is required");
@@ -25,12 +32,14 @@ export const BASE_PATH = "/api/copilotkit";
 const fromRuntime = createRequire(createRequire(import.meta.url).resolve("@copilotkit/runtime/package.json"));
 const { HttpAgent } = await import(fromRuntime.resolve("@ag-ui/client"));
 
+const kit = process.env.KIT === "1";
 const runtime = new CopilotRuntime({
   agents: {
-    default: new HttpAgent({ url: `${mockUrl}/agui/chat`, headers: { "X-Agui-Mock-Speed": "0" } }),
+    default: new HttpAgent({ url: kit ? "http://127.0.0.1:9/never-called" : `${mockUrl}/agui/chat`, headers: { "X-Agui-Mock-Speed": "0" } }),
   },
+  ...(kit ? { runner: new AguiMockRunner({ url: mockUrl }) } : {}),
 });
-const app = createCopilotEndpoint({ runtime, basePath: BASE_PATH });
+const app = createCopilotEndpoint({ runtime, basePath: BASE_PATH, ...(kit ? { hooks: aguiMockHooks({ url: mockUrl }) } : {}) });
 
 const server = http.createServer(async (req, res) => {
   // Stopping a run aborts the agent's fetch; the browser's own request may have gone too.
@@ -60,4 +69,4 @@ const server = http.createServer(async (req, res) => {
     res.end(String(err?.stack ?? err));
   }
 });
-server.listen(port, "127.0.0.1", () => console.log(`CopilotKit runtime on http://127.0.0.1:${port}${BASE_PATH} -> ${mockUrl}/agui/chat`));
+server.listen(port, "127.0.0.1", () => console.log(`CopilotKit runtime on http://127.0.0.1:${port}${BASE_PATH} -> ${mockUrl}${kit ? "/copilotkit (@agui-mock/copilotkit)" : "/agui/chat"}`));

@@ -9,7 +9,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { test as base, expect, type Locator, type Page, type Request, type TestInfo } from "@playwright/test";
 
-export type Topology = "runtime" | "mock";
+export type Topology = "runtime" | "mock" | "kit";
 
 export interface Options {
   /** Which server the page's runtimeUrl points at. */
