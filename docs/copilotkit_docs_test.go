@@ -98,15 +98,15 @@ func TestCopilotKitSeedingIsTrue(t *testing.T) {
 		t.Fatalf("%s lost its curl commands of /_mock/threads and /_mock/faults: %v", doc, paths)
 	}
 	test := map[string]string{"X-Test-Id": "t1"}
-	_, replay := post("/copilotkit/agent/default/connect", `{"threadId":"yesterday","runId":"r","messages":[]}`, test)
+	_, replay := post("/copilotkit/agent/default/connect", `{"threadId":"yesterday","runId":"r","messages":[],"tools":[],"context":[]}`, test)
 	if !strings.Contains(replay, `"outcome":{"interrupts":[{"id":"int-publish"`) {
 		t.Errorf("the seeded thread does not restore waiting: %s", replay)
 	}
-	_, answered := post("/copilotkit/agent/default/run", `{"threadId":"yesterday","runId":"r2","messages":[],"resume":[{"interruptId":"int-publish","status":"resolved","payload":{"approved":true}}]}`, test)
+	_, answered := post("/copilotkit/agent/default/run", `{"threadId":"yesterday","runId":"r2","messages":[],"tools":[],"context":[],"resume":[{"interruptId":"int-publish","status":"resolved","payload":{"approved":true}}]}`, test)
 	if !strings.Contains(answered, `"delta":"Published."`) {
 		t.Errorf("the answer does not continue the scenario: %s", answered)
 	}
-	if _, file := post("/copilotkit/agent/default/connect", `{"threadId":"trip-yesterday","runId":"r","messages":[]}`, map[string]string{"X-Test-Id": "another"}); !strings.Contains(file, "Alfama") {
+	if _, file := post("/copilotkit/agent/default/connect", `{"threadId":"trip-yesterday","runId":"r","messages":[],"tools":[],"context":[]}`, map[string]string{"X-Test-Id": "another"}); !strings.Contains(file, "Alfama") {
 		t.Errorf("the thread document does not restore: %s", file)
 	}
 }

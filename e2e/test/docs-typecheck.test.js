@@ -1,7 +1,8 @@
 // The TypeScript the docs show type-checks with the packages they tell the reader to
 // install: each ```ts block that is a whole module of AG-UI or CopilotKit code (it
-// imports from @ag-ui/* or @copilotkit/*) is compiled by tsc --strict, with
-// @ag-ui/client resolved to the version its page's `npm install` names.
+// imports from @ag-ui/*, @copilotkit/* or @agui-mock/copilotkit) is compiled by tsc
+// --strict, with @ag-ui/client resolved to the version its page's `npm install` names and
+// @agui-mock/copilotkit to the package of this repository (clients/copilotkit, built).
 
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
@@ -13,7 +14,8 @@ import { REPO_ROOT } from './harness.js';
 
 const E2E = path.join(REPO_ROOT, 'e2e');
 const TSC = path.join(E2E, 'node_modules', 'typescript', 'bin', 'tsc');
-const DOCS = ['README.md', ...readdirSync(path.join(REPO_ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
+const DOCS = ['README.md', 'clients/copilotkit/README.md', ...readdirSync(path.join(REPO_ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
+const KIT = path.join(REPO_ROOT, 'clients', 'copilotkit');
 
 // The copies of @ag-ui/client installed here, by version: the suite's own (topLevel), and
 // the one @copilotkit/runtime depends on.
@@ -30,7 +32,7 @@ function moduleBlocks(text) {
   const blocks = [...text.matchAll(/^```ts\n([\s\S]*?)^```$/gm)].map((m) => m[1]);
   return blocks.filter((code) => {
     const from = [...code.matchAll(/^import .* from "([^"]+)";$/gm)].map((m) => m[1]);
-    return from.length > 0 && from.every((p) => /^@(ag-ui|copilotkit)\//.test(p));
+    return from.length > 0 && from.every((p) => /^@(ag-ui|copilotkit)\//.test(p) || p === '@agui-mock/copilotkit');
   });
 }
 
@@ -59,7 +61,10 @@ test('every AG-UI and CopilotKit TypeScript block of the docs type-checks', asyn
           strict: true, noEmit: true, target: 'es2022', module: 'esnext', moduleResolution: 'bundler',
           lib: ['es2022', 'dom'], types: ['node'], skipLibCheck: true,
           // where the page installs the runtime's version, npm shares the runtime's copy
-          ...(version === topLevel ? {} : { paths: { '@ag-ui/client': [clientCopies.get(version)] } }),
+          paths: {
+            '@agui-mock/copilotkit': [KIT],
+            ...(version === topLevel ? {} : { '@ag-ui/client': [clientCopies.get(version)] }),
+          },
         },
         files: [`${name}.ts`],
       }));
