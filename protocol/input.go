@@ -60,6 +60,28 @@ func (m Message) Text() string {
 	return ""
 }
 
+// ToolCall is a tool call of an assistant message.
+type ToolCall struct {
+	ID, Name  string
+	Arguments string // JSON, as the message holds it
+}
+
+// ToolCalls lists the tool calls of an assistant message, as the message holds them.
+func (m Message) ToolCalls() []ToolCall {
+	list, _ := m.Raw["toolCalls"].([]any)
+	calls := make([]ToolCall, 0, len(list))
+	for _, c := range list {
+		c, _ := c.(map[string]any)
+		fn, _ := c["function"].(map[string]any)
+		call := ToolCall{}
+		call.ID, _ = c["id"].(string)
+		call.Name, _ = fn["name"].(string)
+		call.Arguments, _ = fn["arguments"].(string)
+		calls = append(calls, call)
+	}
+	return calls
+}
+
 // Tool is a tool the client offers to the agent.
 type Tool struct {
 	Name        string

@@ -274,8 +274,8 @@ func (t *SeededThread) Events() ([][]Event, error) {
 			case "assistant":
 				answers = true
 				b.assistant(m, path)
-				for k, tc := range toolCallsOf(m) {
-					id := tc.id
+				for k, tc := range m.ToolCalls() {
+					id := tc.ID
 					if _, dup := calls[id]; dup {
 						return nil, &InputError{Field: fmt.Sprintf("%s.toolCalls[%d].id", path, k), Problem: fmt.Sprintf("tool call id %q is used twice", id)}
 					}
@@ -343,13 +343,13 @@ func (b *seedBuilder) assistant(m Message, path string) {
 		b.add(path+".content", NewEvent(TextMessageContent, "messageId", m.ID, "delta", text))
 		b.add(path, NewEvent(TextMessageEnd, "messageId", m.ID))
 	}
-	for k, c := range toolCallsOf(m) {
+	for k, c := range m.ToolCalls() {
 		field := fmt.Sprintf("%s.toolCalls[%d]", path, k)
-		b.add(field, NewEvent(ToolCallStart, "toolCallId", c.id, "toolCallName", c.name, "parentMessageId", m.ID))
-		if c.args != "" {
-			b.add(field+".function.arguments", NewEvent(ToolCallArgs, "toolCallId", c.id, "delta", c.args))
+		b.add(field, NewEvent(ToolCallStart, "toolCallId", c.ID, "toolCallName", c.Name, "parentMessageId", m.ID))
+		if c.Arguments != "" {
+			b.add(field+".function.arguments", NewEvent(ToolCallArgs, "toolCallId", c.ID, "delta", c.Arguments))
 		}
-		b.add(field, NewEvent(ToolCallEnd, "toolCallId", c.id))
+		b.add(field, NewEvent(ToolCallEnd, "toolCallId", c.ID))
 	}
 }
 
@@ -402,23 +402,4 @@ func seedProblem(err error) string {
 		return "it breaks the protocol's rules: " + se.Message
 	}
 	return "it breaks the protocol's rules: " + err.Error()
-}
-
-// seededCall is a tool call of an assistant message.
-type seededCall struct{ id, name, args string }
-
-// toolCallsOf lists an assistant message's tool calls, as the input decoder checked
-// them.
-func toolCallsOf(m Message) []seededCall {
-	list, _ := m.Raw["toolCalls"].([]any)
-	calls := make([]seededCall, 0, len(list))
-	for _, c := range list {
-		c, _ := c.(map[string]any)
-		fn, _ := c["function"].(map[string]any)
-		id, _ := c["id"].(string)
-		name, _ := fn["name"].(string)
-		args, _ := fn["arguments"].(string)
-		calls = append(calls, seededCall{id: id, name: name, args: args})
-	}
-	return calls
 }

@@ -3,6 +3,7 @@ package scenarios
 import (
 	"context"
 	"maps"
+	"slices"
 
 	"github.com/agui-mock/agui-mock/protocol"
 )
@@ -100,38 +101,24 @@ func lastRole(msgs []protocol.Message, before int, role string) int {
 	return -1
 }
 
-// clientCall is a tool call as a client holds it in an assistant message.
-type clientCall struct{ id, name string }
-
-// toolCallsOf lists an assistant message's tool calls.
-func toolCallsOf(m protocol.Message) []clientCall {
-	list, _ := m.Raw["toolCalls"].([]any)
-	calls := make([]clientCall, 0, len(list))
-	for _, c := range list {
-		c, _ := c.(map[string]any)
-		fn, _ := c["function"].(map[string]any)
-		id, _ := c["id"].(string)
-		name, _ := fn["name"].(string)
-		if id != "" && name != "" {
-			calls = append(calls, clientCall{id: id, name: name})
-		}
-	}
-	return calls
+// toolCallsOf lists an assistant message's tool calls that have an id and a name.
+func toolCallsOf(m protocol.Message) []protocol.ToolCall {
+	return slices.DeleteFunc(m.ToolCalls(), func(c protocol.ToolCall) bool { return c.ID == "" || c.Name == "" })
 }
 
-func callIDs(calls []clientCall) []string {
+func callIDs(calls []protocol.ToolCall) []string {
 	ids := make([]string, len(calls))
 	for i, c := range calls {
-		ids[i] = c.id
+		ids[i] = c.ID
 	}
 	return ids
 }
 
 // answered reports whether a tool message among msgs answers one of calls.
-func answered(msgs []protocol.Message, calls []clientCall) bool {
+func answered(msgs []protocol.Message, calls []protocol.ToolCall) bool {
 	for _, m := range msgs {
 		for _, c := range calls {
-			if m.Role == "tool" && m.ToolCallID == c.id {
+			if m.Role == "tool" && m.ToolCallID == c.ID {
 				return true
 			}
 		}
@@ -163,7 +150,7 @@ func answersEnd(msgs []protocol.Message, ids []string) int {
 // events) are found, in order and by name, among the calls the messages hold. False
 // when one of them is not there.
 func (c *Cursor) asCalledBy(events []Timed, msgs []protocol.Message) (*Cursor, bool) {
-	var held []clientCall
+	var held []protocol.ToolCall
 	for _, m := range msgs {
 		if m.Role == "assistant" {
 			held = append(held, toolCallsOf(m)...)
@@ -175,13 +162,13 @@ func (c *Cursor) asCalledBy(events []Timed, msgs []protocol.Message) (*Cursor, b
 			continue
 		}
 		name := t.Event.Str("toolCallName")
-		for len(held) > 0 && held[0].name != name {
+		for len(held) > 0 && held[0].Name != name {
 			held = held[1:]
 		}
 		if len(held) == 0 {
 			return nil, false
 		}
-		ids[t.Event.Str("toolCallId")] = held[0].id
+		ids[t.Event.Str("toolCallId")] = held[0].ID
 		held = held[1:]
 	}
 	rename := func(id string) string {

@@ -99,13 +99,9 @@ func (p *planner) pauseExplicit(run *eventsRun) error {
 	c := &Cursor{Dialect: p.dialect, node: run, captures: p.captures, ids: maps.Clone(p.ids), openCalls: maps.Clone(p.openCalls), activities: maps.Clone(p.activityTypes)}
 	interrupts, calls := protocol.Awaited(p.events, func(t Timed) protocol.Event { return t.Event })
 	for _, wire := range interrupts {
-		pi := PendingInterrupt{Wire: wire}
-		pi.ID, _ = wire["id"].(string)
-		pi.ToolCallID, _ = wire["toolCallId"].(string)
-		if at, ok := wire["expiresAt"].(string); ok {
-			if expires, err := time.Parse(time.RFC3339Nano, at); err == nil {
-				pi.ExpiresAt = p.wallTime(expires)
-			}
+		pi, expires := pendingInterrupt(wire)
+		if !expires.IsZero() {
+			pi.ExpiresAt = p.wallTime(expires)
 		}
 		if schema, ok := wire["responseSchema"]; ok && len(run.events) > 0 {
 			var err error
@@ -121,6 +117,19 @@ func (p *planner) pauseExplicit(run *eventsRun) error {
 	}
 	p.next = c
 	return nil
+}
+
+// pendingInterrupt is an interrupt as a run raised it, wire, with the time it expires at
+// as it says it (zero when it does not expire).
+func pendingInterrupt(wire map[string]any) (PendingInterrupt, time.Time) {
+	pi := PendingInterrupt{Wire: wire}
+	pi.ID, _ = wire["id"].(string)
+	pi.ToolCallID, _ = wire["toolCallId"].(string)
+	var expires time.Time
+	if at, ok := wire["expiresAt"].(string); ok {
+		expires, _ = time.Parse(time.RFC3339Nano, at)
+	}
+	return pi, expires
 }
 
 func cloneFrames(frames []frame) []frame {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"time"
 
 	"github.com/agui-mock/agui-mock/protocol"
 )
@@ -19,12 +18,12 @@ import (
 // SeededPause is where a seeded thread that names no scenario waits: its answers are
 // checked (every interrupt answered once, none expired), and the run that brings them
 // starts afresh.
-func SeededPause(thread *protocol.SeededThread, now time.Time) *Cursor {
+func SeededPause(thread *protocol.SeededThread) *Cursor {
 	c := &Cursor{}
 	if thread.LangGraph {
 		c.Dialect = DialectLangGraph
 	}
-	c.Interrupts, c.ToolCalls = awaitedBy(thread, now)
+	c.Interrupts, c.ToolCalls = awaitedBy(thread)
 	if len(c.Interrupts) == 0 && len(c.ToolCalls) == 0 {
 		return nil
 	}
@@ -32,7 +31,7 @@ func SeededPause(thread *protocol.SeededThread, now time.Time) *Cursor {
 }
 
 // awaitedBy reads what a seeded thread's last run waits for.
-func awaitedBy(thread *protocol.SeededThread, now time.Time) ([]PendingInterrupt, []PendingToolCall) {
+func awaitedBy(thread *protocol.SeededThread) ([]PendingInterrupt, []PendingToolCall) {
 	events, err := thread.Events()
 	if err != nil || len(events) == 0 {
 		return nil, nil
@@ -40,14 +39,8 @@ func awaitedBy(thread *protocol.SeededThread, now time.Time) ([]PendingInterrupt
 	interrupts, calls := protocol.Awaited(events[len(events)-1], func(ev protocol.Event) protocol.Event { return ev })
 	var pending []PendingInterrupt
 	for _, wire := range interrupts {
-		pi := PendingInterrupt{Wire: wire}
-		pi.ID, _ = wire["id"].(string)
-		pi.ToolCallID, _ = wire["toolCallId"].(string)
-		if at, ok := wire["expiresAt"].(string); ok {
-			if expires, err := time.Parse(time.RFC3339Nano, at); err == nil {
-				pi.ExpiresAt = expires
-			}
-		}
+		pi, expires := pendingInterrupt(wire)
+		pi.ExpiresAt = expires
 		pending = append(pending, pi)
 	}
 	var tools []PendingToolCall
@@ -56,7 +49,6 @@ func awaitedBy(thread *protocol.SeededThread, now time.Time) ([]PendingInterrupt
 			tools = append(tools, PendingToolCall{ID: start.Str("toolCallId"), Name: start.Str("toolCallName")})
 		}
 	}
-	_ = now
 	return pending, tools
 }
 
@@ -80,7 +72,7 @@ func (e *SeedMismatchError) Error() string {
 // loaded, or that pauses elsewhere, is an error: *SeedMismatchError, or
 // *NoScenarioError.
 func (s *Set) SeedCursor(ctx context.Context, thread *protocol.SeededThread, route string, opts PlanOptions) (*Cursor, error) {
-	interrupts, calls := awaitedBy(thread, opts.Now)
+	interrupts, calls := awaitedBy(thread)
 	req := seededRequest(thread, route)
 	sel := s.Force(thread.Scenario, req)
 	if sel == nil {

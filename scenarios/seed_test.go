@@ -112,7 +112,7 @@ func TestASeededThreadNamingAScenarioThatPausesElsewhereIsRefused(t *testing.T) 
 
 func TestASeededPauseWithoutAScenarioChecksAnswersAndStartsAfresh(t *testing.T) {
 	thread := seeded(t, `{"threadId": "t", "messages": [{"role": "user", "content": "x"}], "interrupts": [{"id": "i1", "reason": "confirm"}]}`)
-	cursor := SeededPause(thread, time.Now())
+	cursor := SeededPause(thread)
 	if cursor == nil || cursor.Scenario != nil || len(cursor.Interrupts) != 1 {
 		t.Fatalf("%+v", cursor)
 	}
@@ -129,7 +129,7 @@ func TestASeededPauseWithoutAScenarioChecksAnswersAndStartsAfresh(t *testing.T) 
 		t.Error("a run that does not answer the interrupts is taken")
 	}
 	done := seeded(t, `{"threadId": "t", "messages": [{"role": "user", "content": "x"}, {"role": "assistant", "content": "y"}]}`)
-	if SeededPause(done, time.Now()) != nil {
+	if SeededPause(done) != nil {
 		t.Error("a finished thread waits")
 	}
 }

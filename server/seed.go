@@ -73,7 +73,7 @@ func (s *Server) seedInto(ctx context.Context, key threads.Key, thread *protocol
 		return seedAnswer{}, inputError("seeded thread", err)
 	}
 	now := time.Now()
-	cursor := scenarios.SeededPause(thread, now)
+	cursor := scenarios.SeededPause(thread)
 	next := ""
 	if thread.Scenario != "" {
 		opts := scenarios.PlanOptions{Seed: s.seedFor(key), Turn: len(thread.Runs) - 1, Timing: s.cfg.Timing, Now: now,
