@@ -16,7 +16,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { CopilotRuntime, createCopilotEndpoint, createCopilotEndpointSingleRoute } from '@copilotkit/runtime/v2';
-import { CopilotKitCore } from './copilotkit.js';
+import { agentOf, CopilotKitCore, serveFetch } from './copilotkit.js';
 import { adminOK, journalEntries, journalEntry, newTestId, runInput, TEST_ID_HEADER } from './admin.js';
 import { SPEED_HEADER } from './clients.js';
 import { REPO_ROOT, useServer, writeTempFiles } from './harness.js';
@@ -60,71 +60,15 @@ function teamOptions(seen = []) {
   };
 }
 
-/**
- * Serves a Fetch handler (the runtime's endpoint) over Node's http, as a Next.js route or
- * an app's runtime server would. Resolves with {url, close()}.
- */
-async function serve(app) {
-  const server = http.createServer(async (req, res) => {
-    const gone = new AbortController();
-    res.on('close', () => gone.abort());
-    try {
-      const chunks = [];
-      for await (const chunk of req) chunks.push(chunk);
-      const request = new Request(`http://${req.headers.host}${req.url}`, {
-        method: req.method,
-        headers: req.headers,
-        body: ['GET', 'HEAD'].includes(req.method) ? undefined : Buffer.concat(chunks),
-        signal: gone.signal,
-      });
-      const response = await app.fetch(request);
-      res.writeHead(response.status, Object.fromEntries(response.headers));
-      if (response.body) for await (const chunk of response.body) res.write(chunk);
-      res.end();
-    } catch (err) {
-      if (!res.headersSent) res.writeHead(500, { 'Content-Type': 'text/plain' });
-      res.end(String(err?.stack ?? err));
-    }
-  });
-  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
-  server.unref();
-  return {
-    url: `http://127.0.0.1:${server.address().port}${BASE_PATH}`,
-    close() {
-      server.closeAllConnections();
-      return new Promise((resolve) => server.close(resolve));
-    },
-  };
-}
 
 /** The team's runtime (more options: runtimeOptions) with the kit's runner and hooks, pointed at mockUrl. */
 async function kitRuntime(mockUrl, seen, runtimeOptions = {}) {
   const runner = new AguiMockRunner({ url: mockUrl });
   const runtime = new CopilotRuntime({ ...teamOptions(seen), ...runtimeOptions, runner });
-  const served = await serve(createCopilotEndpoint({ runtime, basePath: BASE_PATH, hooks: aguiMockHooks({ url: mockUrl }) }));
+  const served = await serveFetch(createCopilotEndpoint({ runtime, basePath: BASE_PATH, hooks: aguiMockHooks({ url: mockUrl }) }), BASE_PATH);
   return { ...served, runner };
 }
 
-/** Resolves with the runtime's agent of an id once the core has learnt of it. */
-function runtimeAgent(core, id) {
-  return (
-    core.getAgent(id) ??
-    new Promise((resolve, reject) => {
-      const timer = setTimeout(() => {
-        subscription.unsubscribe();
-        reject(new Error(`the core found no agent ${id} at ${core.runtimeUrl} (status ${core.runtimeConnectionStatus})`));
-      }, 30_000);
-      const subscription = core.subscribe({
-        onAgentsChanged: ({ agents }) => {
-          if (!agents[id]) return;
-          clearTimeout(timer);
-          subscription.unsubscribe();
-          resolve(agents[id]);
-        },
-      });
-    })
-  );
-}
 
 /**
  * A CopilotKit app's client of the runtime at url, for a test: its X-Test-Id (and speed
@@ -133,7 +77,7 @@ function runtimeAgent(core, id) {
  */
 async function app(url, testId, { threadId = `kit-${randomUUID()}`, agentId = 'default' } = {}) {
   const core = new CopilotKitCore({ runtimeUrl: url, headers: { [TEST_ID_HEADER]: testId, [SPEED_HEADER]: '0' } });
-  const agent = await runtimeAgent(core, agentId);
+  const agent = await agentOf(core, agentId);
   agent.threadId = threadId;
   const seen = { errors: [], runErrors: [] };
   agent.subscribe({
@@ -265,7 +209,7 @@ describe('a team runtime with AguiMockRunner and aguiMockHooks', () => {
     assert.equal(entry.outcome, 'cancelled', JSON.stringify(entry));
     const stop = await journalEntry(mock, (e) => e.path === `/copilotkit/agent/default/stop/${agent.threadId}`, { testId });
     assert.equal(stop.status, 200);
-    assert.equal(stop.runId, held.runId, 'the stop named the run');
+    assert.equal(stop.request?.runId, held.runId, 'the stop named the run in its body');
     assert.deepEqual(conversation(), [
       ['user', 'Take your time'],
       ['assistant', 'Let me think.'],
@@ -437,7 +381,7 @@ describe('a team runtime with withAguiMock (runner and middleware in the runtime
   const seen = [];
   before(async () => {
     const options = withAguiMock(teamOptions(seen), { url: mock.url });
-    runtime = await serve(createCopilotEndpoint({ runtime: new CopilotRuntime(options), basePath: BASE_PATH }));
+    runtime = await serveFetch(createCopilotEndpoint({ runtime: new CopilotRuntime(options), basePath: BASE_PATH }), BASE_PATH);
   });
   after(() => runtime?.close());
 
@@ -475,7 +419,7 @@ describe('the single-route endpoint: thread routes through resource/request enve
         basePath: BASE_PATH,
         ...(variant === 'hooks' ? { hooks: aguiMockHooks({ url: mock.url }) } : {}),
       });
-      const runtime = await serve(endpoint);
+      const runtime = await serveFetch(endpoint, BASE_PATH);
       runtimes.push(runtime);
       const testId = newTestId(`kit-single-${variant}`);
       const threadId = await seedThread(testId);

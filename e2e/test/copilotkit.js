@@ -29,34 +29,66 @@ export const RUNTIME_PATH = '/api/copilotkit';
  */
 export async function startRuntime(mockURL, headers = { 'X-Agui-Mock-Speed': '0' }, options = {}) {
   const runtime = new CopilotRuntime({ ...options, agents: { default: new HttpAgent({ url: `${mockURL}/agui/chat`, headers }) } });
-  const app = createCopilotEndpoint({ runtime, basePath: RUNTIME_PATH });
+  return serveFetch(createCopilotEndpoint({ runtime, basePath: RUNTIME_PATH }), RUNTIME_PATH);
+}
+
+/**
+ * Serves a Fetch handler (a runtime's endpoint, app.fetch) over Node's http, as a Next.js
+ * route or an app's runtime server would: a request that its client leaves is aborted.
+ * Resolves with {url, close()}, url being the server's under basePath.
+ */
+export async function serveFetch(app, basePath) {
   const server = http.createServer(async (req, res) => {
+    const gone = new AbortController();
+    res.on('close', () => gone.abort());
     try {
       const chunks = [];
       for await (const chunk of req) chunks.push(chunk);
-      const hasBody = !['GET', 'HEAD'].includes(req.method);
       const request = new Request(`http://${req.headers.host}${req.url}`, {
         method: req.method,
         headers: req.headers,
-        body: hasBody ? Buffer.concat(chunks) : undefined,
+        body: ['GET', 'HEAD'].includes(req.method) ? undefined : Buffer.concat(chunks),
+        signal: gone.signal,
       });
       const response = await app.fetch(request);
       res.writeHead(response.status, Object.fromEntries(response.headers));
       if (response.body) for await (const chunk of response.body) res.write(chunk);
       res.end();
     } catch (err) {
-      res.writeHead(500, { 'Content-Type': 'text/plain' }).end(String(err?.stack ?? err));
+      if (!res.headersSent) res.writeHead(500, { 'Content-Type': 'text/plain' });
+      res.end(String(err?.stack ?? err));
     }
   });
   await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
   server.unref();
   return {
-    url: `http://127.0.0.1:${server.address().port}${RUNTIME_PATH}`,
+    url: `http://127.0.0.1:${server.address().port}${basePath}`,
     close() {
       server.closeAllConnections();
       return new Promise((resolve) => server.close(resolve));
     },
   };
+}
+
+/** Resolves with the agent of an id (default) once the core has learnt of it from its runtime's /info. */
+export function agentOf(core, id = 'default') {
+  return (
+    core.getAgent(id) ??
+    new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        subscription.unsubscribe();
+        reject(new Error(`the core found no agent ${id} at ${core.runtimeUrl} (status ${core.runtimeConnectionStatus})`));
+      }, 30_000);
+      const subscription = core.subscribe({
+        onAgentsChanged: ({ agents }) => {
+          if (!agents[id]) return;
+          clearTimeout(timer);
+          subscription.unsubscribe();
+          resolve(agents[id]);
+        },
+      });
+    })
+  );
 }
 
 export { CopilotKitCore };

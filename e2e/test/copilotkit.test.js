@@ -12,7 +12,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, describe, test } from 'node:test';
 import { ɵInterruptState as InterruptState } from '@copilotkit/core';
-import { CopilotKitCore, startRuntime } from './copilotkit.js';
+import { agentOf, CopilotKitCore, startRuntime } from './copilotkit.js';
 import { adminOK, journalEntries, newTestId, TEST_ID_HEADER } from './admin.js';
 import { MIXED_DIALECTS, SUBAGENT_SCENARIOS } from './fixtures.js';
 import { REPO_ROOT, useServer, writeTempFiles } from './harness.js';
@@ -41,26 +41,6 @@ const CLOSING = `That's everything for "Ocean waves at dawn". Anything else?`;
 const runtimes = {};
 after(() => Promise.all(Object.values(runtimes).map((r) => r.close())));
 
-/** Resolves with the runtime's default agent once the core has learnt of it. */
-function defaultAgent(core) {
-  return (
-    core.getAgent('default') ??
-    new Promise((resolve, reject) => {
-      const timer = setTimeout(() => {
-        subscription.unsubscribe();
-        reject(new Error(`the core found no agent at ${core.runtimeUrl} (status ${core.runtimeConnectionStatus})`));
-      }, 30_000);
-      const subscription = core.subscribe({
-        onAgentsChanged: ({ agents }) => {
-          if (!agents.default) return;
-          clearTimeout(timer);
-          subscription.unsubscribe();
-          resolve(agents.default);
-        },
-      });
-    })
-  );
-}
 
 /**
  * A CopilotKit app's client with the runtime's default agent on a new thread: what the
@@ -70,7 +50,7 @@ async function app({ headers, a2ui = false } = {}) {
   const kind = a2ui ? 'a2ui' : 'plain';
   runtimes[kind] ??= await startRuntime(mock.url, undefined, a2ui ? { a2ui: {} } : {});
   const core = new CopilotKitCore({ runtimeUrl: runtimes[kind].url, headers });
-  const agent = await defaultAgent(core);
+  const agent = await agentOf(core);
   agent.threadId = `ck-${randomUUID()}`;
   const seen = { interrupts: new InterruptState(), outcomes: [], errors: [] };
   agent.subscribe({

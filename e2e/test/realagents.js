@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { CopilotKitCore, startRuntime } from './copilotkit.js';
+import { agentOf, CopilotKitCore, startRuntime } from './copilotkit.js';
 import { REPO_ROOT, serverBinary } from './harness.js';
 
 /** Runs `agui-mock verify` with args; resolves with {code, stdout, stderr}. */
@@ -77,19 +77,7 @@ export function assertReplayed(run) {
 export async function copilotKitApp(mockURL) {
   const runtime = await startRuntime(mockURL);
   const core = new CopilotKitCore({ runtimeUrl: runtime.url });
-  const agent =
-    core.getAgent('default') ??
-    (await new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`no agent at ${runtime.url}`)), 30_000);
-      const subscription = core.subscribe({
-        onAgentsChanged: ({ agents }) => {
-          if (!agents.default) return;
-          clearTimeout(timer);
-          subscription.unsubscribe();
-          resolve(agents.default);
-        },
-      });
-    }));
+  const agent = await agentOf(core);
   const seen = { interrupts: [], errors: [], runIds: [] };
   agent.subscribe({
     onCustomEvent: ({ event }) => {

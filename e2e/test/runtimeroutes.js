@@ -5,10 +5,11 @@
 // mounted in single-route mode.
 
 import assert from 'node:assert/strict';
-import http from 'node:http';
 import { createRequire } from 'node:module';
 // first: it gives the core its window, and turns the runtime's telemetry off
-import { CopilotKitCore } from './copilotkit.js';
+import { agentOf, CopilotKitCore, serveFetch } from './copilotkit.js';
+
+export { agentOf };
 import { CopilotRuntime, createCopilotEndpointSingleRoute } from '@copilotkit/runtime/v2';
 import { ProxiedCopilotRuntimeAgent, ɵInterruptState as InterruptState } from '@copilotkit/core';
 import { SPEED_HEADER } from './clients.js';
@@ -17,26 +18,6 @@ import { TEST_ID_HEADER } from './admin.js';
 /** How long a test waits for something the client does before it fails (never asserted as a duration). */
 const WAIT_MS = 15_000;
 
-/** Resolves with the agent of the given id once the core has learnt of it from /info. */
-export function agentOf(core, id = 'default') {
-  return (
-    core.getAgent(id) ??
-    new Promise((resolve, reject) => {
-      const timer = setTimeout(() => {
-        subscription.unsubscribe();
-        reject(new Error(`the core found no agent ${id} at ${core.runtimeUrl} (status ${core.runtimeConnectionStatus})`));
-      }, WAIT_MS);
-      const subscription = core.subscribe({
-        onAgentsChanged: ({ agents }) => {
-          if (!agents[id]) return;
-          clearTimeout(timer);
-          subscription.unsubscribe();
-          resolve(agents[id]);
-        },
-      });
-    })
-  );
-}
 
 /** Resolves once the core's runtime connection has settled (connected or failed), with its status. */
 export function settled(core) {
@@ -318,31 +299,5 @@ const { HttpAgent } = await import(runtimeRequire.resolve('@ag-ui/client'));
  */
 export async function startSingleRouteRuntime(mockURL, basePath = '/api/copilotkit') {
   const runtime = new CopilotRuntime({ agents: { default: new HttpAgent({ url: `${mockURL}/agui/chat`, headers: { [SPEED_HEADER]: '0' } }) } });
-  const app = createCopilotEndpointSingleRoute({ runtime, basePath });
-  const server = http.createServer(async (req, res) => {
-    try {
-      const chunks = [];
-      for await (const chunk of req) chunks.push(chunk);
-      const request = new Request(`http://${req.headers.host}${req.url}`, {
-        method: req.method,
-        headers: req.headers,
-        body: ['GET', 'HEAD'].includes(req.method) ? undefined : Buffer.concat(chunks),
-      });
-      const response = await app.fetch(request);
-      res.writeHead(response.status, Object.fromEntries(response.headers));
-      if (response.body) for await (const chunk of response.body) res.write(chunk);
-      res.end();
-    } catch (err) {
-      res.writeHead(500, { 'Content-Type': 'text/plain' }).end(String(err?.stack ?? err));
-    }
-  });
-  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
-  server.unref();
-  return {
-    url: `http://127.0.0.1:${server.address().port}${basePath}`,
-    close() {
-      server.closeAllConnections();
-      return new Promise((resolve) => server.close(resolve));
-    },
-  };
+  return serveFetch(createCopilotEndpointSingleRoute({ runtime, basePath }), basePath);
 }
