@@ -23,6 +23,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/agui-mock/agui-mock/internal/secret"
 	"github.com/agui-mock/agui-mock/internal/sse"
 	"github.com/agui-mock/agui-mock/protocol"
 	"github.com/agui-mock/agui-mock/scenarios"
@@ -89,7 +90,7 @@ func New(cfg Config) (*Recorder, error) {
 	if cfg.MaxFrame == 0 {
 		cfg.MaxFrame = 16 << 20
 	}
-	cfg.Redact = append(DefaultRedactions(), cfg.Redact...)
+	cfg.Redact = append(secret.Patterns(), cfg.Redact...)
 	return &Recorder{cfg: cfg, sessions: map[string]*session{}}, nil
 }
 

@@ -8,105 +8,19 @@ import (
 	"slices"
 	"strings"
 	"time"
-	"unicode"
 
+	"github.com/agui-mock/agui-mock/internal/secret"
 	"github.com/agui-mock/agui-mock/protocol"
 )
 
 // redacted replaces every secret the recorder finds.
 const redacted = "[REDACTED]"
 
-// DefaultRedactions are the patterns always scrubbed from recordings: bearer tokens,
-// the credentials of common providers, JSON Web Tokens, PEM private keys and
-// key/secret/password/token assignments.
-func DefaultRedactions() []*regexp.Regexp {
-	return []*regexp.Regexp{
-		regexp.MustCompile(`(?i)\bbearer\s+[A-Za-z0-9._~+/=-]{8,}`),
-		regexp.MustCompile(`\bsk-[A-Za-z0-9_-]{16,}`),                                                // OpenAI, Anthropic
-		regexp.MustCompile(`\b(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}\b`),                    // AWS access key ids
-		regexp.MustCompile(`\bgh[pousr]_[A-Za-z0-9]{30,}`),                                           // GitHub tokens
-		regexp.MustCompile(`\bgithub_pat_[A-Za-z0-9_]{22,}`),                                         // GitHub fine-grained tokens
-		regexp.MustCompile(`\bglpat-[A-Za-z0-9_-]{20,}`),                                             // GitLab
-		regexp.MustCompile(`\bAIza[0-9A-Za-z_-]{35}`),                                                // Google API keys
-		regexp.MustCompile(`\bya29\.[0-9A-Za-z_-]{20,}`),                                             // Google OAuth access tokens
-		regexp.MustCompile(`\bxox[abposr]-[A-Za-z0-9-]{10,}`),                                        // Slack tokens
-		regexp.MustCompile(`hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9+/_-]{20,}`), // Slack webhooks
-		regexp.MustCompile(`\b(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{10,}`),                             // Stripe
-		regexp.MustCompile(`\bnpm_[A-Za-z0-9]{36}\b`),                                                // npm
-		regexp.MustCompile(`\bhf_[A-Za-z0-9]{30,}`),                                                  // Hugging Face
-		regexp.MustCompile(`\bey[A-Za-z0-9_-]{8,}\.ey[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*`),             // JSON Web Tokens
-		regexp.MustCompile(`-----BEGIN[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----[\s\S]*?(?:-----END[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----|$)`),
-		regexp.MustCompile(`(?i)\b[a-z0-9_-]*?(api[_-]?key|secret|password|passwd|passphrase|access[_-]?token|auth[_-]?token|private[_-]?key)(["']?\s*[:=]\s*["']?)[^"'\s,;}&]+`),
-	}
-}
-
-// isSecretKey reports whether a JSON member of this name holds a secret. Case, and the
-// separators _, - and . are ignored: a name that contains password, passwd or
-// passphrase; one that ends with secret, token, cookie, authorization or credential(s);
-// and one whose last word is key after a word that makes it a credential (api_key,
-// apiKey, x-api-key, private_key, secretKey, ACCESS_KEY, client_key…), or that is apikey.
-// Other keys (key, sort_key, state_key, public_key…) are ordinary names.
-func isSecretKey(name string) bool {
-	words := splitWords(name)
-	compact := strings.Join(words, "")
-	for _, w := range []string{"password", "passwd", "passphrase"} {
-		if strings.Contains(compact, w) {
-			return true
-		}
-	}
-	for _, end := range []string{"secret", "token", "cookie", "authorization", "credential", "credentials"} {
-		if strings.HasSuffix(compact, end) {
-			return true
-		}
-	}
-	if compact == "apikey" {
-		return true
-	}
-	n := len(words)
-	return n >= 2 && words[n-1] == "key" && slices.Contains(credentialKeys(), words[n-2])
-}
-
-// credentialKeys are the words that make a key named <word>_key a credential.
-func credentialKeys() []string {
-	return []string{"api", "secret", "private", "access", "auth", "client", "signing", "encryption", "master",
-		"license", "service", "account", "app", "webhook", "session", "ssh", "deploy", "consumer", "admin", "subscription"}
-}
-
-// splitWords splits a name into its words, lower-cased: at separators and where its
-// case changes (apiKey, APIKey and API_KEY are api, key).
-func splitWords(name string) []string {
-	var words []string
-	var word []rune
-	runes := []rune(name)
-	flush := func() {
-		if len(word) > 0 {
-			words = append(words, strings.ToLower(string(word)))
-			word = word[:0]
-		}
-	}
-	for i, r := range runes {
-		if !unicode.IsLetter(r) && !unicode.IsDigit(r) {
-			flush()
-			continue
-		}
-		if unicode.IsUpper(r) && i > 0 {
-			prev := runes[i-1]
-			nextLower := i+1 < len(runes) && unicode.IsLower(runes[i+1])
-			if unicode.IsLower(prev) || unicode.IsDigit(prev) || (unicode.IsUpper(prev) && nextLower) {
-				flush()
-			}
-		}
-		word = append(word, r)
-	}
-	flush()
-	return words
-}
-
 // isSecretPointer reports whether a JSON Pointer passes through a member that holds a
 // secret, so that the value a JSON Patch operation sets there is one.
 func isSecretPointer(pointer string) bool {
 	for seg := range strings.SplitSeq(pointer, "/") {
-		if isSecretKey(strings.NewReplacer("~1", "/", "~0", "~").Replace(seg)) {
+		if secret.IsName(strings.NewReplacer("~1", "/", "~0", "~").Replace(seg)) {
 			return true
 		}
 	}
@@ -126,29 +40,29 @@ func (rd *redactor) text(s string) string {
 }
 
 // value returns v with its secrets replaced: every string and member of a value that
-// holds a secret (secret), else the strings of members that do, and what the patterns
+// holds a secret (hidden), else the strings of members that do, and what the patterns
 // match in the other strings.
-func (rd *redactor) value(v any, secret bool) any {
+func (rd *redactor) value(v any, hidden bool) any {
 	switch x := v.(type) {
 	case string:
-		if secret && x != "" && x != redacted {
+		if hidden && x != "" && x != redacted {
 			rd.count++
 			return redacted
 		}
-		if secret {
+		if hidden {
 			return x
 		}
 		return rd.text(x)
 	case []any:
 		out := make([]any, len(x))
 		for i, item := range x {
-			out[i] = rd.value(item, secret)
+			out[i] = rd.value(item, hidden)
 		}
 		return out
 	case map[string]any:
 		out := make(map[string]any, len(x))
 		for k, item := range x {
-			out[k] = rd.value(item, secret || isSecretKey(k))
+			out[k] = rd.value(item, hidden || secret.IsName(k))
 		}
 		return out
 	}
@@ -172,7 +86,7 @@ func (rd *redactor) patch(v any) any {
 		path, _ := m["path"].(string)
 		red := make(map[string]any, len(m))
 		for k, item := range m {
-			red[k] = rd.value(item, isSecretKey(k) || (k == "value" && isSecretPointer(path)))
+			red[k] = rd.value(item, secret.IsName(k) || (k == "value" && isSecretPointer(path)))
 		}
 		out[i] = red
 	}
@@ -191,7 +105,7 @@ func (rd *redactor) event(ev protocol.Event) protocol.Event {
 		case isPatch && f.Name == patch:
 			f.Value = rd.patch(f.Value)
 		default:
-			f.Value = rd.value(f.Value, isSecretKey(f.Name))
+			f.Value = rd.value(f.Value, secret.IsName(f.Name))
 		}
 		out.Fields[i] = f
 	}
@@ -340,7 +254,7 @@ func (rd *redactor) jsonSpans(s string) ([][2]int, bool) {
 		return nil, false
 	}
 	type level struct {
-		object, wantKey, secret bool
+		object, wantKey, hidden bool
 		key                     string
 	}
 	var stack []level
@@ -356,29 +270,29 @@ func (rd *redactor) jsonSpans(s string) ([][2]int, bool) {
 			return nil, false
 		}
 		end := int(dec.InputOffset())
-		secret := false
+		hidden := false
 		if n := len(stack); n > 0 {
 			top := &stack[n-1]
 			if key, isKey := tok.(string); isKey && top.object && top.wantKey {
 				top.key, top.wantKey = key, false
 				continue
 			}
-			secret = top.secret || (top.object && isSecretKey(top.key))
+			hidden = top.hidden || (top.object && secret.IsName(top.key))
 			top.wantKey = top.object
 		}
 		switch t := tok.(type) {
 		case json.Delim:
 			if t == '{' || t == '[' {
-				stack = append(stack, level{object: t == '{', wantKey: t == '{', secret: secret})
+				stack = append(stack, level{object: t == '{', wantKey: t == '{', hidden: hidden})
 			} else {
 				stack = stack[:len(stack)-1]
 			}
 		case string:
 			start := before + strings.IndexByte(s[before:end], '"') + 1
 			switch {
-			case secret && t != "" && t != redacted:
+			case hidden && t != "" && t != redacted:
 				spans = append(spans, [2]int{start, end - 1})
-			case !secret:
+			case !hidden:
 				spans = append(spans, rd.matches(s[start:end-1], start)...)
 			}
 		}

@@ -5,81 +5,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agui-mock/agui-mock/internal/secret"
 	"github.com/agui-mock/agui-mock/internal/spectest"
 	"github.com/agui-mock/agui-mock/protocol"
 )
 
-func TestSecretKeyNames(t *testing.T) {
-	secret := []string{
-		"password", "Password", "newPassword", "password_hash", "db_passwd", "passphrase",
-		"secret", "client_secret", "clientSecret", "webhookSecret", "CLIENT_SECRET",
-		"token", "access_token", "accessToken", "refreshToken", "id_token", "x-auth-token", "sessionToken", "csrfToken",
-		"cookie", "Cookie", "set-cookie", "Set-Cookie", "authorization", "Proxy-Authorization", "credentials", "credential",
-		"api_key", "apiKey", "APIKey", "API_KEY", "apikey", "x-api-key", "X-Api-Key", "private_key", "privateKey", "secret-key", "ACCESS_KEY", "client_key", "subscriptionKey",
-	}
-	ordinary := []string{
-		"key", "Key", "keys", "monkey", "keyboard", "key_id", "public_key", "publicKey", "primary_key", "foreign_key", "sort_key", "partition_key", "cache_key", "idempotencyKey", "state_key", "route_key",
-		"tokens", "max_tokens", "maxTokens", "token_count", "tokenizer", "token_type", "secretary", "author", "auth_method",
-		"messageId", "toolCallId", "threadId", "runId", "content", "delta", "name", "value", "type", "pwd",
-	}
-	for _, name := range secret {
-		if !isSecretKey(name) {
-			t.Errorf("%s is not taken for a secret", name)
-		}
-	}
-	for _, name := range ordinary {
-		if isSecretKey(name) {
-			t.Errorf("%s is taken for a secret", name)
-		}
-	}
-}
-
-// TestDefaultRedactionsCatchCommonCredentials checks the built-in patterns against
-// credentials in the formats of gitleaks' rules, and against ordinary text.
-func TestDefaultRedactionsCatchCommonCredentials(t *testing.T) {
-	credentials := map[string]string{
-		"AWS access key":          "AKIAIOSFODNN7EXAMPLE",
-		"AWS temporary key":       "ASIAY34FZKBOKMUTVV7A",
-		"GitHub token":            "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",
-		"GitHub OAuth token":      "gho_16C7e42F292c6912E7710c838347Ae178B4a",
-		"GitHub fine-grained":     "github_pat_11ABCDEFG0aBcDeFgHiJkL_mNoPqRsTuVwXyZ0123456789aBcDeFgHiJkLmNoPqRsTuVwXyZ01234",
-		"GitLab token":            "glpat-xxxxxxxxxxxxxxxxxxxx",
-		"Google API key":          "AIzaSyDaGmWKa4JsXZ-HjGw7ISLn_3namBGewQe",
-		"Google OAuth token":      "ya29.a0AfH6SMBx1234567890abcdefghij",
-		"Slack bot token":         "xoxb-123456789012-1234567890123-AbCdEfGhIjKlMnOpQrStUvWx",
-		"Slack user token":        "xoxp-123456789012-123456789012-123456789012-abcdef",
-		"Slack webhook":           "https://hooks.slack.com/services/T00000000/B00000000/XXXXXXXXXXXXXXXXXXXXXXXX",
-		"Stripe secret key":       "sk_live_4eC39HqLyjWDarjtT1zdp7dc",
-		"Stripe restricted key":   "rk_test_4eC39HqLyjWDarjtT1zdp7dc",
-		"OpenAI key":              "sk-proj-abcdefghijklmnopqrstuvwxyz012345",
-		"Anthropic key":           "sk-ant-api03-abcdefghijklmnopqrstuvwxyz",
-		"npm token":               "npm_abcdefghijklmnopqrstuvwxyz0123456789",
-		"Hugging Face token":      "hf_abcdefghijklmnopqrstuvwxyzABCDEFGH",
-		"JWT":                     "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
-		"bearer token":            "Bearer abcdefgh12345678",
-		"PEM private key":         "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEAu1SU1LfVLPHCozMxH2Mo\n4lgOEePzNm0tRgeLezV6ffAt0gunVTLw7onLRnrq0\n-----END RSA PRIVATE KEY-----",
-		"cut-off PEM private key": "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQ",
-		"password assignment":     "password=hunter2",
-		"client secret":           "client_secret: s3cr3t-value",
-	}
-	rd := redactor{patterns: DefaultRedactions()}
-	for name, secret := range credentials {
-		if got := rd.text("before " + secret + " after"); !strings.HasPrefix(got, "before ") || !strings.Contains(got, redacted) || strings.Contains(got, secret[len(secret)-8:]) {
-			t.Errorf("%s: %q", name, got)
-		}
-	}
-	for _, text := range []string{
-		"the token budget is 5000 tokens", "a key of the piano", "AKIA is a prefix", "skip-the-line", "eye.eye.eye",
-		"ghp_short", "public key: ssh-ed25519", "my password is safe with me", "-----BEGIN PUBLIC KEY-----\nMIIB\n-----END PUBLIC KEY-----",
-	} {
-		if got := rd.text(text); got != text {
-			t.Errorf("ordinary text %q became %q", text, got)
-		}
-	}
-}
-
 func TestJSONIsRedactedByMemberNameAndStaysJSON(t *testing.T) {
-	rd := redactor{patterns: DefaultRedactions()}
+	rd := redactor{patterns: secret.Patterns()}
 	in := `{"user": "ada", "password": "hunter2", "tokens": 12, "nested": {"apiKey": "k-1", "list": ["AKIAIOSFODNN7EXAMPLE", "ok"]},` +
 		` "credentials": {"user": "bob", "pin": "1234", "n": 7}, "empty_secret": "", "note": "esc\"aped", "sort_key": "name"}`
 	want := `{"user": "ada", "password": "[REDACTED]", "tokens": 12, "nested": {"apiKey": "[REDACTED]", "list": ["[REDACTED]", "ok"]},` +
@@ -93,7 +25,7 @@ func TestJSONIsRedactedByMemberNameAndStaysJSON(t *testing.T) {
 }
 
 func TestAStateDeltaIsRedactedByPath(t *testing.T) {
-	rd := redactor{patterns: DefaultRedactions()}
+	rd := redactor{patterns: secret.Patterns()}
 	ev := rd.event(protocol.NewEvent(protocol.StateDelta, "delta", []any{
 		map[string]any{"op": "add", "path": "/credentials/user", "value": "ada"},
 		map[string]any{"op": "replace", "path": "/api~1key", "value": "k"},
@@ -185,15 +117,15 @@ func around(start protocol.Event, inner []protocol.Event, end protocol.Event) []
 	return append(append([]protocol.Event{start}, inner...), end)
 }
 
-// splits cuts a text into pieces: in two within the secret, in three, one character
-// each, and one character each from the secret's second on (the stream's first delta
-// ends within the secret).
-func splits(text, secret string) map[string][]string {
-	start := strings.Index(text, secret)
-	at, third := start+len(secret)/2, start+len(secret)/3
+// splits cuts a text into pieces: in two within the token, in three, one character
+// each, and one character each from the token's second on (the stream's first delta
+// ends within the token).
+func splits(text, token string) map[string][]string {
+	start := strings.Index(text, token)
+	at, third := start+len(token)/2, start+len(token)/3
 	return map[string][]string{
 		"in two":                 {text[:at], text[at:]},
-		"in three":               {text[:third], text[third : third+len(secret)/3], text[third+len(secret)/3:]},
+		"in three":               {text[:third], text[third : third+len(token)/3], text[third+len(token)/3:]},
 		"a character each":       strings.Split(text, ""),
 		"a character each after": append([]string{text[:start+1]}, strings.Split(text[start+1:], "")...),
 		"whole":                  {text},
@@ -202,11 +134,11 @@ func splits(text, secret string) map[string][]string {
 
 // TestEveryDeltaTypeHasItsSplitSecretRedacted walks every event type that carries a
 // delta, as the official schema and the protocol's event definitions have them: a
-// streamed text whose secret is split across its deltas, even one character each, is
-// redacted whole and still verifies; a JSON Patch has the values at secret paths and
+// streamed text whose token is split across its deltas, even one character each, is
+// redacted whole and still verifies; a JSON Patch has the values at token paths and
 // the secrets in its values redacted.
 func TestEveryDeltaTypeHasItsSplitSecretRedacted(t *testing.T) {
-	const secret = "sk-proj-abcdefghijklmnopqrstuvwxyz012345"
+	const token = "sk-proj-abcdefghijklmnopqrstuvwxyz012345"
 	types := spectest.DeltaEvents(t)
 	for _, typ := range protocol.KnownEventTypes() {
 		if protocol.IsStringField(typ, "delta") {
@@ -218,7 +150,7 @@ func TestEveryDeltaTypeHasItsSplitSecretRedacted(t *testing.T) {
 	}
 	for typ, field := range types {
 		if _, isPatch := protocol.PatchField(typ); isPatch {
-			t.Run(typ, func(t *testing.T) { patchIsRedacted(t, typ, field, secret) })
+			t.Run(typ, func(t *testing.T) { patchIsRedacted(t, typ, field, token) })
 			continue
 		}
 		build, ok := deltaStreams[typ]
@@ -226,11 +158,11 @@ func TestEveryDeltaTypeHasItsSplitSecretRedacted(t *testing.T) {
 			t.Errorf("%s carries a delta in %s: give it a stream in deltaStreams", typ, field)
 			continue
 		}
-		text := "note: use " + secret + " for the demo"
+		text := "note: use " + token + " for the demo"
 		if typ == protocol.ToolCallArgs || typ == protocol.ToolCallChunk {
-			text = `{"note":"use ` + secret + ` for the demo"}`
+			text = `{"note":"use ` + token + ` for the demo"}`
 		}
-		for name, pieces := range splits(text, secret) {
+		for name, pieces := range splits(text, token) {
 			t.Run(typ+"/"+name, func(t *testing.T) {
 				run := append(append([]protocol.Event{protocol.NewEvent(protocol.RunStarted, "threadId", "t", "runId", "r")}, build(pieces)...),
 					protocol.NewEvent(protocol.RunFinished, "threadId", "t", "runId", "r"))
@@ -241,7 +173,7 @@ func TestEveryDeltaTypeHasItsSplitSecretRedacted(t *testing.T) {
 				for i, ev := range run {
 					captured[i] = capturedEvent{gap: time.Millisecond, event: ev}
 				}
-				rd := redactor{patterns: DefaultRedactions()}
+				rd := redactor{patterns: secret.Patterns()}
 				out := rd.events(captured)
 				var written []protocol.Event
 				var joined strings.Builder
@@ -254,11 +186,11 @@ func TestEveryDeltaTypeHasItsSplitSecretRedacted(t *testing.T) {
 					}
 					for _, f := range ce.event.Fields {
 						if s, _ := f.Value.(string); strings.Contains(s, "abcdefgh") || strings.Contains(s, "stuvwxyz") {
-							t.Errorf("%s.%s holds part of the secret: %q", ce.event.Type, f.Name, s)
+							t.Errorf("%s.%s holds part of the token: %q", ce.event.Type, f.Name, s)
 						}
 					}
 				}
-				if want := strings.Replace(text, secret, redacted, 1); joined.String() != want || rd.count != 1 {
+				if want := strings.Replace(text, token, redacted, 1); joined.String() != want || rd.count != 1 {
 					t.Errorf("the deltas say %q with %d redactions, want %q with 1", joined.String(), rd.count, want)
 				}
 				if _, err := protocol.VerifyStream(written, "t"); err != nil {
@@ -272,18 +204,18 @@ func TestEveryDeltaTypeHasItsSplitSecretRedacted(t *testing.T) {
 	}
 }
 
-// patchIsRedacted checks a JSON Patch event: the value set at a secret's path, and a
-// secret in another value, are redacted; an ordinary value is kept.
-func patchIsRedacted(t *testing.T, typ, field, secret string) {
+// patchIsRedacted checks a JSON Patch event: the value set at a token's path, and a
+// token in another value, are redacted; an ordinary value is kept.
+func patchIsRedacted(t *testing.T, typ, field, token string) {
 	ev := protocol.NewEvent(typ, field, []any{
 		map[string]any{"op": "add", "path": "/settings/apiKey", "value": "plain-value-1"},
-		map[string]any{"op": "add", "path": "/note", "value": "use " + secret},
+		map[string]any{"op": "add", "path": "/note", "value": "use " + token},
 		map[string]any{"op": "replace", "path": "/count", "value": "7"},
 	})
 	if typ == protocol.ActivityDelta {
 		ev = ev.With("messageId", "a1").With("activityType", "plan")
 	}
-	rd := redactor{patterns: DefaultRedactions()}
+	rd := redactor{patterns: secret.Patterns()}
 	patch, _ := rd.event(ev).Get(field)
 	ops, _ := patch.([]any)
 	if len(ops) != 3 {
@@ -299,7 +231,7 @@ func patchIsRedacted(t *testing.T, typ, field, secret string) {
 }
 
 // TestTheFormsOfOneMessageAreOneStream sends a message's text as content and then as
-// chunks of the same id, the secret across the two forms: it is redacted whole, and the
+// chunks of the same id, the token across the two forms: it is redacted whole, and the
 // id-less chunk that follows the merged-away one is given the stream's id, so that the
 // run still verifies.
 func TestTheFormsOfOneMessageAreOneStream(t *testing.T) {
@@ -319,7 +251,7 @@ func TestTheFormsOfOneMessageAreOneStream(t *testing.T) {
 	for i, ev := range run {
 		captured[i] = capturedEvent{event: ev}
 	}
-	rd := redactor{patterns: DefaultRedactions()}
+	rd := redactor{patterns: secret.Patterns()}
 	var written []protocol.Event
 	for _, ce := range rd.events(captured) {
 		written = append(written, ce.event)

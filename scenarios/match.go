@@ -12,6 +12,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/agui-mock/agui-mock/internal/secret"
 	"github.com/agui-mock/agui-mock/protocol"
 )
 
@@ -365,7 +366,7 @@ var criteria = [...]criterion{
 			var reasons []string
 			for _, name := range slices.Sorted(maps.Keys(m.Headers)) {
 				if re := m.Headers[name]; !headerMatches(req, name, re) {
-					reasons = append(reasons, fmt.Sprintf("header %s %q does not match /%s/", name, req.Header.Get(name), re))
+					reasons = append(reasons, fmt.Sprintf("header %s %s does not match /%s/", name, quoteHeader(req, name), re))
 				}
 			}
 			return reasons
@@ -396,6 +397,19 @@ func boolCount(given bool) int {
 // offersTool reports whether the client offers the named tool.
 func offersTool(req *Request, name string) bool {
 	return slices.ContainsFunc(req.Input.Tools, func(t protocol.Tool) bool { return t.Name == name })
+}
+
+// quoteHeader shows a request's header for a miss: absent, its value quoted and clipped
+// as other values are, or, for a header that holds a credential, its length alone.
+func quoteHeader(req *Request, name string) string {
+	values := req.Header.Values(name)
+	switch {
+	case len(values) == 0:
+		return "(absent)"
+	case secret.InHeader(name, values[0]):
+		return fmt.Sprintf("(%d bytes, not shown: it holds a credential)", len(values[0]))
+	}
+	return strconv.Quote(clip(values[0], 80))
 }
 
 // headerMatches reports whether the request has the header and its first value matches.
@@ -453,9 +467,29 @@ func (m *Match) Explain(req *Request) []CriterionCheck {
 		if c.count(m) == 0 {
 			continue
 		}
-		checks = append(checks, CriterionCheck{Criterion: c.name, Want: c.describe(m), Held: c.holds(m, req, text), Reasons: c.explainMiss(m, req, text)})
+		checks = append(checks, c.check(m, req, text))
 	}
 	return checks
+}
+
+// check checks the criteria of this kind a match gives against a request.
+func (c *criterion) check(m *Match, req *Request, text string) CriterionCheck {
+	return CriterionCheck{Criterion: c.name, Want: c.describe(m), Held: c.holds(m, req, text), Reasons: c.explainMiss(m, req, text)}
+}
+
+// ExplainHeaders checks the header criteria alone, as Explain does; false when the match
+// names no header. A run's record keeps this check rather than the request's headers,
+// which may hold credentials, to explain the match again later.
+func (m *Match) ExplainHeaders(req *Request) (CriterionCheck, bool) {
+	if len(m.Headers) == 0 {
+		return CriterionCheck{}, false
+	}
+	for i := range criteria {
+		if criteria[i].name == "headers" {
+			return criteria[i].check(m, req, ""), true
+		}
+	}
+	panic("no criterion of headers")
 }
 
 // captures returns the groups of the message pattern, by number and by name.

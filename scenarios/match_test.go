@@ -74,7 +74,7 @@ steps: [{text: a}]
 		"route /other is not /custom",
 		`state does not contain {"items":[{"id":1}],"mode":"edit"}`,
 		"the client does not offer tool clarify",
-		`header x-scenario "" does not match /^demo$/`,
+		`header x-scenario (absent) does not match /^demo$/`,
 	}
 	if !reflect.DeepEqual(reasons, want) {
 		t.Errorf("reasons\n got %q\nwant %q", reasons, want)

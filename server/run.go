@@ -415,11 +415,7 @@ func (s *Server) planRun(ctx context.Context, sreq *scenarios.Request, cursor *s
 	}
 	sel, candidates := set.Select(sreq)
 	if sel == nil {
-		return nil, "", &httpError{status: http.StatusNotFound, body: errorBody{
-			Error:   "no_scenario",
-			Message: "no scenario matches this request",
-			Details: map[string]any{"candidates": candidates},
-		}}
+		return nil, "", s.noScenario(ctx, sreq, candidates)
 	}
 	plan, err := s.plan(ctx, sel.Scenario, sreq, scenarios.Start{Captures: sel.Captures}, opts)
 	return plan, selectedByMatch, err

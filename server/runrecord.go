@@ -3,7 +3,6 @@ package server
 import (
 	"encoding/json"
 	"net/http"
-	"net/textproto"
 	"strconv"
 	"sync"
 	"time"
@@ -32,10 +31,11 @@ type runRecord struct {
 	pauses   []recordedPause
 	fault    string
 	scenario *scenarios.Scenario
-	// headers are the values of the headers the scenario's match names, to explain it
-	// again with the body the journal keeps; the request itself is not kept, so that an
-	// open stream holds no more than it did.
-	headers textproto.MIMEHeader
+	// headers is the check of the header criteria of the scenario's match, made as the
+	// run started: the request's headers are not kept, so that a credential they carry is
+	// kept nowhere and an open stream holds no more than it did. Nil when the match names
+	// no header.
+	headers *scenarios.CriterionCheck
 	agent   string // of a run of the CopilotKit runtime's routes, which its match may name
 }
 
@@ -70,14 +70,9 @@ func (r *runRecords) newRecord(sc *scenarios.Scenario, req *scenarios.Request, e
 	if r.limit == 0 {
 		return nil
 	}
-	var headers textproto.MIMEHeader
-	for name := range sc.Match.Headers {
-		if values := req.Header.Values(name); len(values) > 0 {
-			if headers == nil {
-				headers = textproto.MIMEHeader{}
-			}
-			headers[textproto.CanonicalMIMEHeaderKey(name)] = values
-		}
+	var headers *scenarios.CriterionCheck
+	if check, ok := sc.Match.ExplainHeaders(req); ok {
+		headers = &check
 	}
 	// A run that waits has room for its first events only: an open stream holds its
 	// record, and a long run's events arrive over time. One that does not has room for
@@ -178,7 +173,13 @@ func (s *Server) explainMatch(e JournalEntry, rec *runRecord) []scenarios.Criter
 	if err != nil {
 		return nil
 	}
-	return rec.scenario.Match.Explain(&scenarios.Request{Route: routeOf(e.Path), Agent: rec.agent, Input: in, Header: rec.headers})
+	checks := rec.scenario.Match.Explain(&scenarios.Request{Route: routeOf(e.Path), Agent: rec.agent, Input: in})
+	for i := range checks {
+		if rec.headers != nil && checks[i].Criterion == rec.headers.Criterion {
+			checks[i] = *rec.headers
+		}
+	}
+	return checks
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
