@@ -20,7 +20,11 @@ export interface AguiMockServerOptions {
   /**
    * The origins of the app under test, e.g. "http://localhost:3000" (--cors-origins). The
    * page's requests carry X-Test-Id, which the mock takes only from pages of origins it
-   * lists: a page of any other origin may not act as a test.
+   * lists: a page of any other origin may not act as a test. Each is http or https, a
+   * host and an optional port, and a trailing slash, nothing more: anything else (no
+   * scheme, as "localhost:3000"; a path, a query, a fragment; "null"; "") throws an Error
+   * naming it and the fix. Patterns such as "http://localhost:*" go in args:
+   * ["--cors-origins", "http://localhost:*"].
    */
   appOrigins?: string | string[];
   /**
@@ -59,12 +63,12 @@ export interface AguiMockServer {
 export function aguiMockServer(options: AguiMockServerOptions = {}): AguiMockServer {
   const { port = 8000, host = "127.0.0.1", speed, seed, args = [] } = options;
   const scenarios = options.scenarios === undefined ? [] : [options.scenarios].flat();
-  const appOrigins = options.appOrigins === undefined ? [] : [options.appOrigins].flat();
+  const appOrigins = options.appOrigins === undefined ? [] : [options.appOrigins].flat().map(appOrigin);
   const binary = options.binary ?? installedBinary();
   const flags = [
     "--addr", `${host}:${port}`,
     ...scenarios.flatMap((dir) => ["--scenarios", dir]),
-    ...appOrigins.flatMap((origin) => ["--cors-origins", new URL(origin).origin]),
+    ...appOrigins.flatMap((origin) => ["--cors-origins", origin]),
     ...(speed === undefined ? [] : ["--speed", String(speed)]),
     ...(seed === undefined ? [] : ["--seed", String(seed)]),
     ...(options.copilotkitPath === undefined ? [] : ["--copilotkit-path", options.copilotkitPath]),
@@ -82,6 +86,44 @@ export function aguiMockServer(options: AguiMockServerOptions = {}): AguiMockSer
       stderr: "pipe",
     },
   };
+}
+
+/**
+ * An origin of appOrigins as the mock lists it, e.g. "http://localhost:3000" for
+ * "http://localhost:3000/"; an Error naming the value and the fix for anything that is
+ * not an http or https origin, rather than the opaque origin "null" that the URL parser
+ * makes of "localhost:3000" and the mock would refuse.
+ */
+function appOrigin(value: unknown): string {
+  const example = "http://localhost:3000";
+  const refuse = (why: string) =>
+    new Error(`@agui-mock/playwright: appOrigins: ${typeof value === "string" ? JSON.stringify(value) : String(value)} is not an origin: ${why}`);
+  if (typeof value !== "string") throw refuse(`give the app's origin as a string, like "${example}"`);
+  const text = value.trim();
+  if (text === "") throw refuse(`give the app's origin, like "${example}"`);
+  if (text === "null") throw refuse(`"null" is the origin of sandboxed and file: pages, which may not act as a test; give the app's origin, like "${example}"`);
+  if (text.includes("*")) {
+    throw refuse(`appOrigins takes origins, not patterns; give a pattern to the mock itself in args: ["--cors-origins", ${JSON.stringify(text)}]`);
+  }
+  if (/^\/(?!\/)/.test(text)) throw refuse(`it is a path; give the app's origin, like "${example}"`);
+  if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(text)) {
+    throw refuse(`write it with its scheme, like "http://${text.replace(/^\/+/, "").split(/[/?#]/)[0] || "localhost:3000"}"`);
+  }
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw refuse(`it does not parse as a URL; give the app's origin, like "${example}"`);
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") {
+    throw refuse(`the app's pages are served over http or https, not ${url.protocol.slice(0, -1)}; give its origin, like "${example}"`);
+  }
+  const bare = `write "${url.origin}"`;
+  if (url.username !== "" || url.password !== "") throw refuse(`it has a user name or password; an origin is a scheme, a host and a port alone: ${bare}`);
+  if (url.pathname !== "/") throw refuse(`it has a path (${url.pathname}); an origin is a scheme, a host and a port alone: ${bare}`);
+  if (url.search !== "" || text.includes("?")) throw refuse(`it has a query; an origin is a scheme, a host and a port alone: ${bare}`);
+  if (url.hash !== "" || text.includes("#")) throw refuse(`it has a fragment; an origin is a scheme, a host and a port alone: ${bare}`);
+  return url.origin;
 }
 
 /**
