@@ -32,7 +32,12 @@ export interface AguiMockServerOptions {
    * points at the mock (--copilotkit-path): default /copilotkit.
    */
   copilotkitPath?: string;
-  /** More flags, e.g. ["--log-level", "debug"]. */
+  /**
+   * More flags, e.g. ["--log-level", "debug"]. The tokens of --admin-token and --auth-token
+   * (also -admin-token, --admin-token=…) are taken out of them and handed to the binary in
+   * its environment, AGUI_MOCK_ADMIN_TOKEN and AGUI_MOCK_AUTH_TOKEN, not on its command
+   * line, so that `ps` does not show them.
+   */
   args?: string[];
   /** The binary to run: default the one the agui-mock npm package installed for this platform. */
   binary?: string;
@@ -50,6 +55,8 @@ export interface AguiMockWebServer {
   timeout: number;
   stdout: "pipe" | "ignore";
   stderr: "pipe" | "ignore";
+  /** Variables set for the binary on top of Playwright's environment: the tokens of args. */
+  env?: Record<string, string>;
 }
 
 /** The mock's URL, for the mockUrl option and the app's agent, and its webServer entry. */
@@ -61,9 +68,10 @@ export interface AguiMockServer {
 
 /** The webServer entry that starts agui-mock, and its URL. */
 export function aguiMockServer(options: AguiMockServerOptions = {}): AguiMockServer {
-  const { port = 8000, host = "127.0.0.1", speed, seed, args = [] } = options;
+  const { port = 8000, host = "127.0.0.1", speed, seed } = options;
   const scenarios = options.scenarios === undefined ? [] : [options.scenarios].flat();
   const appOrigins = options.appOrigins === undefined ? [] : [options.appOrigins].flat().map(appOrigin);
+  const { args, env } = secretsMoved(options.args ?? []);
   const binary = options.binary ?? installedBinary();
   const flags = [
     "--addr", `${host}:${port}`,
@@ -84,6 +92,7 @@ export function aguiMockServer(options: AguiMockServerOptions = {}): AguiMockSer
       timeout: options.timeout ?? 30_000,
       stdout: "pipe",
       stderr: "pipe",
+      ...(Object.keys(env).length > 0 ? { env } : {}),
     },
   };
 }
@@ -124,6 +133,42 @@ function appOrigin(value: unknown): string {
   if (url.search !== "" || text.includes("?")) throw refuse(`it has a query; an origin is a scheme, a host and a port alone: ${bare}`);
   if (url.hash !== "" || text.includes("#")) throw refuse(`it has a fragment; an origin is a scheme, a host and a port alone: ${bare}`);
   return url.origin;
+}
+
+/** The flags whose values are secrets, and the variables the binary reads them from instead. */
+const SECRET_FLAGS = new Map([
+  ["admin-token", "AGUI_MOCK_ADMIN_TOKEN"],
+  ["auth-token", "AGUI_MOCK_AUTH_TOKEN"],
+]);
+
+/**
+ * The flags of args without the secret ones, and the variables that carry their values
+ * instead: a command line is visible to every user of the machine (`ps`), a process's
+ * environment to its own user only. A secret flag without a value stays, for the binary to
+ * say so; so does everything after "--", which are no flags.
+ */
+function secretsMoved(args: readonly string[]): { args: string[]; env: Record<string, string> } {
+  const kept: string[] = [];
+  const env: Record<string, string> = {};
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i];
+    if (arg === "--") {
+      kept.push(...args.slice(i));
+      break;
+    }
+    const flag = /^--?([a-z-]+)(?:=([\s\S]*))?$/.exec(String(arg));
+    const variable = flag ? SECRET_FLAGS.get(flag[1]) : undefined;
+    if (!flag || variable === undefined) {
+      kept.push(arg);
+    } else if (flag[2] !== undefined) {
+      env[variable] = flag[2];
+    } else if (i + 1 < args.length) {
+      env[variable] = String(args[++i]);
+    } else {
+      kept.push(arg);
+    }
+  }
+  return { args: kept, env };
 }
 
 /**
