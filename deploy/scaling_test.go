@@ -50,7 +50,9 @@ func freePort(t *testing.T) int {
 
 // startNginx runs nginx with the shipped config (deploy/nginx/agui-mock.conf), its
 // replicas and listener replaced by the given ones, until the test ends, and returns
-// its base URL.
+// its base URL. A request's clientAddressHeader stands for the address it comes from,
+// as the realip module does behind a proxy, so that a test on loopback can be a client
+// anywhere.
 func startNginx(t *testing.T, replicas []string) string {
 	t.Helper()
 	bin := nginxBinary(t)
@@ -90,9 +92,11 @@ http {
     fastcgi_temp_path %[1]s/fastcgi;
     uwsgi_temp_path %[1]s/uwsgi;
     scgi_temp_path %[1]s/scgi;
+    set_real_ip_from 127.0.0.1;
+    real_ip_header %[2]s;
     include %[1]s/agui-mock.conf;
 }
-`, prefix)
+`, prefix, clientAddressHeader)
 	for name, content := range map[string]string{"nginx.conf": conf, "agui-mock.conf": site} {
 		if err := os.WriteFile(filepath.Join(prefix, name), []byte(content), 0o644); err != nil {
 			t.Fatal(err)
