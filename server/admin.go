@@ -76,7 +76,7 @@ func (s *Server) adminRoutes(e *echo.Echo) {
 		e.Add(ep.method, AdminPrefix+ep.path, ep.handle)
 	}
 	if s.cfg.Metrics {
-		e.GET(metricsPath, s.metrics.serve)
+		e.GET(metricsPath, func(c echo.Context) error { return s.metrics.serve(c, s.threads.Usage()) })
 	}
 }
 

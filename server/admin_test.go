@@ -179,7 +179,7 @@ func TestMetrics(t *testing.T) {
 	s := newServer(t, "", func(c *Config) { c.Speed = 0; c.Metrics = true })
 	post(t.Context(), s, "/agui/chat", `{"messages":[{"role":"user","content":"fail please"}]}`, nil)
 	status, body := call(t, s, "GET", "/metrics", "", nil)
-	for _, want := range []string{`agui_mock_runs_total{scenario="run-error",outcome="error"} 1`, "agui_mock_active_streams 0", "agui_mock_events_total ", `agui_mock_reloads_total{result="ok"} 0`} {
+	for _, want := range []string{`agui_mock_runs_total{scenario="run-error",outcome="error"} 1`, "agui_mock_active_streams 0", "agui_mock_events_total ", `agui_mock_reloads_total{result="ok"} 0`, "agui_mock_threads 1", "agui_mock_thread_bytes ", "agui_mock_threads_shed_total 0"} {
 		if status != 200 || !strings.Contains(body, want) {
 			t.Errorf("metrics lack %q:\n%s", want, body)
 		}

@@ -182,3 +182,25 @@ func TestAConnectionThatSendsNothingHoldsItsStartingSlotBriefly(t *testing.T) {
 	}
 	silent.conn.Close()
 }
+
+// TestHeadersPastTheCapAre431: a request whose headers pass Config.MaxHeaderBytes is
+// answered 431 before any handler reads it; one just within it is answered as usual.
+func TestHeadersPastTheCapAre431(t *testing.T) {
+	s := newServer(t, "", func(c *Config) { c.AllowedHosts = []string{"*"} })
+	addr, _ := serveOn(t, s)
+	for _, tt := range []struct {
+		size int
+		want int
+	}{{DefaultMaxHeaderBytes - 1024, http.StatusOK}, {DefaultMaxHeaderBytes + 1024, http.StatusRequestHeaderFieldsTooLarge}} {
+		c := dial(t, addr)
+		fmt.Fprintf(c.conn, "GET "+AdminPrefix+"/healthz HTTP/1.1\r\nHost: localhost\r\nX-Filler: %s\r\n\r\n", strings.Repeat("f", tt.size))
+		resp, err := http.ReadResponse(c.r, nil)
+		if err != nil {
+			t.Fatalf("%d bytes of headers: %v", tt.size, err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != tt.want {
+			t.Errorf("%d bytes of headers: %d, want %d", tt.size, resp.StatusCode, tt.want)
+		}
+	}
+}

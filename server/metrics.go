@@ -12,6 +12,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/agui-mock/agui-mock/protocol"
+	"github.com/agui-mock/agui-mock/threads"
 )
 
 // metricsPath is where the metrics are served, with Config.Metrics.
@@ -63,7 +64,8 @@ func (m *metricSet) reloaded(ok bool) {
 	m.reloads[result]++
 }
 
-func (m *metricSet) serve(c echo.Context) error {
+// serve writes the metrics, with what the threads keep (held).
+func (m *metricSet) serve(c echo.Context, held threads.Usage) error {
 	m.mu.Lock()
 	var b strings.Builder
 	b.WriteString("# HELP agui_mock_runs_total Runs played, by scenario and outcome.\n# TYPE agui_mock_runs_total counter\n")
@@ -86,5 +88,8 @@ func (m *metricSet) serve(c echo.Context) error {
 		fmt.Fprintf(&b, "agui_mock_reloads_total{result=%q} %d\n", r, m.reloads[r])
 	}
 	m.mu.Unlock()
+	fmt.Fprintf(&b, "# HELP agui_mock_threads Threads kept.\n# TYPE agui_mock_threads gauge\nagui_mock_threads %d\n", held.Threads)
+	fmt.Fprintf(&b, "# HELP agui_mock_thread_bytes Bytes the threads keep together, as of their runs' ends (--threads-max-bytes).\n# TYPE agui_mock_thread_bytes gauge\nagui_mock_thread_bytes %d\n", held.Bytes)
+	fmt.Fprintf(&b, "# HELP agui_mock_threads_shed_total Threads forgotten to stay within --threads-max-bytes.\n# TYPE agui_mock_threads_shed_total counter\nagui_mock_threads_shed_total %d\n", held.Shed)
 	return c.Blob(http.StatusOK, "text/plain; version=0.0.4; charset=utf-8", []byte(b.String()))
 }

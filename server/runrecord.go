@@ -1,11 +1,14 @@
 package server
 
 import (
+	"container/list"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"strconv"
 	"sync"
 	"time"
+	"unsafe"
 
 	"github.com/labstack/echo/v4"
 
@@ -37,6 +40,10 @@ type runRecord struct {
 	// no header.
 	headers *scenarios.CriterionCheck
 	agent   string // of a run of the CopilotKit runtime's routes, which its match may name
+	// bytes is what its events take (protocol.Event.Footprint); past maxBytes (0: no
+	// bound) later events are not kept, and clipped counts them.
+	bytes, maxBytes int64
+	clipped         int
 }
 
 // recordedEvent is an event of a run and when it was written, from the run's start.
@@ -51,18 +58,44 @@ type recordedPause struct {
 	Breakpoint string
 }
 
-// runRecords keeps the records of the latest runs, up to a limit (0: none), by the
-// journal number of their entry.
+// runRecords keeps the records of the latest runs by the journal number of their
+// entry, within a count (0: none) and a byte budget: past either, the least recently
+// used record is evicted (reading a run counts as using it). It remembers why the
+// records of recent runs are gone, for the journal to say.
 type runRecords struct {
-	mu    sync.Mutex
-	limit int
-	bySeq map[int64]*runRecord
-	order []int64 // oldest first
+	mu       sync.Mutex
+	limit    int
+	maxBytes int64 // 0: no byte budget
+	bytes    int64
+	bySeq    map[int64]*list.Element // of lru, holding a *keptRecord
+	lru      *list.List              // least recently used first
+	// gone says why the records of runs no longer kept went, for as many runs as the
+	// journal lists; goneOrder is their numbers, oldest first.
+	gone      map[int64]string
+	goneOrder []int64
+	remember  int
 }
 
-func newRunRecords(limit int) *runRecords {
-	return &runRecords{limit: max(limit, 0), bySeq: map[int64]*runRecord{}}
+// keptRecord is a run's record in the list, under its entry's number.
+type keptRecord struct {
+	seq int64
+	rec *runRecord
 }
+
+// DefaultJournalMaxBytes is the default of Config.JournalMaxBytes: 64 MiB, an eighth of
+// a 512 MiB container.
+const DefaultJournalMaxBytes = 64 << 20
+
+// newRunRecords keeps the records of up to limit runs within maxBytes, and why those of
+// the last remember runs went.
+func newRunRecords(limit int, maxBytes int64, remember int) *runRecords {
+	return &runRecords{limit: max(limit, 0), maxBytes: max(maxBytes, 0), bySeq: map[int64]*list.Element{}, lru: list.New(),
+		gone: map[int64]string{}, remember: max(remember, 1)}
+}
+
+// recordShare is the part of the byte budget one run's record may take, so that one
+// run never evicts the records of all others: a run's later events are not kept past it.
+const recordShare = 4
 
 // newRecord starts the record of a run that plays sc for req, events long, or returns
 // nil when no run is kept. waits says whether its events arrive over time.
@@ -80,37 +113,73 @@ func (r *runRecords) newRecord(sc *scenarios.Scenario, req *scenarios.Request, e
 	if waits {
 		events = min(events, 8)
 	}
-	return &runRecord{scenario: sc, headers: headers, agent: req.Agent, events: make([]recordedEvent, 0, events)}
+	rec := &runRecord{scenario: sc, headers: headers, agent: req.Agent, events: make([]recordedEvent, 0, events)}
+	if r.maxBytes > 0 {
+		rec.maxBytes = r.maxBytes / recordShare
+	}
+	return rec
 }
 
-// put keeps a run's record under its entry's number, forgetting the oldest past the
-// limit; a nil record is not kept.
+// put keeps a run's record under its entry's number, evicting the least recently used
+// past the limits; a nil record is not kept.
 func (r *runRecords) put(seq int64, rec *runRecord) {
 	if rec == nil {
 		return
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.bySeq[seq] = rec
-	r.order = append(r.order, seq)
-	if len(r.order) > r.limit {
-		delete(r.bySeq, r.order[0])
-		r.order = r.order[1:]
+	r.bySeq[seq] = r.lru.PushBack(&keptRecord{seq: seq, rec: rec})
+	r.bytes += rec.bytes
+	for r.lru.Len() > r.limit {
+		r.evict(fmt.Sprintf("the journal keeps the events of the latest %d runs (--journal-events)", r.limit))
+	}
+	for r.maxBytes > 0 && r.bytes > r.maxBytes {
+		r.evict(fmt.Sprintf("the journal's run records keep at most %d bytes together (--journal-max-bytes), and runs played or viewed since took their place", r.maxBytes))
 	}
 }
 
-func (r *runRecords) get(seq int64) *runRecord {
+// evict forgets the least recently used record, and says why. The caller holds r.mu.
+func (r *runRecords) evict(why string) {
+	oldest := r.lru.Remove(r.lru.Front()).(*keptRecord)
+	delete(r.bySeq, oldest.seq)
+	r.bytes -= oldest.rec.bytes
+	r.gone[oldest.seq] = why
+	r.goneOrder = append(r.goneOrder, oldest.seq)
+	if len(r.goneOrder) > r.remember {
+		delete(r.gone, r.goneOrder[0])
+		r.goneOrder = r.goneOrder[1:]
+	}
+}
+
+// get returns a run's record, nil when none is kept, and then why it went ("" when it
+// was never kept).
+func (r *runRecords) get(seq int64) (*runRecord, string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return r.bySeq[seq]
+	if e, ok := r.bySeq[seq]; ok {
+		r.lru.MoveToBack(e)
+		return e.Value.(*keptRecord).rec, ""
+	}
+	return nil, r.gone[seq]
 }
 
-// event records an event written at now.
+// event records an event written at now; past the record's share of the byte budget it
+// is counted, not kept.
 func (rec *runRecord) event(ev protocol.Event, now time.Time) {
-	if rec != nil {
-		rec.events = append(rec.events, recordedEvent{At: now.Sub(rec.started), Event: ev})
+	if rec == nil {
+		return
 	}
+	size := ev.Footprint() + recordedEventSize
+	if rec.maxBytes > 0 && (rec.clipped > 0 || rec.bytes+size > rec.maxBytes) {
+		rec.clipped++
+		return
+	}
+	rec.bytes += size
+	rec.events = append(rec.events, recordedEvent{At: now.Sub(rec.started), Event: ev})
 }
+
+// recordedEventSize is what a recordedEvent takes besides its event's values.
+const recordedEventSize = int64(unsafe.Sizeof(recordedEvent{}))
 
 // pause records a wait at a breakpoint from paused until now.
 func (rec *runRecord) pause(bp string, paused, now time.Time) {
@@ -131,9 +200,13 @@ type runDetail struct {
 	Entry JournalEntry `json:"entry"`
 	// Kept says whether the run's events were kept (-journal-events): older runs, and
 	// requests that played nothing, have their entry alone.
-	Kept   bool      `json:"kept"`
-	Events []eventAt `json:"events"`
-	Pauses []pauseAt `json:"pauses"`
+	Kept bool `json:"kept"`
+	// Gone says why the run's events are no longer kept, when they were; Clipped, why
+	// the record keeps only its run's first events.
+	Gone    string    `json:"gone,omitempty"`
+	Clipped string    `json:"clipped,omitempty"`
+	Events  []eventAt `json:"events"`
+	Pauses  []pauseAt `json:"pauses"`
 	// Interrupts are those the run raised, in either dialect (protocol.Awaited): on
 	// its RUN_FINISHED outcome, or as on_interrupt custom events.
 	Interrupts []map[string]any           `json:"interrupts"`
@@ -196,8 +269,14 @@ func (s *Server) getRun(c echo.Context) error {
 		return apiError(http.StatusNotFound, "unknown_entry", "the journal has no entry "+strconv.FormatInt(seq, 10)+": it was reset, or more requests came since (-journal-size)")
 	}
 	d := runDetail{Entry: found[0], Events: []eventAt{}, Pauses: []pauseAt{}, Interrupts: []map[string]any{}}
-	if rec := s.runs.get(seq); rec != nil {
+	rec, gone := s.runs.get(seq)
+	d.Gone = gone
+	if rec != nil {
 		d.Kept, d.Fault, d.Source = true, rec.fault, rec.scenario.Source.String()
+		if rec.clipped > 0 {
+			d.Clipped = fmt.Sprintf("the record keeps the first %d of the run's %d events: one run's record keeps at most %d bytes, a quarter of --journal-max-bytes",
+				len(rec.events), len(rec.events)+rec.clipped, rec.maxBytes)
+		}
 		var streams protocol.StreamTracker
 		for _, e := range rec.events {
 			at := eventAt{AtMs: ms(e.At), Event: e.Event}

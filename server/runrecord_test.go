@@ -30,8 +30,10 @@ type runDetailJSON struct {
 		Error     string
 		Details   struct{ Candidates []struct{ ID string } }
 	}
-	Kept   bool
-	Events []struct {
+	Kept    bool
+	Gone    string
+	Clipped string
+	Events  []struct {
 		AtMs   float64
 		Event  map[string]any
 		Stream *struct{ Family, ID, Delta string }
@@ -106,6 +108,50 @@ func TestOnlyTheLatestRunsKeepTheirEvents(t *testing.T) {
 	post(t.Context(), none, "/agui/chat", `{"messages":[]}`, map[string]string{SpeedHeader: "0"})
 	if _, d := runDetailOf(t, none, "1"); d.Kept {
 		t.Error("with -journal-events 0 a run kept its events")
+	}
+}
+
+// TestRunRecordsStayWithinTheirByteBudget: runs that echo a large message make the run
+// records evict the least recently used past --journal-max-bytes, and a run that alone
+// passes a quarter of it keeps its first events; the journal says which and why.
+func TestRunRecordsStayWithinTheirByteBudget(t *testing.T) {
+	const budget = 4 << 20
+	s := newServer(t, "match: {message: '(?s)^echo'}\nsteps: [{text: '{{ .message }}'}]\n", func(c *Config) { c.JournalMaxBytes = budget })
+	echo := func(size int) {
+		body := `{"messages":[{"role":"user","content":"echo ` + strings.Repeat("x", size) + `"}]}`
+		if rec := post(t.Context(), s, "/agui/chat", body, map[string]string{SpeedHeader: "0"}); rec.status != http.StatusOK {
+			t.Fatalf("%d %s", rec.status, rec.body())
+		}
+	}
+	echo(2 << 20) // 1: past a quarter of the budget
+	_, d := runDetailOf(t, s, "1")
+	if !d.Kept || !strings.Contains(d.Clipped, "--journal-max-bytes") || len(d.Events) == 0 || strings.Contains(d.Clipped, "of the run's 0 events") {
+		t.Fatalf("a run past its share keeps its first events and says so: kept %v, %d events, clipped %q", d.Kept, len(d.Events), d.Clipped)
+	}
+	for range 6 { // 2–7
+		echo(900 << 10)
+	}
+	if _, d := runDetailOf(t, s, "2"); d.Kept || !strings.Contains(d.Gone, "--journal-max-bytes") {
+		t.Errorf("an old run's record is kept past the budget, or its entry does not say why it went: kept %v, gone %q", d.Kept, d.Gone)
+	}
+	oldest := 3 // the oldest run still kept, which reading makes the most recently used
+	for ; oldest <= 7; oldest++ {
+		if _, d := runDetailOf(t, s, strconv.Itoa(oldest)); d.Kept {
+			break
+		}
+	}
+	if oldest >= 6 {
+		t.Fatalf("the records of runs 5 to 7, within the budget together, are not all kept: the oldest kept is %d", oldest)
+	}
+	echo(900 << 10) // 8: evicts the run after the oldest, the least recently used now
+	if _, d := runDetailOf(t, s, strconv.Itoa(oldest)); !d.Kept || d.Clipped != "" {
+		t.Errorf("the run read last was evicted before one not read, or lost events: kept %v, clipped %q", d.Kept, d.Clipped)
+	}
+	if _, d := runDetailOf(t, s, strconv.Itoa(oldest+1)); d.Kept {
+		t.Error("the least recently used run was not evicted")
+	}
+	if used := s.runs.bytes; used > budget {
+		t.Errorf("the run records keep %d bytes, budget %d", used, budget)
 	}
 }
 

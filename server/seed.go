@@ -91,8 +91,12 @@ func (s *Server) seedInto(ctx context.Context, key threads.Key, thread *protocol
 	}
 	if err := s.threads.Seed(key, threads.Seed{Agent: agent, Runs: events, RunIDs: ids, Cursor: cursor, Next: next}); err != nil {
 		var busy *threads.SeedError
-		if errors.As(err, &busy) {
+		var tooLarge *threads.TooLargeError
+		switch {
+		case errors.As(err, &busy):
 			return seedAnswer{}, &httpError{status: http.StatusConflict, body: errorBody{Error: "run_in_progress", Message: busy.Error(), Details: map[string]any{"runId": busy.RunID}}}
+		case errors.As(err, &tooLarge):
+			return seedAnswer{}, apiError(http.StatusRequestEntityTooLarge, "thread_too_large", tooLarge.Error())
 		}
 		return seedAnswer{}, err
 	}

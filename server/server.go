@@ -37,6 +37,10 @@ type Config struct {
 	EventIDs     bool    // write an `id: <TYPE>_<timestamp>` line before each event
 	KeepAlive    time.Duration
 	MaxBodyBytes int64
+	// MaxHeaderBytes is the most bytes a request's line and headers may take; a request
+	// with more is answered 431 and its connection closed. AG-UI clients send a few
+	// kilobytes; 0 leaves net/http's 1 MiB.
+	MaxHeaderBytes int
 	// BodyTimeout is the longest a request's body may take to arrive, from the end of
 	// its headers; a body that takes longer is answered 408 and its connection closed.
 	// 0: no limit.
@@ -80,6 +84,11 @@ type Config struct {
 	// the latest runs it keeps the events, for the inspector (0: none).
 	JournalSize   int
 	JournalEvents int
+	// JournalMaxBytes bounds what the run records of the journal keep together, as
+	// protocol.Event.Footprint counts their events: past it the least recently used
+	// record goes, and one run's record keeps its first events within a quarter of it.
+	// 0: no bound.
+	JournalMaxBytes int64
 	// MaxMessages is the most messages a run input may carry; MaxStreams the most
 	// streams open at once (more are refused with 503 and Retry-After). 0: no limit.
 	MaxMessages int
@@ -93,24 +102,44 @@ type Config struct {
 // DefaultConfig returns the configuration the command starts with.
 func DefaultConfig() Config {
 	return Config{
-		Speed:         1,
-		EventIDs:      true,
-		KeepAlive:     15 * time.Second,
-		MaxBodyBytes:  10 << 20,
-		BodyTimeout:   headerTimeout,
-		WriteTimeout:  10 * time.Second,
-		Timing:        scenarios.DefaultTiming(),
-		Threads:       threads.DefaultLimits(),
-		CORSOrigins:   []string{"*"},
-		CancelWait:    5 * time.Second,
-		RuntimePath:   copilotkit.DefaultBasePath,
-		JournalSize:   1000,
-		JournalEvents: 200,
-		MaxMessages:   10000,
-		MaxStreams:    20000,
-		MaxStarting:   128,
-		Logger:        slog.Default(),
+		Speed:           1,
+		EventIDs:        true,
+		KeepAlive:       15 * time.Second,
+		MaxBodyBytes:    10 << 20,
+		MaxHeaderBytes:  DefaultMaxHeaderBytes,
+		BodyTimeout:     headerTimeout,
+		WriteTimeout:    10 * time.Second,
+		Timing:          scenarios.DefaultTiming(),
+		Threads:         threads.DefaultLimits(),
+		CORSOrigins:     []string{"*"},
+		CancelWait:      5 * time.Second,
+		RuntimePath:     copilotkit.DefaultBasePath,
+		JournalSize:     1000,
+		JournalEvents:   200,
+		JournalMaxBytes: DefaultJournalMaxBytes,
+		MaxMessages:     10000,
+		MaxStreams:      20000,
+		MaxStarting:     128,
+		Logger:          slog.Default(),
 	}
+}
+
+// DefaultMaxHeaderBytes is the default of Config.MaxHeaderBytes: 64 KiB, sixteen times
+// what a browser sends with its cookies, and a sixteenth of net/http's default.
+const DefaultMaxHeaderBytes = 64 << 10
+
+// headerSlack is what net/http reads past http.Server.MaxHeaderBytes before it refuses
+// a request's headers (its bufio reader's size); the server asks for that much less, so
+// that Config.MaxHeaderBytes is the limit clients meet.
+const headerSlack = 4096
+
+// netHTTPHeaderLimit is the http.Server.MaxHeaderBytes that refuses headers past limit
+// bytes (at least headerSlack); 0, net/http's default, for a limit of 0.
+func netHTTPHeaderLimit(limit int) int {
+	if limit <= 0 {
+		return 0
+	}
+	return max(limit-headerSlack, 1)
 }
 
 // headerTimeout is the longest a request's headers may take to arrive, and by default
@@ -162,12 +191,13 @@ func New(cfg Config, set *scenarios.Set) *Server {
 		stopping: make(chan struct{}),
 		threads:  threads.NewStore(cfg.Threads, time.Now),
 		upstream: newUpstream(cfg),
-		runs:     newRunRecords(cfg.JournalEvents),
+		runs:     newRunRecords(cfg.JournalEvents, cfg.JournalMaxBytes, cfg.JournalSize),
 		idRNG:    rand.New(rand.NewPCG(seed, seed^0x5851f42d4c957f2d)),
 	}
 	s.root, s.stopRoot = context.WithCancelCause(context.Background())
 	s.tests = testctl.New(testctl.NewJournal(cfg.JournalSize, func(e *JournalEntry, seq int64) { e.Seq = seq }), s.threads)
 	s.set.Store(set)
+	s.load.refused = scenarios.NewRefusals(refusedFiles)
 	s.load.status = LoadStatus{Scenarios: len(set.Scenarios()), LoadedAt: time.Now(), Errors: []scenarios.Diagnostic{}}
 	s.logWarnings(set)
 	s.echo = s.routes()
@@ -217,6 +247,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener, grace time.Duration
 		Handler:           s.echo,
 		ReadHeaderTimeout: headerTimeout,
 		IdleTimeout:       2 * time.Minute,
+		MaxHeaderBytes:    netHTTPHeaderLimit(s.cfg.MaxHeaderBytes),
 		// No WriteTimeout: it would cut long streams; each event has its own deadline.
 	}
 	if s.cfg.MaxStarting > 0 {

@@ -42,7 +42,7 @@ func (s *Server) decodeThreadRequest(c echo.Context) (threadRequest, error) {
 }
 
 func unknownThread(id string) error {
-	return &httpError{status: http.StatusNotFound, body: errorBody{Error: "unknown_thread", Message: "no thread " + id + " on this server (threads are kept in memory, idle ones expire)"}}
+	return &httpError{status: http.StatusNotFound, body: errorBody{Error: "unknown_thread", Message: "no thread " + id + " on this server (threads are kept in memory: idle ones expire, and the least recently used are forgotten past --max-threads or --threads-max-bytes)"}}
 }
 
 // history answers with a thread's messages, state, pending interrupts and runs.

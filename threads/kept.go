@@ -26,12 +26,14 @@ type kept struct {
 	// of kept runs when its last one was added.
 	order uint64
 	runs  []keptRun
+	bytes int64 // the runs' events, as protocol.EventsFootprint counts them
 }
 
 // keptRun is one run's events, compacted.
 type keptRun struct {
 	runID  string
 	events []protocol.Event
+	bytes  int64
 }
 
 // add keeps a run that ended at now, the order-th the store kept, its oldest runs
@@ -41,8 +43,14 @@ func (k *kept) add(runID string, events []protocol.Event, now time.Time, order u
 		k.created = now
 	}
 	k.updated, k.order = now, order
-	k.runs = append(k.runs, keptRun{runID: runID, events: protocol.CompactEvents(events)})
+	compacted := protocol.CompactEvents(events)
+	run := keptRun{runID: runID, events: compacted, bytes: protocol.EventsFootprint(compacted)}
+	k.runs = append(k.runs, run)
+	k.bytes += run.bytes
 	if max > 0 && len(k.runs) > max {
+		for _, dropped := range k.runs[:len(k.runs)-max] {
+			k.bytes -= dropped.bytes
+		}
 		k.runs = slices.Delete(k.runs, 0, len(k.runs)-max)
 	}
 }
@@ -266,7 +274,8 @@ func (e *SeedError) Error() string {
 }
 
 // Seed makes a thread the seeded conversation, in place of what it was. A thread with a
-// run streaming is not replaced: *SeedError.
+// run streaming is not replaced: *SeedError. A conversation that alone would keep more
+// than Limits.MaxBytes is not kept, and the thread is forgotten: *TooLargeError.
 func (s *Store) Seed(key Key, seed Seed) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -310,6 +319,12 @@ func (s *Store) Seed(key Key, seed Seed) error {
 	t.cursor, t.next = seed.Cursor, seed.Next
 	s.touch(t)
 	t.freeze()
+	s.settle(t)
+	if max := s.limits.MaxBytes; max > 0 && t.size > max {
+		s.forget(t)
+		return &TooLargeError{Bytes: t.size, Limit: max}
+	}
+	s.shedBytes(t)
 	return nil
 }
 

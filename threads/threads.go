@@ -1,6 +1,6 @@
 // Package threads keeps the conversations the server has had: each thread's messages
 // and state, where a paused scenario continues, its runs, and the run streaming now.
-// Memory is bounded by a count and an idle time limit.
+// Memory is bounded by a count, a byte budget and an idle time limit.
 package threads
 
 import (
@@ -20,11 +20,15 @@ type Limits struct {
 	MaxThreads int           // the least recently used thread is forgotten past this
 	IdleTTL    time.Duration // a thread unused this long is forgotten
 	MaxRuns    int           // runs kept in a thread's record
+	// MaxBytes bounds what the threads keep together, as protocol.Footprint counts it:
+	// their messages and state, and what they keep of the CopilotKit runtime's runs.
+	// Past it the least recently used threads are forgotten as a run ends; 0: no bound.
+	MaxBytes int64
 }
 
 // DefaultLimits suit a developer machine and an e2e farm alike.
 func DefaultLimits() Limits {
-	return Limits{MaxThreads: 10000, IdleTTL: time.Hour, MaxRuns: 100}
+	return Limits{MaxThreads: 10000, IdleTTL: time.Hour, MaxRuns: 100, MaxBytes: DefaultMaxBytes}
 }
 
 // Key names a thread in the store: a thread id within the test that sent it (the
@@ -76,6 +80,8 @@ type Thread struct {
 	// next is the scenario the thread was seeded to play next; "" when its next run is
 	// chosen as any other.
 	next string
+	// size is what the thread keeps, in bytes, as of its last run's end (settle).
+	size int64
 }
 
 type activeRun struct {
@@ -97,6 +103,8 @@ type Store struct {
 	// keptRuns counts the runs threads kept for the CopilotKit runtime, which orders the
 	// threads its thread list shows when the clock does not.
 	keptRuns uint64
+	bytes    int64  // what the threads keep together: the sum of their sizes
+	shed     uint64 // threads forgotten to stay within Limits.MaxBytes
 }
 
 // NewStore returns an empty store.
@@ -126,6 +134,7 @@ func (s *Store) expired(t *Thread, now time.Time) bool {
 func (s *Store) forget(t *Thread) {
 	s.lru.Remove(t.elem)
 	delete(s.threads, t.key)
+	s.bytes -= t.size
 }
 
 // touch marks a thread used now. The caller holds s.mu.
@@ -269,6 +278,8 @@ func (r *Run) Finish(outcome protocol.Outcome, next *scenarios.Cursor) {
 		t.runs[i].Outcome, t.runs[i].Awaiting = outcome, next.Awaiting()
 		t.runs[i].Ended = r.store.now()
 	}
+	r.store.settle(t)
+	r.store.shedBytes(t)
 	close(r.active.done)
 }
 

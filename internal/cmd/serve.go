@@ -68,6 +68,7 @@ type options struct {
 	maxStreams int
 	maxStart   int
 	templates  scenarios.Limits
+	memory     memoryLimits
 }
 
 // runServe is the serve command and, with recordAll, the record command.
@@ -141,6 +142,7 @@ func serveFlags(o *options, stderr io.Writer) *flag.FlagSet {
 	fs.BoolVar(&o.dedupe, "dedupe", true, "a repeated first request updates its recording instead of adding a file")
 	fs.Int64Var(&o.recMaxSize, "record-max-bytes", recorder.DefaultMaxBytes, "most bytes of event JSON one run's recording keeps; a run past it (or past 100000 events) is relayed but not recorded")
 	templateLimitFlags(fs, &o.templates)
+	memoryLimitFlags(fs, &o.memory)
 	fs.Usage = func() {
 		if recordAll {
 			fmt.Fprintf(stderr, "Usage: agui-mock record -upstream URL [flags]\n\nProxies every AG-UI request to the agent at -upstream, relays its events as they\narrive, and writes each session into -record-dir as a scenario file that replays it.\n\nFlags:\n")
@@ -164,6 +166,9 @@ func serve(ctx context.Context, o options, stdout, stderr io.Writer) error {
 		return err
 	}
 	if err := checkTemplateLimits(o.templates); err != nil {
+		return err
+	}
+	if err := checkMemoryLimits(o.memory); err != nil {
 		return err
 	}
 	redact, err := compileRedactions(o.redact)
@@ -251,6 +256,7 @@ func serve(ctx context.Context, o options, stdout, stderr io.Writer) error {
 	cfg.MaxStarting = o.maxStart
 	cfg.Sources = sources
 	cfg.TemplateLimits = o.templates
+	o.memory.apply(&cfg)
 	srv := server.New(cfg, set)
 
 	ln, err := net.Listen("tcp", o.addr)

@@ -350,7 +350,10 @@ async function showRun(seq) {
   }
   parts.push(h('h3', { id: 'timeline-title' }, `Timeline: ${d.events.length} events`));
   if (!d.kept && e.events) {
-    parts.push(h('p', { class: 'muted' }, `The events of this run are no longer kept: the journal keeps those of the latest ${journalEvents} runs (--journal-events).`));
+    parts.push(h('p', { class: 'muted', 'data-note': 'gone' }, `The events of this run are no longer kept: ${d.gone || `the journal keeps those of the latest ${journalEvents} runs (--journal-events)`}.`));
+  }
+  if (d.clipped) {
+    parts.push(h('p', { class: 'muted', 'data-note': 'clipped' }, `Not every event of this run is shown: ${d.clipped}.`));
   }
   if (d.events.length) {
     const list = h('ol', { class: 'events', 'aria-label': 'Raw events' },
