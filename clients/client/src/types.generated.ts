@@ -65,6 +65,7 @@ export type ErrorCode =
   | "run_stopped"
   | "scenario_failed"
   | "server_shutdown"
+  | "thread_too_large"
   | "too_many_streams"
   | "unauthorized"
   | "unknown_breakpoint"
