@@ -51,6 +51,10 @@ func ParseContext(ctx context.Context, file string, data []byte) ([]*Scenario, [
 			}
 			continue
 		}
+		if d, past := l.runPastLimit(root.Content[0]); past {
+			l.diag.list = append(l.diag.list, d) // refused before its steps are built
+			continue
+		}
 		if sc := l.scenario(root.Content[0], doc); sc != nil {
 			list = append(list, sc)
 		}
