@@ -44,11 +44,12 @@ func SkipsDir(name string) bool { return strings.HasPrefix(name, ".") || name ==
 // ReadFiles walks a source and parses every scenario file in it, but for the
 // directories SkipsDir names.
 func ReadFiles(src Source) ([]*Scenario, []Diagnostic) {
-	return readFiles(context.Background(), src)
+	return readFiles(context.Background(), nil, src)
 }
 
-// readFiles is ReadFiles whose parsing stops when ctx is done.
-func readFiles(ctx context.Context, src Source) ([]*Scenario, []Diagnostic) {
+// readFiles is ReadFiles whose parsing stops when ctx is done, and that refuses the
+// files refused remembers without parsing them (nil: none).
+func readFiles(ctx context.Context, refused *Refusals, src Source) ([]*Scenario, []Diagnostic) {
 	var files []string
 	var diags []Diagnostic
 	err := fs.WalkDir(src.FS, src.Root, func(p string, d fs.DirEntry, err error) error {
@@ -75,7 +76,7 @@ func readFiles(ctx context.Context, src Source) ([]*Scenario, []Diagnostic) {
 			fileDiags[i] = []Diagnostic{{File: name, Message: err.Error()}}
 			return
 		}
-		lists[i], fileDiags[i] = ParseContext(ctx, name, data)
+		lists[i], fileDiags[i] = refused.parseFile(ctx, name, data)
 	})
 	var all []*Scenario
 	for i := range files {
@@ -132,7 +133,8 @@ func ReadFile(fsys fs.FS, name string) ([]byte, error) {
 	}
 	defer f.Close()
 	// Read it whole in one call, and see EOF; the limit holds if the file grew since.
-	buf := bytes.NewBuffer(make([]byte, 0, info.Size()+1))
+	// ReadFrom grows a buffer that has less than MinRead bytes free before each read.
+	buf := bytes.NewBuffer(make([]byte, 0, info.Size()+bytes.MinRead))
 	if _, err := buf.ReadFrom(io.LimitReader(f, MaxFileBytes+1)); err != nil {
 		return nil, err
 	}

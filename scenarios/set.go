@@ -50,7 +50,15 @@ func Load(sources ...Source) (*Set, error) {
 // the sources' scenarios of the same id. The dry runs of every scenario have limits,
 // and stop when ctx is done: then LoadWith fails with ctx's cause.
 func LoadWith(ctx context.Context, limits Limits, extra []*Scenario, sources ...Source) (*Set, error) {
-	all, diags := Gather(ctx, extra, sources...)
+	return LoadRemembering(ctx, limits, nil, extra, sources...)
+}
+
+// LoadRemembering is LoadWith for loads repeated over the same sources, as a server's
+// reloads are: the files a load refuses are remembered in refused, and a file unchanged
+// since is refused again without being parsed (see Refusals). A nil refused remembers
+// nothing.
+func LoadRemembering(ctx context.Context, limits Limits, refused *Refusals, extra []*Scenario, sources ...Source) (*Set, error) {
+	all, diags := gather(ctx, refused, extra, sources...)
 	if len(diags) > 0 {
 		return nil, &LoadError{Diagnostics: diags}
 	}
@@ -62,6 +70,14 @@ func LoadWith(ctx context.Context, limits Limits, extra []*Scenario, sources ...
 // those of the same id; then the sources' scenarios, except those a source omits and
 // those of a Fallback source that another scenario of the same id overrides.
 func Gather(ctx context.Context, extra []*Scenario, sources ...Source) ([]*Scenario, []Diagnostic) {
+	return gather(ctx, nil, extra, sources...)
+}
+
+// gather is Gather that refuses the files refused remembers without parsing them, and
+// remembers those it refuses (nil: none).
+func gather(ctx context.Context, refused *Refusals, extra []*Scenario, sources ...Source) ([]*Scenario, []Diagnostic) {
+	refused.startLoad()
+	defer refused.endLoad()
 	all := slices.Clone(extra)
 	var diags []Diagnostic
 	runtime := map[string]bool{}
@@ -71,7 +87,7 @@ func Gather(ctx context.Context, extra []*Scenario, sources ...Source) ([]*Scena
 	defined := maps.Clone(runtime)
 	var fallback []*Scenario
 	for _, src := range sources {
-		list, d := readFiles(ctx, src)
+		list, d := readFiles(ctx, refused, src)
 		diags = append(diags, d...)
 		list = slices.DeleteFunc(list, func(sc *Scenario) bool { return slices.Contains(src.Omit, sc.ID) })
 		if src.Fallback {
