@@ -75,7 +75,7 @@ type fileLoader struct {
 	aliasNodes   int             // the nodes aliases added to the file so far
 	file         string
 	diag         *diagnostics
-	templates    *template.Template // the template set of the scenario being parsed
+	templates    *template.Template // the template set of the scenario being parsed, or nil
 	captureNames []string           // named groups of that scenario's message pattern
 	stepIDs      []string           // ids of that scenario's steps, nested ones included
 	verbatim     bool               // strings are data, not templates
@@ -98,7 +98,7 @@ func (l *fileLoader) scenario(n *yaml.Node, doc int) *Scenario {
 	if doc > 1 {
 		sc.ID = fmt.Sprintf("%s#%d", base, doc)
 	}
-	l.templates = template.New(l.file).Funcs(funcMap(gofakeit.New(1), func(string) string { return "" }))
+	l.templates = nil // made by the scenario's first template (templateSet)
 	l.plain = map[string][]plainPart{}
 	l.captureNames = nil
 	l.stepIDs = nil
@@ -162,9 +162,21 @@ func (l *fileLoader) scenario(n *yaml.Node, doc int) *Scenario {
 		}
 		sc.usage = l.usage(v)
 	}
-	addTicks(l.templates)
+	if l.templates != nil {
+		addTicks(l.templates)
+	}
 	sc.templates, sc.plain, sc.stepIDs = l.templates, l.plain, l.stepIDs
 	return sc
+}
+
+// templateSet returns the template set of the scenario being parsed, making it on first
+// use: its functions cost more than a scenario of a few steps, and most strings are no
+// templates.
+func (l *fileLoader) templateSet() *template.Template {
+	if l.templates == nil {
+		l.templates = template.New(l.file).Funcs(funcMap(gofakeit.New(1), func(string) string { return "" }))
+	}
+	return l.templates
 }
 
 // requestKeys are the parts of a request that a match tests and an example gives; one

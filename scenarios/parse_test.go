@@ -96,3 +96,18 @@ func TestAScenarioKnowsWhereItStarts(t *testing.T) {
 		t.Errorf("the position reads %q", got)
 	}
 }
+
+func TestAScenarioWithoutTemplatesPaysNothingForThem(t *testing.T) {
+	// The template set, with its functions, is made by a scenario's first template: a
+	// file of many small scenarios without one costs what their YAML and steps cost.
+	const n = 1000
+	var list []*Scenario
+	data := []byte(strings.Repeat("steps: [{text: x}]\n---\n", n))
+	if per := allocated(func() { list, _ = Parse("d/f.yaml", data) }) / n; len(list) != n || per > 8<<10 {
+		t.Errorf("%d scenarios, %d bytes allocated for each", len(list), per)
+	}
+	list, _ = Parse("d/f.yaml", []byte("steps: [{text: x}]\n---\nsteps: [{text: '{{ .message }}'}]\n"))
+	if len(list) != 2 || list[0].templates != nil || list[1].templates == nil {
+		t.Errorf("template sets: %v", list)
+	}
+}

@@ -191,6 +191,7 @@ func (l *fileLoader) scalarValue(n *yaml.Node) *value {
 	}
 	// strings, timestamps and binary stay the text that was written
 	if !l.verbatim && strings.Contains(n.Value, "{{") {
+		l.templateSet() // compileTemplate parses into it
 		switch name, whole := l.compileTemplate(n); {
 		case name == "":
 			return &value{literal: n.Value}
