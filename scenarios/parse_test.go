@@ -1,7 +1,10 @@
 package scenarios
 
 import (
+	"context"
+	"encoding/json"
 	"errors"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -109,5 +112,28 @@ func TestAScenarioWithoutTemplatesPaysNothingForThem(t *testing.T) {
 	list, _ = Parse("d/f.yaml", []byte("steps: [{text: x}]\n---\nsteps: [{text: '{{ .message }}'}]\n"))
 	if len(list) != 2 || list[0].templates != nil || list[1].templates == nil {
 		t.Errorf("template sets: %v", list)
+	}
+}
+
+func TestALongLiteralListIsReadWithoutAValueForEachItem(t *testing.T) {
+	const n = 100_000
+	data := []byte("steps:\n  - state: {items: [" + strings.Repeat("a, ", n) + "{b: 1}]}\n")
+	var list []*Scenario
+	parsed := allocated(func() { list, _ = Parse("d/f.yaml", data) })
+	decoded := allocated(func() { decodeYAML(t, data) })
+	// an item held as JSON takes 32 bytes: its place in the list, and its string boxed
+	if per := (parsed - decoded) / n; len(list) != 1 || per > 64 {
+		t.Errorf("%d bytes for each item on top of its YAML", per)
+	}
+
+	list, _ = Parse("d/f.yaml", []byte("steps:\n  - state: {a: [x, 1, '{{ .message }}', {y: true}], b: [], c: {}, d: null}\n"))
+	req, _ := Example{Message: "hi"}.request()
+	plan, err := list[0].Plan(context.Background(), req, Start{}, PlanOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]any{"a": []any{"x", json.Number("1"), "hi", map[string]any{"y": true}}, "b": []any{}, "c": map[string]any{}, "d": nil}
+	if got := plan.Events[1].Event.Fields[0].Value; !reflect.DeepEqual(got, want) {
+		t.Errorf("planned %#v\nwant %#v", got, want)
 	}
 }

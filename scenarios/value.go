@@ -112,96 +112,122 @@ func (v *value) limitAt(err error) error {
 // valueFromNode converts a YAML node into a value, compiling the template strings it
 // contains. Problems are reported with their position.
 func (l *fileLoader) valueFromNode(n *yaml.Node) *value {
+	lit, v := l.node(n)
+	if v == nil {
+		return &value{literal: lit}
+	}
+	return v
+}
+
+// node converts a YAML node into a literal JSON value or, when templates are in it, a
+// value to render: the first result when the second is nil. A literal subtree, such as
+// a long list of plain items, is built without a value for each of its nodes.
+func (l *fileLoader) node(n *yaml.Node) (any, *value) {
 	switch n.Kind {
 	case yaml.AliasNode:
-		return l.valueFromNode(n.Alias)
+		return l.node(n.Alias)
 	case yaml.DocumentNode:
 		if len(n.Content) == 1 {
-			return l.valueFromNode(n.Content[0])
+			return l.node(n.Content[0])
 		}
 	case yaml.ScalarNode:
-		return l.scalarValue(n)
+		return l.scalarNode(n)
 	case yaml.MappingNode:
 		if l.unquotedTemplate(n) {
-			return &value{}
+			return nil, nil
 		}
-		v := &value{kind: objectValue}
-		allLiteral := true
+		keys := make([]string, 0, len(n.Content)/2)
+		lits := make([]any, 0, len(n.Content)/2) // the members while all are literal
+		var fields []*value                      // from the first member that is not
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			k, val := n.Content[i], n.Content[i+1]
 			if k.Kind != yaml.ScalarNode || k.Tag == "!!merge" {
 				l.diag.add(l.pos(k), "write the members out; merge keys and complex keys are not supported in payloads", "unsupported mapping key")
 				continue
 			}
-			fv := l.valueFromNode(val)
-			v.keys = append(v.keys, k.Value)
-			v.fields = append(v.fields, fv)
-			allLiteral = allLiteral && fv.kind == literalValue
+			keys = append(keys, k.Value)
+			lits, fields = l.member(lits, fields, val)
 		}
-		if allLiteral {
-			m := make(map[string]any, len(v.keys))
-			for i, k := range v.keys {
-				m[k] = v.fields[i].literal
-			}
-			return &value{literal: m}
+		if fields != nil {
+			return nil, &value{kind: objectValue, keys: keys, fields: fields}
 		}
-		return v
+		m := make(map[string]any, len(keys))
+		for i, k := range keys {
+			m[k] = lits[i]
+		}
+		return m, nil
 	case yaml.SequenceNode:
-		v := &value{kind: arrayValue}
-		allLiteral := true
+		lits := make([]any, 0, len(n.Content))
+		var items []*value
 		for _, it := range n.Content {
-			iv := l.valueFromNode(it)
-			v.items = append(v.items, iv)
-			allLiteral = allLiteral && iv.kind == literalValue
+			lits, items = l.member(lits, items, it)
 		}
-		if allLiteral {
-			list := make([]any, len(v.items))
-			for i, it := range v.items {
-				list[i] = it.literal
-			}
-			return &value{literal: list}
+		if items != nil {
+			return nil, &value{kind: arrayValue, items: items}
 		}
-		return v
+		return lits, nil
 	}
-	return &value{}
+	return nil, nil
 }
 
-func (l *fileLoader) scalarValue(n *yaml.Node) *value {
+// member adds the value of node n to the members of a mapping or the items of a list:
+// to lits while all are literal, to values from the first that is not, which takes the
+// literal ones before it along.
+func (l *fileLoader) member(lits []any, values []*value, n *yaml.Node) ([]any, []*value) {
+	lit, v := l.node(n)
+	if v != nil && values == nil {
+		values = make([]*value, len(lits), len(lits)+1)
+		for i, x := range lits {
+			values[i] = &value{literal: x}
+		}
+	}
+	switch {
+	case values == nil:
+		return append(lits, lit), nil
+	case v == nil:
+		v = &value{literal: lit}
+	}
+	return lits, append(values, v)
+}
+
+// scalarNode converts a scalar node into a literal JSON value, or a template: the first
+// result when the second is nil.
+func (l *fileLoader) scalarNode(n *yaml.Node) (any, *value) {
 	switch n.ShortTag() {
 	case "!!null":
-		return &value{literal: nil}
+		return nil, nil
 	case "!!bool":
 		b, err := strconv.ParseBool(strings.ToLower(n.Value))
 		if err != nil {
 			l.diag.add(l.pos(n), "write true or false", "%q is not a boolean", n.Value)
 		}
-		return &value{literal: b}
+		return b, nil
 	case "!!int":
 		if i, err := strconv.ParseInt(n.Value, 0, 64); err == nil {
-			return &value{literal: json.Number(strconv.FormatInt(i, 10))}
+			return json.Number(strconv.FormatInt(i, 10)), nil
 		}
 		fallthrough // too large for int64: keep it as a float
 	case "!!float":
 		f, err := strconv.ParseFloat(strings.ReplaceAll(n.Value, "_", ""), 64)
 		if err != nil || math.IsInf(f, 0) || math.IsNaN(f) {
 			l.diag.add(l.pos(n), "quote it to send a string", "%q is not a number JSON can carry", n.Value)
-			return &value{}
+			return nil, nil
 		}
-		return &value{literal: json.Number(strconv.FormatFloat(f, 'f', -1, 64))}
+		return json.Number(strconv.FormatFloat(f, 'f', -1, 64)), nil
 	}
 	// strings, timestamps and binary stay the text that was written
 	if !l.verbatim && strings.Contains(n.Value, "{{") {
 		l.templateSet() // compileTemplate parses into it
 		switch name, whole := l.compileTemplate(n); {
 		case name == "":
-			return &value{literal: n.Value}
+			return n.Value, nil
 		case whole:
-			return &value{kind: wholeValue, template: name, at: l.pos(n)}
+			return nil, &value{kind: wholeValue, template: name, at: l.pos(n)}
 		default:
-			return &value{kind: templateValue, template: name, at: l.pos(n)}
+			return nil, &value{kind: templateValue, template: name, at: l.pos(n)}
 		}
 	}
-	return &value{literal: n.Value}
+	return n.Value, nil
 }
 
 // textOf turns the result of a whole template sent as text into that text: strings as
