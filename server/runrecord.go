@@ -82,9 +82,10 @@ type keptRecord struct {
 	rec *runRecord
 }
 
-// DefaultJournalMaxBytes is the default of Config.JournalMaxBytes: 64 MiB, an eighth of
-// a 512 MiB container.
-const DefaultJournalMaxBytes = 64 << 20
+// DefaultJournalMaxBytes is the default of Config.JournalMaxBytes: 32 MiB, the events of
+// 200 ordinary runs many times over, within what a 512 MiB container can keep for good
+// (threads.DefaultMaxBytes).
+const DefaultJournalMaxBytes = 32 << 20
 
 // newRunRecords keeps the records of up to limit runs within maxBytes, and why those of
 // the last remember runs went.

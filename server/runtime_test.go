@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -434,5 +435,34 @@ func TestARuntimeRunCutShortIsKeptAsTheRuntimeKeepsIt(t *testing.T) {
 	want := []string{protocol.RunStarted, protocol.TextMessageStart, protocol.TextMessageContent, protocol.TextMessageEnd, protocol.RunError}
 	if got := types(replay); !slices.Equal(got, want) || replay[len(replay)-1].Str("code") != "INCOMPLETE_STREAM" {
 		t.Errorf("the replay of a run truncated by a fault: %v, want %v", got, want)
+	}
+}
+
+// TestTheThreadsByteBudgetHoldsForTheRuntimesRunsAndSeeds: runtime runs with large
+// messages on new threads leave the threads within --threads-max-bytes, the oldest
+// forgotten (connect then restores nothing); a seed that alone would pass it is 413.
+func TestTheThreadsByteBudgetHoldsForTheRuntimesRunsAndSeeds(t *testing.T) {
+	const budget = 4 << 20
+	s := newServer(t, runtimeScenarios, func(c *Config) { c.Speed = 0; c.Threads.MaxBytes = budget })
+	big := strings.Repeat("x", 1<<20)
+	for i := range 6 {
+		body := fmt.Sprintf(`{"threadId":"t%d","runId":"r","messages":[{"id":"u","role":"user","content":"hello %s"}],"tools":[],"context":[]}`, i, big)
+		if rec := request(t, s, http.MethodPost, "/copilotkit/agent/default/run", body, nil); rec.status != http.StatusOK {
+			t.Fatalf("run %d: %d %s", i, rec.status, rec.body())
+		}
+	}
+	if u := s.threads.Usage(); u.Bytes > budget || u.Shed == 0 {
+		t.Errorf("the threads keep %d bytes past a budget of %d, or none was shed: %+v", u.Bytes, budget, u)
+	}
+	connect := func(thread string) string {
+		return request(t, s, http.MethodPost, "/copilotkit/agent/default/connect", `{"threadId":"`+thread+`","runId":"x","messages":[],"tools":[],"context":[]}`, nil).body()
+	}
+	if connect("t0") != "" || !strings.Contains(connect("t5"), "RUN_FINISHED") {
+		t.Error("the oldest thread is restored past the budget, or the newest is not")
+	}
+	seed := `{"threadId": "huge", "messages": [{"role": "user", "content": "` + strings.Repeat("x", 5<<20) + `"}]}`
+	rec := request(t, s, http.MethodPost, "/_mock/threads", seed, nil)
+	if body := jsonOf(t, rec); rec.status != http.StatusRequestEntityTooLarge || body["error"] != "thread_too_large" || !strings.Contains(body["message"].(string), "--threads-max-bytes") {
+		t.Errorf("a seed past the budget: %d %v", rec.status, body)
 	}
 }

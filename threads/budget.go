@@ -6,10 +6,11 @@ import (
 	"github.com/agui-mock/agui-mock/protocol"
 )
 
-// DefaultMaxBytes is the threads' byte budget unless told otherwise: 128 MiB, a quarter
-// of a 512 MiB container, which leaves room for the journal, the runs streaming and the
-// collector's headroom.
-const DefaultMaxBytes = 128 << 20
+// DefaultMaxBytes is the threads' byte budget unless told otherwise: 64 MiB, thousands of
+// ordinary conversations. The collector lets the heap grow to twice what is live, so
+// what a 512 MiB container (GOMEMLIMIT 450 MiB) can keep for good is about 200 MiB:
+// this, the journal's run records and bodies, and the runs streaming share it.
+const DefaultMaxBytes = 64 << 20
 
 // settle measures what a thread keeps now: its conversation as frozen (or, when it
 // could not be, as its values take), and the events it keeps of the runtime's runs. The

@@ -30,12 +30,13 @@ func main() {
 	memLimit := flag.String("gomemlimit", "450MiB", "the GOMEMLIMIT the binary runs with")
 	only := flag.String("only", "", "run only the attacks whose names contain this")
 	keepLog := flag.String("log", "", "copy the mock's log here when done")
+	fresh := flag.Bool("fresh", false, "a new process for each attack, rather than one process for them all, one after the other")
 	flag.Parse()
 	if *bin == "" {
 		fmt.Fprintln(os.Stderr, "usage: attack -bin path/to/agui-mock [-- serve flags]")
 		os.Exit(2)
 	}
-	if err := run(*bin, *memLimit, *only, *keepLog, flag.Args()); err != nil {
+	if err := run(*bin, *memLimit, *only, *keepLog, *fresh, flag.Args()); err != nil {
 		fmt.Fprintln(os.Stderr, "attack:", err)
 		os.Exit(1)
 	}
@@ -55,24 +56,26 @@ type attack struct {
 	play func(t *target) (string, error)
 }
 
-func run(bin, memLimit, only, keepLog string, serveArgs []string) error {
-	t, stop, err := start(bin, memLimit, serveArgs)
-	if err != nil {
-		return err
+func run(bin, memLimit, only, keepLog string, fresh bool, serveArgs []string) error {
+	mode := "one process, the attacks one after the other"
+	if fresh {
+		mode = "a new process for each attack"
 	}
-	defer stop()
-	if keepLog != "" {
-		defer func() {
-			if log, err := os.ReadFile(t.logPath); err == nil {
-				_ = os.WriteFile(keepLog, log, 0o644)
-			}
-		}()
-	}
-	fmt.Printf("agui-mock %s %s, GOMEMLIMIT=%s, pid %d\n\n", bin, strings.Join(serveArgs, " "), memLimit, t.pid)
+	fmt.Printf("agui-mock %s, GOMEMLIMIT=%s, %s\n\n", strings.Join(append([]string{bin}, serveArgs...), " "), memLimit, mode)
 	fmt.Printf("| attack | worst /_mock/healthz | peak RSS | found |\n| --- | --- | --- | --- |\n")
+	var t *target
+	stop := func() {}
+	defer func() { stop() }()
 	for _, a := range attacks() {
 		if only != "" && !strings.Contains(a.name, only) {
 			continue
+		}
+		if t == nil || fresh {
+			stop()
+			var err error
+			if t, stop, err = start(bin, memLimit, serveArgs, keepLog); err != nil {
+				return err
+			}
 		}
 		if err := os.WriteFile(fmt.Sprintf("/proc/%d/clear_refs", t.pid), []byte("5"), 0); err != nil {
 			return fmt.Errorf("resetting the peak RSS: %w", err)
@@ -89,8 +92,9 @@ func run(bin, memLimit, only, keepLog string, serveArgs []string) error {
 }
 
 // start runs the binary on a free port, its scenarios in a fresh directory that it
-// watches, and waits until it answers.
-func start(bin, memLimit string, serveArgs []string) (*target, func(), error) {
+// watches, and waits until it says where it listens; stop stops it and, given keepLog,
+// copies its log there.
+func start(bin, memLimit string, serveArgs []string, keepLog string) (*target, func(), error) {
 	dir, err := os.MkdirTemp("", "agui-mock-attack-")
 	if err != nil {
 		return nil, nil, err
@@ -124,6 +128,11 @@ func start(bin, memLimit string, serveArgs []string) (*target, func(), error) {
 		_ = cmd.Process.Signal(os.Interrupt)
 		_ = cmd.Wait()
 		logFile.Close()
+		if keepLog != "" { // the last process's
+			if log, err := os.ReadFile(t.logPath); err == nil {
+				_ = os.WriteFile(keepLog, log, 0o644)
+			}
+		}
 		os.RemoveAll(dir)
 	}
 	lines := bufio.NewScanner(out)
