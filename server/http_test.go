@@ -153,10 +153,23 @@ func TestRunsCarryARequestID(t *testing.T) {
 	}
 }
 
+// TestALargeBodyEndsInABufferOfItsSize: a body announced larger than what is trusted up
+// front grows by doubling, and ends in a buffer of its announced size, not twice it.
+func TestALargeBodyEndsInABufferOfItsSize(t *testing.T) {
+	body := strings.Repeat("x", 3<<20+12345)
+	got, err := readAll(iotest.HalfReader(strings.NewReader(body)), 64<<10, int64(len(body)))
+	if err != nil || string(got) != body {
+		t.Fatalf("%d bytes, %v", len(got), err)
+	}
+	if cap(got) != len(body)+1 {
+		t.Errorf("a body of %d bytes ends in a buffer of %d", len(body), cap(got))
+	}
+}
+
 func TestReadAllReadsWhatIsSentWhateverTheAnnouncedLength(t *testing.T) {
 	body := strings.Repeat("0123456789", 100)
 	for _, size := range []int64{-1, 0, 10, 999, 1000, 1001, 5000} {
-		got, err := readAll(strings.NewReader(body), size)
+		got, err := readAll(strings.NewReader(body), size, size)
 		if err != nil || string(got) != body {
 			t.Errorf("announced %d: %d bytes, %v", size, len(got), err)
 		}
@@ -165,7 +178,7 @@ func TestReadAllReadsWhatIsSentWhateverTheAnnouncedLength(t *testing.T) {
 		}
 	}
 	failing := io.MultiReader(strings.NewReader("abc"), iotest.ErrReader(errors.New("boom")))
-	if got, err := readAll(failing, 3); string(got) != "abc" || err == nil || err.Error() != "boom" {
+	if got, err := readAll(failing, 3, 3); string(got) != "abc" || err == nil || err.Error() != "boom" {
 		t.Errorf("a failing read: %q, %v", got, err)
 	}
 }

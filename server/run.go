@@ -451,7 +451,7 @@ func (s *Server) readBody(c echo.Context, limit int64) ([]byte, error) {
 	req := c.Request()
 	// The announced length is trusted up to the size of a large RunAgentInput: a client
 	// that announces more has to send it before more is allocated.
-	body, err := readAll(http.MaxBytesReader(c.Response(), req.Body, limit), min(req.ContentLength, maxJournaledBody))
+	body, err := readAll(http.MaxBytesReader(c.Response(), req.Body, limit), min(req.ContentLength, maxJournaledBody), min(req.ContentLength, limit))
 	// Closed, the body tells net/http that nothing is left to drain before it answers.
 	_ = req.Body.Close()
 	note(c, func(e *JournalEntry) {
@@ -482,8 +482,10 @@ func (s *Server) readBody(c echo.Context, limit int64) ([]byte, error) {
 }
 
 // readAll reads r to its end like io.ReadAll, into one allocation when size, the length
-// the client announced, is right (-1: unknown).
-func readAll(r io.Reader, size int64) ([]byte, error) {
+// the client announced, is right (-1: unknown). The buffer grows by doubling, but never
+// past announced+1 bytes while what arrives fits (announced -1: unknown), so that a large
+// body that arrives as announced ends in a buffer of its size, not up to twice that.
+func readAll(r io.Reader, size, announced int64) ([]byte, error) {
 	b := make([]byte, 0, max(size, 0)+1) // the extra byte lets the read that finds the end need no growth
 	for {
 		n, err := r.Read(b[len(b):cap(b)])
@@ -495,7 +497,11 @@ func readAll(r io.Reader, size int64) ([]byte, error) {
 			return b, err
 		}
 		if len(b) == cap(b) {
-			b = append(b, 0)[:len(b)]
+			grown := 2 * cap(b)
+			if int64(len(b)) < announced {
+				grown = min(grown, int(announced)+1)
+			}
+			b = append(make([]byte, 0, grown), b...)
 		}
 	}
 }
