@@ -29,10 +29,27 @@ func splitArgs(text, mode string) []string {
 
 var sentenceEnd = regexp.MustCompile(`[.!?。！？]+\s+`)
 
+// detachedAbove is the length of a text past which its deltas are copies rather than
+// slices of it: whatever keeps a few of them (the journal's record of a run keeps its
+// first events) must not keep the whole text alive, as when a template echoes an 8 MiB
+// message. Shorter texts are sliced, which costs nothing.
+const detachedAbove = 64 << 10
+
 // splitText cuts text into the deltas a model would stream: words with their trailing
 // space (the default), sentences, or the whole text at once. Empty text yields nothing,
 // since clients before 0.0.51 reject empty deltas.
 func splitText(text, mode string) []string {
+	pieces := slicePieces(text, mode)
+	if len(text) > detachedAbove && len(pieces) > 1 {
+		for i, p := range pieces {
+			pieces[i] = strings.Clone(p)
+		}
+	}
+	return pieces
+}
+
+// slicePieces cuts text as splitText does, into slices of it.
+func slicePieces(text, mode string) []string {
 	if text == "" {
 		return nil
 	}

@@ -730,13 +730,24 @@ func (p *planner) stream(c *stepCommon, v *value, split func(text, mode string) 
 		return fmt.Errorf("%w; stream long texts in bigger pieces (chunk: sentence or none)", err)
 	}
 	// One backing array for all the deltas' fields and one boxed id: a long text is
-	// hundreds of events.
-	fields, idValue := make([]protocol.Field, 2*len(tokens)), any(id)
+	// hundreds of events. Not for a text past detachedAbove, whose deltas may be large:
+	// whatever keeps a few of its events (the journal's record of a run) would keep
+	// every delta alive through the array.
+	shared := len(text) <= detachedAbove
+	fields, idValue := []protocol.Field(nil), any(id)
+	if shared {
+		fields = make([]protocol.Field, 2*len(tokens))
+	}
 	for i, tok := range tokens {
 		if i > 0 {
 			p.wait(p.tokenGap(tps))
 		}
-		f := fields[2*i : 2*i+2 : 2*i+2]
+		var f []protocol.Field
+		if shared {
+			f = fields[2*i : 2*i+2 : 2*i+2]
+		} else {
+			f = make([]protocol.Field, 2)
+		}
 		f[0], f[1] = protocol.Field{Name: idField, Value: idValue}, protocol.Field{Name: "delta", Value: tok}
 		p.emit(protocol.Event{Type: typ, Fields: f})
 	}

@@ -2,7 +2,9 @@ package server
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -234,4 +236,32 @@ events:
 			t.Errorf("event %d (%v): stream %+v", i, e.Event["type"], got)
 		}
 	}
+}
+
+// TestWhatTheBudgetsKeepIsAllThatStaysAlive: runs that echo a large message into
+// reasoning and text, past the journal's and the threads' budgets, leave the heap no
+// larger than the budgets allow: a record that keeps a run's first deltas keeps neither
+// the rest of the text they were cut from nor the deltas it left out.
+func TestWhatTheBudgetsKeepIsAllThatStaysAlive(t *testing.T) {
+	const records, threads = 2 << 20, 1 << 20
+	s := newServer(t, "match: {message: '(?s)^echo'}\nsteps:\n  - reasoning: 'Let me think about {{ .message }}'\n  - text: 'You said {{ .message }}'\n",
+		func(c *Config) { c.Speed = 0; c.JournalMaxBytes = records; c.Threads.MaxBytes = threads })
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	for i := range 8 {
+		body := fmt.Sprintf(`{"threadId":"t%d","messages":[{"role":"user","content":"echo %s"}]}`, i, strings.Repeat(strings.Repeat("w", 64<<10)+" ", 64))
+		if rec := post(t.Context(), s, "/agui/chat", body, map[string]string{SpeedHeader: "0"}); rec.status != http.StatusOK {
+			t.Fatalf("%d %s", rec.status, rec.body())
+		}
+	}
+	runtime.GC()
+	runtime.GC() // and what pools kept until the last collection
+	runtime.ReadMemStats(&after)
+	grown, most := int64(after.HeapAlloc)-int64(before.HeapAlloc), int64(3*(records+threads))
+	t.Logf("the heap grew by %d KiB", grown>>10)
+	if grown > most {
+		t.Errorf("the heap grew by %d MiB, past the %d MiB that budgets of %d MiB together allow", grown>>20, most>>20, (records+threads)>>20)
+	}
+	runtime.KeepAlive(s)
 }
