@@ -267,6 +267,7 @@ func (s *Server) errorHandler(err error, c echo.Context) {
 // answer runs a request's handler and answers the error it returns, or the panic it
 // raises, unless its answer has begun. The error answer is noted in the journal.
 func (s *Server) answer(c echo.Context, next echo.HandlerFunc) {
+	defer s.bodies.release(c)
 	err := s.recovered(c, next)
 	if err == nil || c.Response().Committed {
 		return // a stream that broke off has already told its client what it could

@@ -449,6 +449,15 @@ func (s *Server) plan(ctx context.Context, sc *scenarios.Scenario, sreq *scenari
 // request's journal entry. Every body the journal shows is read here.
 func (s *Server) readBody(c echo.Context, limit int64) ([]byte, error) {
 	req := c.Request()
+	if err := s.bodies.admit(c, limit, bodyWait); err != nil {
+		if errors.Is(err, errNoRoom) {
+			return nil, s.noRoomError(c, bodyWait)
+		}
+		return nil, apiError(statusClientClosedRequest, "request_stopped", "the request stopped while its body waited for room: "+err.Error())
+	}
+	if c.Get(bodyRoomKey) != nil && s.cfg.BodyTimeout > 0 { // its time to arrive starts now
+		_ = http.NewResponseController(c.Response()).SetReadDeadline(time.Now().Add(s.cfg.BodyTimeout))
+	}
 	// The announced length is trusted up to the size of a large RunAgentInput: a client
 	// that announces more has to send it before more is allocated.
 	body, err := readAll(http.MaxBytesReader(c.Response(), req.Body, limit), min(req.ContentLength, maxJournaledBody), min(req.ContentLength, limit))

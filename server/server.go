@@ -37,6 +37,10 @@ type Config struct {
 	EventIDs     bool    // write an `id: <TYPE>_<timestamp>` line before each event
 	KeepAlive    time.Duration
 	MaxBodyBytes int64
+	// BodiesMaxBytes bounds the bytes of large request bodies (past 64 KiB) handled at
+	// once: one past it waits for room, up to 10 s, then gets 503 too_many_bodies. One
+	// body larger than the bound is handled alone. 0: no bound.
+	BodiesMaxBytes int64
 	// MaxHeaderBytes is the most bytes a request's line and headers may take; a request
 	// with more is answered 431 and its connection closed. AG-UI clients send a few
 	// kilobytes; 0 leaves net/http's 1 MiB.
@@ -154,6 +158,7 @@ type Server struct {
 	threads  *threads.Store
 	tests    *testctl.Control[JournalEntry] // what each test set up, and the journal
 	runs     *runRecords                    // the events of the latest runs
+	bodies   *bodyGate                      // room for the large bodies being handled
 	feed     feed.Feed[journalChange]       // the journal's changes, to GET /_mock/journal/stream
 	upstream upstream                       // plays, proxies or records each request
 	metrics  metricSet
@@ -192,6 +197,7 @@ func New(cfg Config, set *scenarios.Set) *Server {
 		threads:  threads.NewStore(cfg.Threads, time.Now),
 		upstream: newUpstream(cfg),
 		runs:     newRunRecords(cfg.JournalEvents, cfg.JournalMaxBytes, cfg.JournalSize),
+		bodies:   newBodyGate(cfg.BodiesMaxBytes),
 		idRNG:    rand.New(rand.NewPCG(seed, seed^0x5851f42d4c957f2d)),
 	}
 	s.root, s.stopRoot = context.WithCancelCause(context.Background())

@@ -179,16 +179,20 @@ func attacks() []attack {
 			log, _ := os.ReadFile(t.logPath)
 			return fmt.Sprintf("%s; log +%s; credential in the log: %v", statuses, mib(fileSize(t.logPath)-before), bytes.Contains(log, []byte(token))), err
 		}},
-		{"100 runs with 3 × 900 KiB headers", func(t *target) (string, error) {
+		{"100 runs with a 900 KiB header value", func(t *target) (string, error) {
+			before := fileSize(t.logPath)
 			pad := strings.Repeat("v", 900<<10)
-			statuses, err := runs(t, 100, 8, "/agui/chat", func(i int) string { return runBody(fmt.Sprintf("huge-%d", i), "hello") }, map[string]string{"Authorization": "Bearer " + pad, "X-Api-Key": pad, "X-Tenant": pad})
-			return statuses, err
+			statuses, err := runs(t, 100, 8, "/agui/chat", func(i int) string { return runBody(fmt.Sprintf("huge-%d", i), "hello") }, map[string]string{"X-Tenant": pad})
+			return fmt.Sprintf("%s; log +%s", statuses, mib(fileSize(t.logPath)-before)), err
 		}},
 		{"120 runs on new threads, an 8 MiB user message each", func(t *target) (string, error) {
 			return runs(t, 120, 4, "/agui/chat", func(i int) string { return runBody(fmt.Sprintf("big-%d", i), strings.Repeat("x", 8<<20)) }, nil)
 		}},
 		{"120 runs of the CopilotKit runtime on new threads, 8 MiB each", func(t *target) (string, error) {
 			return runs(t, 120, 4, "/copilotkit/agent/default/run", func(i int) string { return runBody(fmt.Sprintf("kept-%d", i), strings.Repeat("x", 8<<20)) }, nil)
+		}},
+		{"64 runs of 16 clients at once, an 8 MiB user message each", func(t *target) (string, error) {
+			return runs(t, 64, 16, "/agui/chat", func(i int) string { return runBody(fmt.Sprintf("many-%d", i), strings.Repeat("x", 8<<20)) }, nil)
 		}},
 		{"15 showcase runs echoing an 8 MiB message", func(t *target) (string, error) {
 			return runs(t, 15, 1, "/agui/chat", func(i int) string { return runBody(fmt.Sprintf("show-%d", i), "showcase "+strings.Repeat("x", 8<<20)) }, nil)

@@ -66,6 +66,7 @@ export type ErrorCode =
   | "scenario_failed"
   | "server_shutdown"
   | "thread_too_large"
+  | "too_many_bodies"
   | "too_many_streams"
   | "unauthorized"
   | "unknown_breakpoint"
