@@ -270,6 +270,7 @@ func post(url, body string, header map[string]string) (int, error) {
 // them, holds them 3 s, and counts how the server answered.
 func holdHeaders(t *target, n, size int) (string, error) {
 	host := strings.TrimPrefix(t.url, "http://")
+	request := []byte("GET /_mock/healthz HTTP/1.1\r\nHost: localhost\r\nX-Filler: " + strings.Repeat("f", size))
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	answers := map[string]int{}
@@ -283,7 +284,7 @@ func holdHeaders(t *target, n, size int) (string, error) {
 				return
 			}
 			defer conn.Close()
-			_, _ = fmt.Fprintf(conn, "GET /_mock/healthz HTTP/1.1\r\nHost: localhost\r\nX-Filler: %s", strings.Repeat("f", size))
+			_, _ = conn.Write(request)
 			_ = conn.SetReadDeadline(time.Now().Add(3 * time.Second))
 			line, err := bufio.NewReader(conn).ReadString('\n')
 			answer := strings.TrimSpace(line)

@@ -7,7 +7,8 @@
 // A connection counts as starting from its accept until its answer begins: the first
 // flush of its response, the connection taken over (hijacked), the response complete
 // (the connection goes idle) or closed, or an explicit Begun before a wait that comes
-// ahead of the answer. A keep-alive connection whose next request arrives counts again,
+// ahead of the answer — or net/http closing the connection's writing side after its
+// last answer, as it does after a 431. A keep-alive connection whose next request arrives counts again,
 // without waiting: only new connections wait. Connections are admitted in the order the
 // kernel queued them, so that they also start in that order.
 //
@@ -21,9 +22,11 @@ package admission
 import (
 	"bufio"
 	"context"
+	"errors"
 	"net"
 	"net/http"
 	"sync"
+	"syscall"
 	"time"
 )
 
@@ -96,7 +99,45 @@ func (l *listener) Accept() (net.Conn, error) {
 		}
 	})
 	g.tickets[c] = t
-	return c, nil
+	return &conn{Conn: c, ticket: t}, nil
+}
+
+// unwrapped is the connection Accept accepted, under the conn it returned.
+func unwrapped(c net.Conn) net.Conn {
+	if ac, ok := c.(*conn); ok {
+		return ac.Conn
+	}
+	return c
+}
+
+// conn is an accepted connection. net/http calls its CloseWrite once it has written
+// its last answer on a connection it is about to close — a 431 for headers past
+// http.Server.MaxHeaderBytes among them — before it waits half a second for the client
+// to read that answer; the answer is written, so the connection gives its place back
+// then, not after the wait.
+type conn struct {
+	net.Conn
+	ticket *ticket
+}
+
+// CloseWrite gives the connection's place back and shuts down its writing side.
+func (c *conn) CloseWrite() error {
+	g := c.ticket.gate
+	g.mu.Lock()
+	c.ticket.begun()
+	g.mu.Unlock()
+	if cw, ok := c.Conn.(interface{ CloseWrite() error }); ok {
+		return cw.CloseWrite()
+	}
+	return nil
+}
+
+// SyscallConn is the accepted connection's, for those that watch its descriptor.
+func (c *conn) SyscallConn() (syscall.RawConn, error) {
+	if sc, ok := c.Conn.(syscall.Conn); ok {
+		return sc.SyscallConn()
+	}
+	return nil, errors.ErrUnsupported
 }
 
 // Close closes the listener and wakes an Accept that waits for a slot.
@@ -120,6 +161,7 @@ func (g *Gate) release() {
 func (g *Gate) ConnState(c net.Conn, state http.ConnState) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
+	c = unwrapped(c)
 	t := g.tickets[c]
 	if t == nil {
 		return
@@ -157,7 +199,7 @@ type ticketKey struct{}
 // ticket (Begun).
 func (g *Gate) ConnContext(ctx context.Context, c net.Conn) context.Context {
 	g.mu.Lock()
-	t := g.tickets[c]
+	t := g.tickets[unwrapped(c)]
 	g.mu.Unlock()
 	if t == nil {
 		return ctx

@@ -101,7 +101,7 @@ func TestAcceptWaitsUntilAStartingConnectionBegins(t *testing.T) {
 					t.Fatal("a third connection was accepted while two were starting")
 				}
 				g.ConnState(first, begins)
-				if c, ok := accepted(waiting); !ok || c != third {
+				if c, ok := accepted(waiting); !ok || unwrapped(c) != third {
 					t.Fatalf("the third connection was not accepted, in turn, once the first became %s", begins)
 				}
 			})
@@ -307,6 +307,38 @@ func TestResumeDoesNotWaitForAConnectionThatHasNotCome(t *testing.T) {
 		q.connect(t)
 		if _, ok := accepted(waiting); !ok {
 			t.Fatal("the connection that came was not accepted")
+		}
+	})
+}
+
+// TestAConnectionWhoseWritingSideClosesHasBegun: net/http closes the writing side of a
+// connection once its last answer is written — after a 431 for headers too large, then
+// waits half a second for the client to read it — and the place is free from then on.
+func TestAConnectionWhoseWritingSideClosesHasBegun(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		q := newQueue()
+		g := New(1)
+		ln := g.Listener(q)
+		q.connect(t)
+		first, ok := accepted(accepting(t, ln))
+		if !ok {
+			t.Fatal("the first connection waits")
+		}
+		g.ConnState(first, http.StateActive) // its request is being read
+		q.connect(t)
+		waiting := accepting(t, ln)
+		if _, ok := accepted(waiting); ok {
+			t.Fatal("a second connection was accepted while the first was starting")
+		}
+		if err := first.(interface{ CloseWrite() error }).CloseWrite(); err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := accepted(waiting); !ok {
+			t.Fatal("the next connection waits while the first has written its last answer")
+		}
+		g.ConnState(first, http.StateClosed) // after net/http's wait: nothing more to give back
+		if g.starting != 1 {
+			t.Errorf("%d connections starting, want 1", g.starting)
 		}
 	})
 }
