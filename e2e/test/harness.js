@@ -7,6 +7,7 @@
 
 import { execFile, spawn } from 'node:child_process';
 import { accessSync, constants, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
@@ -229,4 +230,15 @@ export function useServer(args = [], options = {}) {
   before(async () => Object.assign(server, await startServer(args, options)));
   after(() => server.stop?.());
   return server;
+}
+
+/** A TCP port nothing listens on now. */
+export function freePort() {
+  return new Promise((resolve, reject) => {
+    const probe = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = probe.address();
+      probe.close(() => resolve(port));
+    });
+    probe.on('error', reject);
+  });
 }

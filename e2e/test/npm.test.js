@@ -8,14 +8,13 @@
 import assert from 'node:assert/strict';
 import { execFile, spawn } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { after, before, describe, test } from 'node:test';
 import { assertCleanRun, CLIENTS, Conversation } from './clients.js';
-import { makeTempDir, printedLine, REPO_ROOT } from './harness.js';
+import { freePort, makeTempDir, printedLine, REPO_ROOT } from './harness.js';
 
 const run = promisify(execFile);
 const VERSION = '0.0.0-e2e';
@@ -134,14 +133,3 @@ describe('the npm packages', { skip: !HOSTED && `no npm package is built for ${P
     });
   });
 });
-
-/** A TCP port nothing listens on now. */
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const probe = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = probe.address();
-      probe.close(() => resolve(port));
-    });
-    probe.on('error', reject);
-  });
-}

@@ -12,10 +12,9 @@ import assert from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { describe, test } from 'node:test';
 import { ADMIN, newTestId, runInput, TEST_ID_HEADER } from './admin.js';
-import { serverBinary } from './harness.js';
+import { freePort, serverBinary } from './harness.js';
 
 const KIT = '../../clients/playwright/dist/server.js';
 const { aguiMockServer } = await import(KIT).catch((err) => {
@@ -216,15 +215,4 @@ function psLines() {
     .split('\n')
     .filter((line) => line.trim() !== '')
     .map((line) => line.trim().split(' '));
-}
-
-/** A TCP port nothing listens on now. */
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const probe = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = probe.address();
-      probe.close(() => resolve(port));
-    });
-    probe.on('error', reject);
-  });
 }
