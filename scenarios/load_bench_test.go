@@ -86,24 +86,87 @@ func peakHeap(b *testing.B, f func()) float64 {
 // (bench/refusal.sh measures it through the binary).
 func BenchmarkRefuseFanOut(b *testing.B) {
 	src := Source{FS: fstest.MapFS{"d/fanout.yaml": {Data: fanOut(95_000)}}, Root: "d", Label: "d"}
-	refuse := func(b *testing.B, refused *Refusals) {
-		if _, err := LoadRemembering(context.Background(), Limits{}, refused, nil, src); err == nil {
+	refuse := func(b *testing.B, mem *Memory) {
+		if _, err := LoadRemembering(context.Background(), Limits{}, mem, nil, src); err == nil {
 			b.Fatal("the fan-out was not refused")
 		}
 	}
 	for _, remembered := range []bool{false, true} {
 		name := map[bool]string{false: "first", true: "remembered"}[remembered]
 		b.Run(name, func(b *testing.B) {
-			var refused *Refusals
+			var mem *Memory
 			if remembered {
-				refused = NewRefusals(1)
-				refuse(b, refused)
+				mem = NewMemory(1)
+				refuse(b, mem)
 			}
 			peak := 0.0
 			for b.Loop() {
-				peak = max(peak, peakHeap(b, func() { refuse(b, refused) }))
+				peak = max(peak, peakHeap(b, func() { refuse(b, mem) }))
 			}
 			b.ReportMetric(peak, "peak-heap-MiB")
+		})
+	}
+}
+
+// recordedSuite writes n scenario files as a suite grown by recording has them: 45 %
+// recordings (an anchored, quoted message, forwardedProps, recorded events) and 55 %
+// hand-written scenarios (an unanchored (?i) pattern with groups, templated steps),
+// each with one example that must select it.
+func recordedSuite(tb testing.TB, dir string, n int) {
+	tb.Helper()
+	for i := range n {
+		var body string
+		if i%20 < 9 {
+			body = fmt.Sprintf(`id: rec-%d
+match:
+  message: ^Search for ocean wave videos number %d$
+  forwardedProps: {scenario_name: video-mixcut}
+examples:
+  - {message: Search for ocean wave videos number %d, forwardedProps: {scenario_name: video-mixcut}}
+events:
+  - {delay: 12, type: RUN_STARTED, threadId: '{{ .threadId }}', runId: '{{ .runId }}'}
+  - {delay: 410, type: TEXT_MESSAGE_START, messageId: '{{ id "m1" }}', role: assistant}
+  - {delay: 31, type: TEXT_MESSAGE_CONTENT, messageId: '{{ id "m1" }}', delta: 'I found '}
+  - {delay: 31, type: TEXT_MESSAGE_CONTENT, messageId: '{{ id "m1" }}', delta: '%d videos.'}
+  - {delay: 8, type: TEXT_MESSAGE_END, messageId: '{{ id "m1" }}'}
+  - {delay: 3, type: RUN_FINISHED, threadId: '{{ .threadId }}', runId: '{{ .runId }}'}
+`, i, i, i, i)
+		} else {
+			body = fmt.Sprintf(`id: hand-%d
+match:
+  message: (?i)book (?:a|an) (?P<what>\w+) to (?P<city>\w+) for trip %d\b
+examples:
+  - {message: Please book a flight to Lisbon for trip %d tomorrow}
+steps:
+  - reasoning: Looking for a {{ .captures.what }}.
+  - text: Booked a {{ .captures.what }} to {{ .captures.city }} for {{ Name }}.
+  - tool: {name: book, args: {what: "{{ .captures.what }}"}, result: {ok: true}}
+`, i, i, i)
+		}
+		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("s%05d.yaml", i)), []byte(body), 0o644); err != nil {
+			tb.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkLoadRecordedSuite loads recorded-style suites of 1,000 and 5,000 files, each
+// scenario with an example the load checks. Target: 5,000 at most 6× the time of 1,000
+// (before the index the example check tried every scenario for every example: 18×).
+func BenchmarkLoadRecordedSuite(b *testing.B) {
+	for _, n := range []int{1000, 5000} {
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			dir := b.TempDir()
+			recordedSuite(b, dir, n)
+			src := Source{FS: os.DirFS(dir), Root: ".", Label: dir}
+			for b.Loop() {
+				set, err := Load(src)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if len(set.Scenarios()) != n {
+					b.Fatal(len(set.Scenarios()))
+				}
+			}
 		})
 	}
 }

@@ -104,8 +104,13 @@ func prefixOf(re *regexp.Regexp) literalPrefix {
 	return p
 }
 
-// admits reports whether text may match: it starts with the prefix.
+// admits reports whether text may match: it starts with the prefix. Under (?i) a
+// non-ASCII letter may match an ASCII one (the Kelvin sign k, the long s s), so a text
+// with non-ASCII bytes where the prefix would be is left to the pattern.
 func (p literalPrefix) admits(text string) bool {
+	if p.fold && !isASCII(text[:min(len(text), 3*len(p.text))]) {
+		return true
+	}
 	if len(text) < len(p.text) {
 		return p.text == ""
 	}
@@ -133,10 +138,8 @@ type Candidate struct {
 func (s *Set) Select(req *Request) (*Selection, []Candidate) {
 	msg, _ := req.Input.LastUserMessage()
 	text := msg.Text()
-	for _, sc := range s.scenarios {
-		if sc.Match.holds(req, text) {
-			return &Selection{Scenario: sc, Captures: sc.Match.captures(text)}, nil
-		}
+	if sc := s.index.first(s.scenarios, req, text); sc != nil {
+		return &Selection{Scenario: sc, Captures: sc.Match.captures(text)}, nil
 	}
 	// no match: now it is worth saying why each missed
 	return nil, s.nearest(req, func(*Scenario) bool { return true })
@@ -170,13 +173,12 @@ func (s *Set) nearest(req *Request, keep func(*Scenario) bool) []Candidate {
 // Force selects the scenario with the given id for a request, whatever it matches; its
 // captures are those of its message pattern when that matches.
 func (s *Set) Force(id string, req *Request) *Selection {
-	for _, sc := range s.scenarios {
-		if sc.ID == id {
-			captures, _ := sc.Match.test(req)
-			return &Selection{Scenario: sc, Captures: captures}
-		}
+	sc := s.byID[id]
+	if sc == nil {
+		return nil
 	}
-	return nil
+	captures, _ := sc.Match.test(req)
+	return &Selection{Scenario: sc, Captures: captures}
 }
 
 // criterion is one kind of match criterion: how many criteria of its kind a match gives,

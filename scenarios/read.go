@@ -47,9 +47,9 @@ func ReadFiles(src Source) ([]*Scenario, []Diagnostic) {
 	return readFiles(context.Background(), nil, src)
 }
 
-// readFiles is ReadFiles whose parsing stops when ctx is done, and that refuses the
-// files refused remembers without parsing them (nil: none).
-func readFiles(ctx context.Context, refused *Refusals, src Source) ([]*Scenario, []Diagnostic) {
+// readFiles is ReadFiles whose parsing stops when ctx is done, and that recalls what
+// the files mem remembers gave (nil: none).
+func readFiles(ctx context.Context, mem *Memory, src Source) ([]*Scenario, []Diagnostic) {
 	var files []string
 	var diags []Diagnostic
 	err := fs.WalkDir(src.FS, src.Root, func(p string, d fs.DirEntry, err error) error {
@@ -70,14 +70,11 @@ func readFiles(ctx context.Context, refused *Refusals, src Source) ([]*Scenario,
 	lists := make([][]*Scenario, len(files))
 	fileDiags := make([][]Diagnostic, len(files))
 	parallel(len(files), func(i int) {
-		name := display(src, files[i])
-		data, err := ReadFile(src.FS, files[i])
-		if err != nil {
-			fileDiags[i] = []Diagnostic{{File: name, Message: err.Error()}}
-			return
+		if ctx.Err() == nil {
+			lists[i], fileDiags[i] = mem.readFile(ctx, src.FS, files[i], display(src, files[i]))
 		}
-		lists[i], fileDiags[i] = refused.parseFile(ctx, name, data)
 	})
+
 	var all []*Scenario
 	for i := range files {
 		all = append(all, lists[i]...)

@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"reflect"
 	"strings"
@@ -40,10 +41,11 @@ func problems(t *testing.T, err error) []Diagnostic {
 func TestAnUnchangedRefusedFileIsRefusedAgainWithoutBeingParsed(t *testing.T) {
 	fanout := fanOut(95_000)
 	fsys := fstest.MapFS{"d/alpha.yaml": {Data: []byte("steps: [{text: v1}]\n")}, "d/fanout.yaml": {Data: fanout}}
-	r := NewRefusals(8)
+	mem := NewMemory(8)
+	r := mem.refused
 	parses := countParses(r)
 	load := func() error {
-		_, err := LoadRemembering(context.Background(), Limits{}, r, nil, Source{FS: fsys, Root: "d", Label: "d"})
+		_, err := LoadRemembering(context.Background(), Limits{}, mem, nil, Source{FS: fsys, Root: "d", Label: "d"})
 		return err
 	}
 
@@ -90,12 +92,20 @@ func TestAnUnchangedRefusedFileIsRefusedAgainWithoutBeingParsed(t *testing.T) {
 func TestWhatAStoppedLoadRefusedIsNotRemembered(t *testing.T) {
 	fsys := fstest.MapFS{"d/bad.yaml": {Data: []byte("steps: [{txt: x}]\n")}}
 	src := Source{FS: fsys, Root: "d", Label: "d"}
-	r := NewRefusals(8)
+	mem := NewMemory(8)
+	r := mem.refused
 	parses := countParses(r)
 	stopped, stop := context.WithCancel(context.Background())
-	stop()
-	LoadRemembering(stopped, Limits{}, r, nil, src)
-	_, err := LoadRemembering(context.Background(), Limits{}, r, nil, src)
+	count := r.parse
+	r.parse = func(ctx context.Context, file string, data []byte) ([]*Scenario, []Diagnostic) {
+		defer stop() // the load stops while the file is parsed
+		return count(ctx, file, data)
+	}
+	if _, err := LoadRemembering(stopped, Limits{}, mem, nil, src); !errors.Is(err, context.Canceled) {
+		t.Fatalf("the stopped load: %v", err)
+	}
+	r.parse = count
+	_, err := LoadRemembering(context.Background(), Limits{}, mem, nil, src)
 	if d := problems(t, err); len(d) != 1 || !strings.Contains(d[0].Message, `unknown key "txt"`) || parses("d/bad.yaml") != 2 {
 		t.Errorf("parsed %d times, refused with %v", parses("d/bad.yaml"), d)
 	}
@@ -109,9 +119,10 @@ func TestRefusalsAreBounded(t *testing.T) {
 	// more problems than a refusal keeps
 	fsys["d/many.yaml"] = &fstest.MapFile{Data: []byte("steps: [" + strings.Repeat("{txt: x}, ", maxRefusalProblems) + "{txt: x}]\n")}
 	src := Source{FS: fsys, Root: "d", Label: "d"}
-	r := NewRefusals(2)
+	mem := NewMemory(2)
+	r := mem.refused
 	parses := countParses(r)
-	_, err := LoadRemembering(context.Background(), Limits{}, r, nil, src)
+	_, err := LoadRemembering(context.Background(), Limits{}, mem, nil, src)
 	if len(problems(t, err)) != 3+maxRefusalProblems+1 || len(r.files) != 2 {
 		t.Fatalf("of three refused files %d are remembered, want 2", len(r.files))
 	}
@@ -120,7 +131,7 @@ func TestRefusalsAreBounded(t *testing.T) {
 			delete(fsys, "d/"+name)
 		}
 	}
-	LoadRemembering(context.Background(), Limits{}, r, nil, src)
+	LoadRemembering(context.Background(), Limits{}, mem, nil, src)
 	if total := parses("d/bad0.yaml") + parses("d/bad1.yaml") + parses("d/bad2.yaml"); total != 3 || parses("d/many.yaml") != 2 {
 		t.Errorf("parsed the files remembered again (%d parses in all, want 3); the file of many problems %d times, want 2", total, parses("d/many.yaml"))
 	}

@@ -36,7 +36,6 @@ type Scenario struct {
 	templates *template.Template
 	stepIDs   []string               // ids of the steps, nested ones included, in file order
 	plain     map[string][]plainPart // the templates that need no text/template
-	order     int                    // position in load order, the last tie-breaker
 	// fallback marks a scenario of a Fallback source (the built-in set): its examples may
 	// select the user's scenarios, which are meant to take its requests.
 	fallback bool

@@ -16,6 +16,11 @@ func DefaultRoutes() []string { return []string{"/", "/agui/chat"} }
 // Set is an immutable, validated collection of scenarios, ordered by precedence.
 type Set struct {
 	scenarios []*Scenario
+	index     *index // finds the scenarios that may match a request
+	byID      map[string]*Scenario
+	limits    Limits                     // of the dry runs
+	checks    map[*Scenario][]Diagnostic // what each scenario's dry runs found: warnings alone, in a valid set
+	examples  map[*Scenario][]exampleOutcome
 	threads   []*Scenario // the thread documents (Scenario.Thread)
 	routes    map[string]bool
 	agents    []string // the agents the scenarios name (match.agent), sorted
@@ -54,15 +59,22 @@ func LoadWith(ctx context.Context, limits Limits, extra []*Scenario, sources ...
 }
 
 // LoadRemembering is LoadWith for loads repeated over the same sources, as a server's
-// reloads are: the files a load refuses are remembered in refused, and a file unchanged
-// since is refused again without being parsed (see Refusals). A nil refused remembers
-// nothing.
-func LoadRemembering(ctx context.Context, limits Limits, refused *Refusals, extra []*Scenario, sources ...Source) (*Set, error) {
-	all, diags := gather(ctx, refused, extra, sources...)
+// reloads are: what a load read, parsed, dry-ran and checked is kept in mem, and the
+// next load reuses what has not changed since (see Memory). A nil mem keeps nothing.
+// When ctx is done the load stops and fails with ctx's cause.
+func LoadRemembering(ctx context.Context, limits Limits, mem *Memory, extra []*Scenario, sources ...Source) (*Set, error) {
+	all, diags := gather(ctx, mem, extra, sources...)
+	if ctx.Err() != nil {
+		return nil, fmt.Errorf("loading scenarios: %w", context.Cause(ctx))
+	}
 	if len(diags) > 0 {
 		return nil, &LoadError{Diagnostics: diags}
 	}
-	return NewSet(ctx, limits, all)
+	set, err := newSet(ctx, limits, all, mem.lastSet())
+	if err == nil {
+		mem.remember(set)
+	}
+	return set, err
 }
 
 // Gather reads every source (stopping when ctx is done) and returns the scenarios a set of them holds, with the
@@ -73,11 +85,11 @@ func Gather(ctx context.Context, extra []*Scenario, sources ...Source) ([]*Scena
 	return gather(ctx, nil, extra, sources...)
 }
 
-// gather is Gather that refuses the files refused remembers without parsing them, and
-// remembers those it refuses (nil: none).
-func gather(ctx context.Context, refused *Refusals, extra []*Scenario, sources ...Source) ([]*Scenario, []Diagnostic) {
-	refused.startLoad()
-	defer refused.endLoad()
+// gather is Gather that recalls, through mem, what the files it remembers gave (nil:
+// nothing).
+func gather(ctx context.Context, mem *Memory, extra []*Scenario, sources ...Source) ([]*Scenario, []Diagnostic) {
+	mem.startLoad()
+	defer mem.endLoad()
 	all := slices.Clone(extra)
 	var diags []Diagnostic
 	runtime := map[string]bool{}
@@ -87,12 +99,14 @@ func gather(ctx context.Context, refused *Refusals, extra []*Scenario, sources .
 	defined := maps.Clone(runtime)
 	var fallback []*Scenario
 	for _, src := range sources {
-		list, d := readFiles(ctx, refused, src)
+		list, d := readFiles(ctx, mem, src)
 		diags = append(diags, d...)
 		list = slices.DeleteFunc(list, func(sc *Scenario) bool { return slices.Contains(src.Omit, sc.ID) })
 		if src.Fallback {
 			for _, sc := range list {
-				sc.fallback = true
+				if !sc.fallback { // a scenario a memory recalls is marked already, and may be playing
+					sc.fallback = true
+				}
 			}
 			fallback = append(fallback, list...)
 			continue
@@ -118,7 +132,13 @@ func gather(ctx context.Context, refused *Refusals, extra []*Scenario, sources .
 // of another source: that scenario overrides it. Each scenario is dry-run within limits;
 // when ctx is done the dry runs stop and NewSet fails with ctx's cause.
 func NewSet(ctx context.Context, limits Limits, list []*Scenario) (*Set, error) {
-	set := &Set{routes: map[string]bool{}}
+	return newSet(ctx, limits, list, nil)
+}
+
+// newSet is NewSet that reuses what prev, a valid set, found of the scenarios both
+// hold: their dry runs, and the outcomes of their examples that cannot have changed.
+func newSet(ctx context.Context, limits Limits, list []*Scenario, prev *Set) (*Set, error) {
+	set := &Set{routes: map[string]bool{}, limits: limits}
 	for _, sc := range list {
 		if sc.Thread != nil {
 			set.threads = append(set.threads, sc)
@@ -126,10 +146,12 @@ func NewSet(ctx context.Context, limits Limits, list []*Scenario) (*Set, error) 
 			set.scenarios = append(set.scenarios, sc)
 		}
 	}
+	if prev != nil && prev.limits != limits {
+		prev = nil // the dry runs were within other limits
+	}
 	var diags []Diagnostic
 	seen := map[string]*Scenario{}
-	for i, sc := range set.scenarios {
-		sc.order = i
+	for _, sc := range set.scenarios {
 		if prev, dup := seen[sc.ID]; dup {
 			diags = append(diags, sc.diagnostic(fmt.Sprintf("scenario id %q is already used by %s", sc.ID, prev.Source), "give one of them an explicit id"))
 		}
@@ -141,17 +163,22 @@ func NewSet(ctx context.Context, limits Limits, list []*Scenario) (*Set, error) 
 		}
 		seen[doc.ID] = doc
 	}
+	set.checks = make(map[*Scenario][]Diagnostic, len(set.scenarios))
 	checks := make([][]Diagnostic, len(set.scenarios))
 	parallel(len(set.scenarios), func(i int) {
-		if ctx.Err() == nil {
-			checks[i] = set.scenarios[i].check(ctx, limits)
+		sc := set.scenarios[i]
+		if warnings, ok := prev.checked(sc); ok {
+			checks[i] = warnings
+		} else if ctx.Err() == nil {
+			checks[i] = sc.check(ctx, limits)
 		}
 	})
 	if ctx.Err() != nil {
 		return nil, fmt.Errorf("loading scenarios: %w", context.Cause(ctx))
 	}
 	var warnings []Diagnostic
-	for _, c := range checks {
+	for i, c := range checks {
+		set.checks[set.scenarios[i]] = c
 		for _, d := range c {
 			if d.Severity == Warning {
 				warnings = append(warnings, d)
@@ -174,27 +201,18 @@ func NewSet(ctx context.Context, limits Limits, list []*Scenario) (*Set, error) 
 		}
 	}
 	slices.Sort(set.agents)
+	// stable: of scenarios that precede each other in neither order, the one loaded first comes first
 	sort.SliceStable(set.scenarios, func(i, j int) bool { return precedes(set.scenarios[i], set.scenarios[j]) })
-	for _, sc := range set.scenarios {
-		for _, ex := range sc.Examples {
-			req, err := ex.request()
-			var sel *Selection
-			if err == nil {
-				sel, _ = set.Select(req)
-			}
-			switch {
-			case err != nil:
-				diags = append(diags, Diagnostic{File: ex.pos.File, Line: ex.pos.Line, Column: ex.pos.Column, Message: fmt.Sprintf("this example of scenario %s is not a run request a client can send: %v", sc.ID, err)})
-			case sel == nil:
-				diags = append(diags, Diagnostic{File: ex.pos.File, Line: ex.pos.Line, Column: ex.pos.Column, Message: fmt.Sprintf("this example of scenario %s matches no scenario", sc.ID),
-					Hint: ownMisses(sc, req, "")})
-			case sel.Scenario != sc && !(sc.fallback && !sel.Scenario.fallback): // the user's scenarios override fallback ones
-				diags = append(diags, Diagnostic{File: ex.pos.File, Line: ex.pos.Line, Column: ex.pos.Column,
-					Message: fmt.Sprintf("this example of scenario %s selects scenario %s (%s) instead", sc.ID, sel.Scenario.ID, sel.Scenario.Source),
-					Hint:    ownMisses(sc, req, "raise the priority or narrow the match of one of them")})
-			}
-		}
+	set.index = newIndex(set.scenarios)
+	set.byID = make(map[string]*Scenario, len(set.scenarios))
+	for _, sc := range slices.Backward(set.scenarios) { // the first of an id, as a scan finds it
+		set.byID[sc.ID] = sc
 	}
+	examples, err := set.checkExamples(ctx, prev)
+	if err != nil {
+		return nil, err
+	}
+	diags = append(diags, examples...)
 	diags = append(diags, set.checkThreads(ctx, limits)...)
 	if len(diags) > 0 {
 		return nil, &LoadError{Diagnostics: append(diags, warnings...)}
@@ -206,8 +224,8 @@ func NewSet(ctx context.Context, limits Limits, list []*Scenario) (*Set, error) 
 // precedes says whether scenario a is tried before b. The built-in scenarios are
 // defaults: every scenario of the user's sources comes before them, whatever its
 // priority, so that a request both match plays the user's. Within each group the higher
-// priority comes first, then the scenario with more match criteria, then the one loaded
-// first.
+// priority comes first, then the scenario with more match criteria; the set sorts
+// stably, so that of the rest the one loaded first comes first.
 func precedes(a, b *Scenario) bool {
 	if a.fallback != b.fallback {
 		return b.fallback
@@ -215,10 +233,7 @@ func precedes(a, b *Scenario) bool {
 	if a.Priority != b.Priority {
 		return a.Priority > b.Priority
 	}
-	if a.Match.Criteria() != b.Match.Criteria() {
-		return a.Match.Criteria() > b.Match.Criteria()
-	}
-	return a.order < b.order
+	return a.Match.Criteria() > b.Match.Criteria()
 }
 
 // Warnings are what the load-time check found that does not make the set invalid: what

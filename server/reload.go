@@ -28,13 +28,10 @@ type loadState struct {
 	status  LoadStatus
 	runtime []*scenarios.Scenario // added through the admin API, newest first
 	added   int                   // how many were ever added, to name them; guarded by mu
-	// refused remembers the files reloads refused, so that a reload refuses a file
-	// unchanged since without parsing it again.
-	refused *scenarios.Refusals
+	// memory is what loads keep for the next: a reload reads, parses and checks again
+	// only what changed since.
+	memory *scenarios.Memory
 }
-
-// refusedFiles is how many refused scenario files reloads remember.
-const refusedFiles = 64
 
 // Reload loads the scenario sources again, with the scenarios added at run time, and
 // swaps the set in if it is valid. If it is not, the server keeps serving the last good
@@ -60,7 +57,7 @@ func (s *Server) reloadLocked(ctx context.Context, runtime []*scenarios.Scenario
 		case <-ctx.Done():
 		}
 	}()
-	set, err := scenarios.LoadRemembering(ctx, s.cfg.TemplateLimits, s.load.refused, runtime, s.cfg.Sources...)
+	set, err := scenarios.LoadRemembering(ctx, s.cfg.TemplateLimits, s.load.memory, runtime, s.cfg.Sources...)
 	if ctx.Err() != nil {
 		return err // stopped, not rejected: the status stays as it was
 	}

@@ -69,6 +69,10 @@ type Config struct {
 	// scenario when scenarios are loaded; a field left 0 takes its default (see
 	// scenarios.DefaultLimits).
 	TemplateLimits scenarios.Limits
+	// Memory is what loading the set kept for the next load (scenarios.LoadRemembering):
+	// reloads go on with it and read, parse and check again only what changed. Nil:
+	// the first reload starts afresh.
+	Memory *scenarios.Memory
 	// RuntimePath is where the CopilotKit runtime's routes are served (runtime.go):
 	// copilotkit.DefaultBasePath by default; empty serves none.
 	RuntimePath string
@@ -203,7 +207,10 @@ func New(cfg Config, set *scenarios.Set) *Server {
 	s.root, s.stopRoot = context.WithCancelCause(context.Background())
 	s.tests = testctl.New(testctl.NewJournal(cfg.JournalSize, func(e *JournalEntry, seq int64) { e.Seq = seq }), s.threads)
 	s.set.Store(set)
-	s.load.refused = scenarios.NewRefusals(refusedFiles)
+	s.load.memory = cfg.Memory
+	if s.load.memory == nil {
+		s.load.memory = scenarios.NewMemory(scenarios.DefaultRefusals)
+	}
 	s.load.status = LoadStatus{Scenarios: len(set.Scenarios()), LoadedAt: time.Now(), Errors: []scenarios.Diagnostic{}}
 	s.logWarnings(set)
 	s.echo = s.routes()

@@ -203,7 +203,10 @@ func serve(ctx context.Context, o options, stdout, stderr io.Writer) error {
 		logger.Info("the built-in scenarios are left out, so that what your scenarios do not answer is recorded")
 	}
 	sources := setSources(own, builtin)
-	load := func() (*scenarios.Set, error) { return scenarios.LoadWith(ctx, o.templates, nil, sources...) }
+	memory := scenarios.NewMemory(scenarios.DefaultRefusals) // the reloads go on with what the first load read
+	load := func() (*scenarios.Set, error) {
+		return scenarios.LoadRemembering(ctx, o.templates, memory, nil, sources...)
+	}
 	var watch *watcher.Watcher
 	if len(dirs) > 0 && o.watch != watcher.ModeOff {
 		// started before the load, so no change between the two goes unnoticed
@@ -256,6 +259,7 @@ func serve(ctx context.Context, o options, stdout, stderr io.Writer) error {
 	cfg.MaxStarting = o.maxStart
 	cfg.Sources = sources
 	cfg.TemplateLimits = o.templates
+	cfg.Memory = memory
 	o.memory.apply(&cfg)
 	srv := server.New(cfg, set)
 
