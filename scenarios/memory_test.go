@@ -2,12 +2,14 @@ package scenarios
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io/fs"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"testing/fstest"
@@ -201,5 +203,19 @@ func TestAReloadReadsOnlyWhatChanged(t *testing.T) {
 	}
 	if opened := files.take(); len(opened) != 50 || opened["f07.yaml"] != 2 || parsesOnTheClock(filepath.Join(dir, "f07.yaml")) != 1 {
 		t.Errorf("files written within the margin: %d opened, f07.yaml %d times, parsed %d times; want 50, 2, 1", len(opened), opened["f07.yaml"], parsesOnTheClock(filepath.Join(dir, "f07.yaml")))
+	}
+}
+
+// TestTheExampleCheckStopsWithItsContext: a load stopped while it checks examples fails
+// with the stop's cause rather than going on through thousands of them.
+func TestTheExampleCheckStopsWithItsContext(t *testing.T) {
+	set, err := loadOne(t, "id: a\nmatch: {message: '^a$'}\nexamples: [{message: a}]\nsteps: [{text: hi}]\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	stopped, stop := context.WithCancelCause(context.Background())
+	stop(errors.New("SIGTERM"))
+	if _, err := set.checkExamples(stopped, nil); err == nil || !strings.Contains(err.Error(), "SIGTERM") {
+		t.Errorf("the stopped check: %v", err)
 	}
 }

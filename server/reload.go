@@ -57,9 +57,11 @@ func (s *Server) reloadLocked(ctx context.Context, runtime []*scenarios.Scenario
 		case <-ctx.Done():
 		}
 	}()
+	s.cfg.Logger.Debug("reloading scenarios")
 	set, err := scenarios.LoadRemembering(ctx, s.cfg.TemplateLimits, s.load.memory, runtime, s.cfg.Sources...)
-	if ctx.Err() != nil {
-		return err // stopped, not rejected: the status stays as it was
+	if ctx.Err() != nil { // stopped, not rejected: the status stays as it was
+		s.cfg.Logger.Info("scenario reload stopped; still serving the previous set", "why", context.Cause(ctx).Error())
+		return err
 	}
 	s.load.state.Lock()
 	defer s.load.state.Unlock()

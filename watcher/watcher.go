@@ -18,6 +18,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agui-mock/agui-mock/internal/filestamp"
 	"github.com/fsnotify/fsnotify"
 )
 
@@ -46,8 +47,13 @@ type Config struct {
 type Watcher struct {
 	cfg    Config
 	last   string
+	sums   *fingerprinter    // what the last rescans read of each file
 	events *fsnotify.Watcher // nil when polling
 }
+
+// ErrNewerChange is the cause of the context of a call of Run's onChange that a newer
+// change abandoned.
+var ErrNewerChange = errors.New("a newer change came")
 
 // New starts watching at once and fingerprints the tree, so that whatever changes after
 // New returns — even before Run — is reported. Load the files after calling New.
@@ -55,7 +61,7 @@ func New(cfg Config) (*Watcher, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
-	w := &Watcher{cfg: cfg}
+	w := &Watcher{cfg: cfg, sums: newFingerprinter()}
 	switch cfg.Mode {
 	case ModeOff, ModePoll:
 	case ModeAuto:
@@ -68,7 +74,7 @@ func New(cfg Config) (*Watcher, error) {
 	default:
 		return nil, fmt.Errorf("unknown watch mode %q (auto, poll or off)", cfg.Mode)
 	}
-	w.last = Fingerprint(cfg.Roots, cfg.Include)
+	w.last = w.sums.of(cfg.Roots, cfg.Include)
 	return w, nil
 }
 
@@ -80,13 +86,17 @@ func (w *Watcher) Close() {
 }
 
 // Run calls onChange, one call at a time, whenever the watched files change, until ctx
-// is done.
-func (w *Watcher) Run(ctx context.Context, onChange func()) {
+// is done. A call under way when the files change again is abandoned: its context is
+// cancelled with the cause ErrNewerChange, and the next call starts once it returns.
+// Run returns once the last call has.
+func (w *Watcher) Run(ctx context.Context, onChange func(context.Context)) {
+	calls := &latest{}
+	defer calls.stop()
 	rescan := func() {
-		fp := Fingerprint(w.cfg.Roots, w.cfg.Include)
+		fp := w.sums.of(w.cfg.Roots, w.cfg.Include)
 		if fp != w.last {
 			w.last = fp
-			onChange()
+			calls.start(ctx, onChange)
 		}
 	}
 	switch {
@@ -103,6 +113,35 @@ func (w *Watcher) Run(ctx context.Context, onChange func()) {
 			addTrees(w.events, w.cfg.Roots, w.cfg.Logger) // directories created meanwhile, a recreated root
 			rescan()
 		})
+	}
+}
+
+// latest runs one call at a time in its own goroutine, abandoning the one under way
+// for the next.
+type latest struct {
+	cancel context.CancelCauseFunc
+	done   chan struct{}
+}
+
+// start abandons the call under way, waits for it to return, and starts call.
+func (l *latest) start(ctx context.Context, call func(context.Context)) {
+	l.stop()
+	callCtx, cancel := context.WithCancelCause(ctx)
+	done := make(chan struct{})
+	l.cancel, l.done = cancel, done
+	go func() {
+		defer close(done)
+		defer cancel(nil)
+		call(callCtx)
+	}()
+}
+
+// stop abandons the call under way, if any, and waits for it to return.
+func (l *latest) stop() {
+	if l.cancel != nil {
+		l.cancel(ErrNewerChange)
+		<-l.done
+		l.cancel = nil
 	}
 }
 
@@ -220,7 +259,35 @@ func skipDir(name string) bool { return strings.HasPrefix(name, ".") || name == 
 // Unreadable files, and files that are not regular ones, count by name, so their
 // recovery is a change too.
 func Fingerprint(roots []string, include func(string) bool) string {
+	return newFingerprinter().of(roots, include)
+}
+
+// fingerprinter fingerprints a tree again and again, reading again only the files whose
+// stamp does not vouch that they are unchanged (internal/filestamp): a rescan of 5,000
+// files reads the one edited, not all of them.
+type fingerprinter struct {
+	files map[string]fileSum
+	// now and read are the clock and os.ReadFile; tests change them.
+	now  func() time.Time
+	read func(name string) ([]byte, error)
+}
+
+// newFingerprinter returns a fingerprinter that has read nothing yet.
+func newFingerprinter() *fingerprinter {
+	return &fingerprinter{files: map[string]fileSum{}, now: time.Now, read: os.ReadFile}
+}
+
+// fileSum is what a fingerprint read of one regular file.
+type fileSum struct {
+	read filestamp.Read
+	size int
+	sum  [sha256.Size]byte
+}
+
+// of is Fingerprint, remembering what it read for the next call.
+func (f *fingerprinter) of(roots []string, include func(string) bool) string {
 	h := sha256.New()
+	seen := make(map[string]fileSum, len(f.files))
 	for _, root := range roots {
 		var files []string
 		_ = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
@@ -239,22 +306,39 @@ func Fingerprint(roots []string, include func(string) bool) string {
 			return nil
 		})
 		sort.Strings(files)
-		for _, f := range files {
-			// Only regular files are read: opening a named pipe would wait for a writer.
-			var data []byte
-			info, err := os.Stat(f)
-			if err == nil && !info.Mode().IsRegular() {
-				err = fmt.Errorf("not a regular file (%s)", info.Mode().Type())
-			}
-			if err == nil {
-				data, err = os.ReadFile(f)
-			}
-			fmt.Fprintf(h, "%s\x00%d\x00", f, len(data))
+		for _, name := range files {
+			sum, err := f.sum(name)
 			if err != nil {
-				fmt.Fprintf(h, "unreadable: %v", err)
+				fmt.Fprintf(h, "%s\x00%d\x00unreadable: %v", name, 0, err)
+				continue
 			}
-			h.Write(data)
+			seen[name] = sum
+			fmt.Fprintf(h, "%s\x00%d\x00", name, sum.size)
+			h.Write(sum.sum[:])
 		}
 	}
+	f.files = seen
 	return hex.EncodeToString(h.Sum(nil))
+}
+
+// sum returns what a file holds, read again unless its stamp vouches for what was read
+// before. Only regular files are read: opening a named pipe would wait for a writer.
+func (f *fingerprinter) sum(name string) (fileSum, error) {
+	statAt := f.now()
+	info, err := os.Stat(name)
+	if err != nil {
+		return fileSum{}, err
+	}
+	if !info.Mode().IsRegular() {
+		return fileSum{}, fmt.Errorf("not a regular file (%s)", info.Mode().Type())
+	}
+	stamp := filestamp.Of(info)
+	if known, ok := f.files[name]; ok && known.read.Unchanged(stamp) {
+		return known, nil
+	}
+	data, err := f.read(name)
+	if err != nil {
+		return fileSum{}, err
+	}
+	return fileSum{read: filestamp.Read{Stamp: stamp, At: statAt}, size: len(data), sum: sha256.Sum256(data)}, nil
 }

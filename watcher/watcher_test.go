@@ -2,6 +2,7 @@ package watcher
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"log/slog"
 	"os"
@@ -130,5 +131,65 @@ func TestFingerprintDoesNotOpenNamedPipes(t *testing.T) {
 		}
 		<-done
 		t.Fatal("Fingerprint waits on a named pipe")
+	}
+}
+
+// TestANewerChangeAbandonsTheCallUnderWay: a reload still running when the files change
+// again is abandoned (its context cancelled with ErrNewerChange); calls never overlap.
+func TestANewerChangeAbandonsTheCallUnderWay(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var running, most int
+		var causes []error
+		reload := func(ctx context.Context) {
+			running++
+			most = max(most, running)
+			defer func() { running-- }()
+			select {
+			case <-ctx.Done(): // a reload of 5,000 files, stopped
+				causes = append(causes, context.Cause(ctx))
+			case <-time.After(10 * time.Second):
+				causes = append(causes, nil)
+			}
+		}
+		calls := &latest{}
+		calls.start(t.Context(), reload)
+		time.Sleep(time.Second)
+		calls.start(t.Context(), reload) // a newer edit, a second into the first reload
+		synctest.Wait()
+		time.Sleep(20 * time.Second)
+		calls.stop()
+		if most != 1 || len(causes) != 2 || causes[0] != ErrNewerChange || causes[1] != nil {
+			t.Errorf("at most %d calls at once; their ends: %v (want the first abandoned for the newer change, the second whole)", most, causes)
+		}
+	})
+}
+
+// TestARescanReadsOnlyWhatChanged: of a tree whose files were written long before they
+// were read, a rescan reads the one edited since, and still sees the edit.
+func TestARescanReadsOnlyWhatChanged(t *testing.T) {
+	dir := t.TempDir()
+	for i := range 20 {
+		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("f%02d.yaml", i)), []byte("steps: []\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f := newFingerprinter()
+	f.now = func() time.Time { return time.Now().Add(time.Hour) }
+	var read []string
+	f.read = func(name string) ([]byte, error) {
+		read = append(read, filepath.Base(name))
+		return os.ReadFile(name)
+	}
+	before := f.of([]string{dir}, nil)
+	read = nil
+	if err := os.WriteFile(filepath.Join(dir, "f07.yaml"), []byte("steps: [{}]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	after := f.of([]string{dir}, nil)
+	if after == before || len(read) != 1 || read[0] != "f07.yaml" {
+		t.Errorf("the rescan read %v; the fingerprint changed: %v", read, after != before)
+	}
+	if after != Fingerprint([]string{dir}, nil) {
+		t.Error("the remembering fingerprint differs from one read afresh")
 	}
 }

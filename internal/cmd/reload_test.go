@@ -367,3 +367,59 @@ func TestSigtermStopsALoadThatWouldNotEnd(t *testing.T) {
 		t.Error("the process still loads 5 s after SIGTERM")
 	}
 }
+
+// TestSigtermStopsAReloadUnderWay starts the real binary on a good scenario, saves a
+// file whose dry run would go on for an hour, and sends SIGTERM while the reload it
+// starts runs: the reload stops and the process exits cleanly, within its shutdown
+// timeout rather than after the reload.
+func TestSigtermStopsAReloadUnderWay(t *testing.T) {
+	bin := filepath.Join(t.TempDir(), "agui-mock")
+	if out, err := exec.Command("go", "build", "-o", bin, "../..").CombinedOutput(); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	dir := t.TempDir()
+	testkit.WriteFile(t, filepath.Join(dir, "alpha.yaml"), scenarioFile("one"))
+	cmd := exec.Command(bin, "--addr", "127.0.0.1:0", "--scenarios", dir, "--log-level", "debug", "--shutdown-timeout", "2s")
+	cmd.Env = append(os.Environ(), "AGUI_MOCK_TEMPLATE_TIME=1h", "AGUI_MOCK_TEMPLATE_ITERATIONS=9223372036854775807")
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	lines := bufio.NewScanner(stderr)
+	until := func(text string) {
+		t.Helper()
+		for lines.Scan() {
+			if strings.Contains(lines.Text(), text) {
+				return
+			}
+		}
+		t.Fatalf("the log ended before %q", text)
+	}
+	until("msg=ready")
+	testkit.WriteFile(t, filepath.Join(dir, "loop.yaml"), "steps:\n  - text: '{{ range 1000000000000000000 }}{{ end }}'\n")
+	until("reloading scenarios")
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	var rest strings.Builder
+	for lines.Scan() {
+		rest.WriteString(lines.Text() + "\n")
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	select {
+	case err := <-exited:
+		if err != nil {
+			t.Errorf("exit after SIGTERM: %v\n%s", err, rest.String())
+		}
+	case <-time.After(time.Minute): // a guard against a hang, far past the 2 s shutdown timeout
+		t.Fatalf("the process still runs a minute after SIGTERM\n%s", rest.String())
+	}
+	if !strings.Contains(rest.String(), "scenario reload stopped") {
+		t.Errorf("the log does not say the reload stopped:\n%s", rest.String())
+	}
+}

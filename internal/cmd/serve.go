@@ -281,7 +281,7 @@ func serve(ctx context.Context, o options, stdout, stderr io.Writer) error {
 	go func() {
 		defer close(watching)
 		if watch != nil {
-			watch.Run(watchCtx, func() { _ = srv.Reload(watchCtx) })
+			watch.Run(watchCtx, func(ctx context.Context) { _ = srv.Reload(ctx) })
 		}
 	}()
 	defer func() {
