@@ -6,11 +6,12 @@ import (
 )
 
 // exampleOutcome is what checking one example of a set found: the request it stands
-// for, the text of its last user message, and the scenario it selected.
+// for, the text of its last user message (and that text folded, see foldText), and the
+// scenario it selected.
 type exampleOutcome struct {
-	req      *Request
-	text     string
-	selected *Scenario
+	req          *Request
+	text, folded string
+	selected     *Scenario
 }
 
 // maxFreshScenarios is the most scenarios new to a set for which the outcomes of the
@@ -58,7 +59,7 @@ func (s *Set) checkExamples(ctx context.Context, prev *Set) ([]Diagnostic, error
 				continue
 			}
 			msg, _ := req.Input.LastUserMessage()
-			outcomes[i] = exampleOutcome{req: req, text: msg.Text()}
+			outcomes[i] = exampleOutcome{req: req, text: msg.Text(), folded: foldText(msg.Text())}
 			sel, _ := s.Select(req)
 			switch {
 			case sel == nil:
@@ -84,7 +85,7 @@ func (s *Set) stillSelects(o exampleOutcome, fresh []*Scenario) bool {
 		return false
 	}
 	for _, sc := range fresh {
-		if sc.Match.holds(o.req, o.text) {
+		if containsAll(o.folded, sc.Match.literals) && sc.Match.holds(o.req, o.text) {
 			return false
 		}
 	}

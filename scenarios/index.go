@@ -35,8 +35,8 @@ type index struct {
 	prefixLens []int
 	kinds      [256]bool
 	// literals are, by rank, the folded ASCII literals each scenario's message pattern
-	// requires, longest first: a text without one of them is rejected without running
-	// the pattern, which costs far more under (?i) with groups.
+	// requires (Match.literals), longest first: a text without one of them is rejected
+	// without running the pattern, which costs far more under (?i) with groups.
 	literals [][]string
 	bitsets  sync.Pool // of *[]uint64, a candidate bitset each
 }
@@ -67,7 +67,6 @@ func newIndex(list []*Scenario) *index {
 	x := &index{words: (len(list) + 63) / 64, keys: map[string][]int32{}, trigrams: map[uint32][]int32{}}
 	x.always = make([]uint64, x.words)
 	options := make([][]filing, len(list))
-	trigrams := make([][]uint32, len(list)) // each scenario's, once each
 	x.literals = make([][]string, len(list))
 	popular := map[string]int{}
 	popularTri := map[uint32]int{}
@@ -78,16 +77,15 @@ func newIndex(list []*Scenario) *index {
 				popular[k]++
 			}
 		}
-		x.literals[i] = requiredLiterals(sc.Match.Message)
-		trigrams[i] = trigramsOf(x.literals[i])
-		for _, t := range trigrams[i] {
+		x.literals[i] = sc.Match.literals
+		for _, t := range sc.Match.trigrams {
 			popularTri[t]++
 		}
 	}
-	for i := range list {
-		if len(trigrams[i]) > 0 {
-			best := trigrams[i][0]
-			for _, t := range trigrams[i][1:] {
+	for i, sc := range list {
+		if trigrams := sc.Match.trigrams; len(trigrams) > 0 {
+			best := trigrams[0]
+			for _, t := range trigrams[1:] {
 				if popularTri[t] < popularTri[best] {
 					best = t
 				}
@@ -231,7 +229,7 @@ func (x *index) first(list []*Scenario, req *Request, text string) *Scenario {
 			rank := w*64 + bits.TrailingZeros64(word)
 			if lits := x.literals[rank]; len(lits) > 0 {
 				if !isFolded {
-					folded, isFolded = foldASCII(foldSpecial(text)), true
+					folded, isFolded = foldText(text), true
 				}
 				if !containsAll(folded, lits) {
 					continue
@@ -244,6 +242,10 @@ func (x *index) first(list []*Scenario, req *Request, text string) *Scenario {
 	}
 	return nil
 }
+
+// foldText is a text as literals are matched against it: the letters (?i) folds to
+// ASCII ones replaced, ASCII letters in lower case.
+func foldText(text string) string { return foldASCII(foldSpecial(text)) }
 
 // containsAll reports whether text contains every literal.
 func containsAll(text string, literals []string) bool {

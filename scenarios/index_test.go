@@ -133,7 +133,7 @@ func randomRequest(r *rand.Rand) *Request {
 func TestIndexSelectsWhatALinearScanSelects(t *testing.T) {
 	r := rand.New(rand.NewPCG(44, 1))
 	matched := 0
-	for round := range 300 {
+	for round := range 150 {
 		var list []*Scenario
 		n := 1 + r.IntN(90)
 		for i := range n {
@@ -163,8 +163,8 @@ func TestIndexSelectsWhatALinearScanSelects(t *testing.T) {
 			}
 		}
 	}
-	if matched < 10000 {
-		t.Errorf("only %d of 60,000 random requests matched a scenario: the property says too little", matched)
+	if matched < 5000 {
+		t.Errorf("only %d of 30,000 random requests matched a scenario: the property says too little", matched)
 	}
 }
 

@@ -22,6 +22,8 @@ type Match struct {
 	Agents         []string       // of the CopilotKit runtime's routes: the run's agent is one of them
 	Message        *regexp.Regexp // searched in the last user message's text
 	prefix         literalPrefix  // what a matching text must start with, to reject cheaply
+	literals       []string       // what a matching text must contain, folded (requiredLiterals), to reject cheaply
+	trigrams       []uint32       // of the literals, each once: the keys the index may file the scenario under
 	System         *regexp.Regexp // searched in the latest system or developer message's text
 	ForwardedProps map[string]any // a subset the request's forwardedProps must contain
 	State          any            // a subset the request's state must contain

@@ -294,7 +294,8 @@ func (l *fileLoader) match(n *yaml.Node) Match {
 	if p.message != nil {
 		m.Message = l.regex(p.message)
 		if m.Message != nil {
-			m.prefix = prefixOf(m.Message)
+			m.prefix, m.literals = prefixOf(m.Message), requiredLiterals(m.Message)
+			m.trigrams = trigramsOf(m.literals)
 			for _, name := range m.Message.SubexpNames() {
 				if name != "" {
 					l.captureNames = append(l.captureNames, name)
