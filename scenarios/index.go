@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"maps"
 	"math/bits"
 	"regexp"
 	"regexp/syntax"
@@ -136,15 +137,15 @@ func filings(m *Match) []filing {
 		text := p.text[:min(len(p.text), maxPrefixKey)]
 		out = append(out, filing{keys: []string{string(kindPrefix) + foldASCII(text)}})
 	}
-	for name, v := range m.ForwardedProps {
-		if s, ok := v.(string); ok {
+	for _, name := range slices.Sorted(maps.Keys(m.ForwardedProps)) { // sorted: the same set is filed the same way each time
+		if s, ok := m.ForwardedProps[name].(string); ok {
 			out = append(out, filing{keys: []string{forwardedKey(name, s)}})
 		}
 	}
 	for _, name := range m.Tools {
 		out = append(out, filing{keys: []string{string(kindTool) + name}})
 	}
-	for name := range m.Headers {
+	for _, name := range slices.Sorted(maps.Keys(m.Headers)) {
 		out = append(out, filing{keys: []string{string(kindHeader) + strings.ToLower(name)}})
 	}
 	if len(m.Agents) > 0 {
