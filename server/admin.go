@@ -238,15 +238,6 @@ func (s *Server) reset(c echo.Context) error {
 	return c.NoContent(http.StatusNoContent)
 }
 
-func (s *Server) listJournal(c echo.Context) error {
-	q := c.QueryParams()
-	f := JournalFilter{TestID: q.Get("testId"), Path: q.Get("route"), ThreadID: q.Get("thread"), Scenario: q.Get("scenario")}
-	if f.TestID == "" {
-		f.TestID = c.Request().Header.Get(TestIDHeader)
-	}
-	return c.JSON(http.StatusOK, map[string]any{"entries": s.tests.Journal.List(f.TestID, f.matches)})
-}
-
 // forced is a scenario the next runs play: Times of them, or all while Times is 0.
 type forced struct {
 	Scenario string `json:"scenario"`

@@ -265,11 +265,11 @@ func (s *Server) getRun(c echo.Context) error {
 		return &httpError{status: http.StatusBadRequest, body: errorBody{Error: "invalid_input", Field: "seq",
 			Message: "a journal entry is named by its number (seq), 1 or more, got " + strconv.Quote(c.Param("seq"))}}
 	}
-	found := s.tests.Journal.List("", func(e JournalEntry) bool { return e.Seq == seq })
-	if len(found) == 0 {
+	entry, found := s.tests.Journal.Get(seq)
+	if !found {
 		return apiError(http.StatusNotFound, "unknown_entry", "the journal has no entry "+strconv.FormatInt(seq, 10)+": it was reset, or more requests came since (-journal-size)")
 	}
-	d := runDetail{Entry: found[0], Events: []eventAt{}, Pauses: []pauseAt{}, Interrupts: []map[string]any{}}
+	d := runDetail{Entry: entry, Events: []eventAt{}, Pauses: []pauseAt{}, Interrupts: []map[string]any{}}
 	rec, gone := s.runs.get(seq)
 	d.Gone = gone
 	if rec != nil {

@@ -1,6 +1,9 @@
 package testctl
 
-import "sync"
+import (
+	"sort"
+	"sync"
+)
 
 // Journal keeps the latest entries, up to a limit, in a ring: each under the test id of
 // its request, numbered in the order they were added.
@@ -13,7 +16,10 @@ type Journal[E any] struct {
 	start   int
 }
 
+// tagged is an entry with its test id and its number, which rise from the ring's start
+// to its end: a page starts where a binary search finds it.
 type tagged[E any] struct {
+	seq    int64
 	testID string
 	entry  E
 }
@@ -37,7 +43,7 @@ func (j *Journal[E]) Add(testID string, e E) int64 {
 		i = j.start // overwrite the oldest
 		j.start = (j.start + 1) % len(j.entries)
 	}
-	j.entries[i] = tagged[E]{testID: testID, entry: e}
+	j.entries[i] = tagged[E]{seq: j.seq, testID: testID, entry: e}
 	j.number(&j.entries[i].entry, j.seq) // numbered in place: a pointer to e would move it to the heap
 	return j.seq
 }
@@ -45,15 +51,45 @@ func (j *Journal[E]) Add(testID string, e E) int64 {
 // List returns, oldest first, the entries of a test (every test's when testID is "")
 // that keep accepts.
 func (j *Journal[E]) List(testID string, keep func(E) bool) []E {
+	out, _ := j.Page(testID, keep, 0, 0)
+	return out
+}
+
+// Page returns, oldest first, up to limit entries (every one with limit 0) numbered
+// after after, of a test (every test's when testID is ""), that keep accepts; and
+// whether more such entries follow the last of them. It finds the first entry after
+// after by a binary search and copies no entry past the page, so that a page costs its
+// own entries, not the journal's, besides the calls of keep that find the next one.
+func (j *Journal[E]) Page(testID string, keep func(E) bool, after int64, limit int) (page []E, more bool) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	out := []E{}
-	for _, t := range j.ordered() {
-		if (testID == "" || t.testID == testID) && keep(t.entry) {
-			out = append(out, t.entry)
+	n := len(j.entries)
+	at := func(i int) *tagged[E] { return &j.entries[(j.start+i)%n] } // the i-th oldest
+	page = []E{}
+	for i := sort.Search(n, func(i int) bool { return at(i).seq > after }); i < n; i++ {
+		t := at(i)
+		if (testID != "" && t.testID != testID) || !keep(t.entry) {
+			continue
 		}
+		if limit > 0 && len(page) == limit {
+			return page, true
+		}
+		page = append(page, t.entry)
 	}
-	return out
+	return page, false
+}
+
+// Get returns the entry numbered seq, and whether the journal still keeps it.
+func (j *Journal[E]) Get(seq int64) (E, bool) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	n := len(j.entries)
+	i := sort.Search(n, func(i int) bool { return j.entries[(j.start+i)%n].seq >= seq })
+	if i < n && j.entries[(j.start+i)%n].seq == seq {
+		return j.entries[(j.start+i)%n].entry, true
+	}
+	var none E
+	return none, false
 }
 
 // Reset forgets a test's entries (testID "" names the requests without one), or all of

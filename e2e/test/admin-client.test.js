@@ -16,6 +16,7 @@ const { AguiMockClient, AguiMockError } = await import(dist);
 const current = CLIENTS.find((c) => c.version === '1.0.0');
 const server = useServer();
 const guarded = useServer(['--admin-token', 'admin-secret']);
+const large = useServer(['--journal-size', '5000']);
 
 /** Sends one message as the client's test. */
 const send = (mock, message) => new Conversation(current, { url: server.url, headers: { 'X-Test-Id': mock.testId } }).send(message);
@@ -75,6 +76,31 @@ describe('@agui-mock/client', () => {
       return true;
     });
     await assert.rejects(mock.removeScenario('never-added'), (err) => err.status === 404);
+  });
+
+  test('journal() follows the pages of a journal larger than one: every entry, in order, and those after a seq', async () => {
+    const mock = new AguiMockClient(large.url, { testId: 'client-pages' });
+    const sent = 2100; // two full pages of 1000 and a third
+    for (let i = 0; i < sent; i += 100) {
+      await Promise.all(Array.from({ length: 100 }, (_, k) => fetch(`${large.url}/nowhere/${i + k}`, { headers: { 'X-Test-Id': mock.testId } }).then((r) => r.text())));
+    }
+    const reads = [];
+    const counting = new AguiMockClient(large.url, {
+      testId: mock.testId,
+      fetch: (url, init) => {
+        reads.push(new URL(url).search);
+        return fetch(url, init);
+      },
+    });
+    const entries = await counting.journal();
+    assert.equal(entries.length, sent);
+    assert.deepEqual(reads.length, 3, `read ${reads.join(' ')}`);
+    const seqs = entries.map((e) => e.seq);
+    assert.ok(seqs.every((seq, i) => i === 0 || seq > seqs[i - 1]), 'entries oldest first, each once');
+    assert.deepEqual(new Set(entries.map((e) => e.path)).size, sent);
+    const later = await mock.journal({ after: seqs[1999] });
+    assert.deepEqual(later.map((e) => e.seq), seqs.slice(2000));
+    assert.deepEqual((await mock.journal({ route: '/nowhere/7' })).map((e) => e.status), [404]);
   });
 
   test('sends the admin token when given one', async () => {

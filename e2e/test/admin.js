@@ -55,11 +55,16 @@ export async function adminOK(server, method, path, options, status = 200) {
   return answer.body;
 }
 
-/** The journal entries that match query ({route, thread, scenario, testId}), as testId sees them. */
+/** The journal entries that match query ({route, thread, scenario, testId}), as testId sees them: every page of them. */
 export async function journalEntries(server, query = {}, testId) {
   const params = new URLSearchParams(Object.entries(query).filter(([, v]) => v !== undefined));
-  const body = await adminOK(server, 'GET', `/journal?${params}`, { testId });
-  return body.entries;
+  const entries = [];
+  for (;;) {
+    const body = await adminOK(server, 'GET', `/journal?${params}`, { testId });
+    entries.push(...body.entries);
+    if (body.next === undefined) return entries;
+    params.set('after', String(body.next));
+  }
 }
 
 /**

@@ -405,6 +405,17 @@ describe('the inspector at /_mock/ui, in headless Chromium', () => {
     await page.keyboard.press('End');
     await page.keyboard.press('Home');
     await shot('runs-thousands');
+
+    // a page opened now reads them through GET /_mock/journal's pages of 1000, every one
+    const total = (await journalEntries(mock, {}, undefined)).length;
+    assert.ok(total > 3000, `${total} entries`);
+    const reads = [];
+    const onRequest = (req) => { if (new URL(req.url()).pathname === '/_mock/journal') reads.push(new URL(req.url()).search); };
+    page.on('request', onRequest);
+    await page.reload();
+    await page.waitForFunction((n) => document.querySelector('#run-count').textContent === `${n} of ${n}`, total, { timeout: 20_000 });
+    page.off('request', onRequest);
+    assert.equal(reads.length, Math.ceil(total / 1000), `the journal read in ${reads.join(' ')}`);
     assert.deepEqual(errors, []);
   });
 

@@ -96,8 +96,19 @@ function progress(p) {
   changed();
 }
 
+/** Reads the whole journal, following its pages (GET /_mock/journal answers 1000 entries at a time). */
+async function readJournal() {
+  const entries = [];
+  for (let after = 0; ;) {
+    const page = await admin('GET', `/journal?after=${after}`);
+    for (const e of page.entries) entries.push(e);
+    if (page.next === undefined) return entries;
+    after = page.next;
+  }
+}
+
 async function loadJournal() {
-  const { entries } = await admin('GET', '/journal');
+  const entries = await readJournal();
   const live = rows.filter((r) => r.live);
   rows.length = 0;
   byKey.clear();

@@ -123,6 +123,8 @@ export interface JournalQuery {
   route?: string;
   thread?: string;
   scenario?: string;
+  /** only the entries after this one (its seq): those the mock answered since */
+  after?: number;
 }
 
 /** Where a breakpoint pauses the next stream that reaches it: a step (by its id) or an event (by its index). */
@@ -227,11 +229,20 @@ export class AguiMockClient {
     return new Breakpoint(this, state.id);
   }
 
-  /** The requests of the test (of every test, without a test id) the mock answered. */
+  /**
+   * The requests of the test (of every test, without a test id) the mock answered, oldest
+   * first: every one the journal keeps, however many pages of GET /_mock/journal they take.
+   */
   async journal(query: JournalQuery = {}): Promise<JournalEntry[]> {
-    const params = new URLSearchParams(Object.entries(query).filter((kv): kv is [string, string] => kv[1] !== undefined));
-    const body = (await this.call("GET", `/journal?${params}`)) as { entries: JournalEntry[] };
-    return body.entries;
+    const params = new URLSearchParams();
+    for (const [name, value] of Object.entries(query)) if (value !== undefined) params.set(name, String(value));
+    const entries: JournalEntry[] = [];
+    for (;;) {
+      const page = (await this.call("GET", `/journal?${params}`)) as { entries: JournalEntry[]; next?: number };
+      entries.push(...page.entries);
+      if (page.next === undefined) return entries;
+      params.set("after", String(page.next));
+    }
   }
 
   /**

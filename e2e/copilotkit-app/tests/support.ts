@@ -307,10 +307,16 @@ export class MockAdmin {
     return this.call("DELETE", `/_mock/breakpoints/${id}`);
   }
 
-  /** The test's journal entries, optionally of one thread or route. */
+  /** The test's journal entries, optionally of one thread or route: every page of them. */
   async journal(filter: { thread?: string; route?: string } = {}): Promise<any[]> {
     const q = new URLSearchParams(Object.entries(filter).filter(([, v]) => v) as [string, string][]);
-    return (await this.ok("GET", `/_mock/journal?${q}`)).entries;
+    const entries: any[] = [];
+    for (;;) {
+      const page = await this.ok("GET", `/_mock/journal?${q}`);
+      entries.push(...page.entries);
+      if (page.next === undefined) return entries;
+      q.set("after", String(page.next));
+    }
   }
 }
 
