@@ -126,11 +126,15 @@ func DefaultConfig() Config {
 		JournalEvents:   200,
 		JournalMaxBytes: DefaultJournalMaxBytes,
 		MaxMessages:     10000,
-		MaxStreams:      20000,
+		MaxStreams:      DefaultMaxStreams,
 		MaxStarting:     128,
 		Logger:          slog.Default(),
 	}
 }
+
+// DefaultMaxStreams is the default of Config.MaxStreams: 20,000 streams. The command
+// takes it, or fewer when the process's descriptor limit leaves room for fewer.
+const DefaultMaxStreams = 20000
 
 // DefaultMaxHeaderBytes is the default of Config.MaxHeaderBytes: 64 KiB, sixteen times
 // what a browser sends with its cookies, and a sixteenth of net/http's default.

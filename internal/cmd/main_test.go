@@ -225,6 +225,8 @@ func badFlagValues(t *testing.T) []struct {
 		{"zero poll-interval", []string{"--poll-interval", "0s"}, nil, 1, "-poll-interval must be positive, got 0s"},
 		{"negative max-messages", []string{"--max-messages", "-1"}, nil, 1, "-max-messages must be 0 (no limit) or more, got -1"},
 		{"negative max-streams", []string{"--max-streams", "-5"}, nil, 1, "-max-streams must be 0 (no limit) or more, got -5"},
+		{"max-streams not a number", []string{"--max-streams", "many"}, nil, 2, `invalid value "many" for flag -max-streams: parse error`},
+		{"max-streams from the environment past an int", nil, map[string]string{"AGUI_MOCK_MAX_STREAMS": "99999999999999999999"}, 2, `AGUI_MOCK_MAX_STREAMS="99999999999999999999": value out of range`},
 		{"negative max-starting", []string{"--max-starting", "-1"}, nil, 1, "-max-starting must be 0 (no limit) or more, got -1"},
 		{"zero record-max-bytes", []string{"--record-max-bytes", "0"}, nil, 1, "-record-max-bytes must be a positive number of bytes, got 0"},
 		{"not an origin", []string{"--cors-origins", "not an origin"}, nil, 1, `-cors-origins must be "none" alone, "*", or origins such as http://localhost:3000`},

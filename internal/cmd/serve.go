@@ -65,7 +65,7 @@ type options struct {
 	journal    int
 	journalEvs int
 	maxMsgs    int
-	maxStreams int
+	maxStreams streamLimit
 	maxStart   int
 	templates  scenarios.Limits
 	memory     memoryLimits
@@ -137,7 +137,7 @@ func serveFlags(o *options, stderr io.Writer) *flag.FlagSet {
 	fs.IntVar(&o.journal, "journal-size", 1000, "requests the admin journal keeps")
 	fs.IntVar(&o.journalEvs, "journal-events", 200, "of how many of the latest runs the journal keeps every event, for the inspector at /_mock/ui (0: none)")
 	fs.IntVar(&o.maxMsgs, "max-messages", 10000, "most messages a run input may carry (0: no limit)")
-	fs.IntVar(&o.maxStreams, "max-streams", 20000, "most streams open at once; more get 503 with Retry-After (0: no limit)")
+	fs.Var(&o.maxStreams, "max-streams", fmt.Sprintf("at most `n` streams open at once; more get 503 with Retry-After (0: no limit; default: what the descriptor limit, ulimit -n, leaves room for after 256 or a tenth of it for files and other connections, up to %d; the start log says which)", server.DefaultMaxStreams))
 	fs.IntVar(&o.maxStart, "max-starting", 128, "most connections being accepted and answered at once, until their answers begin; more wait in the kernel's accept queue (0: no limit)")
 	fs.BoolVar(&o.dedupe, "dedupe", true, "a repeated first request updates its recording instead of adding a file")
 	fs.Int64Var(&o.recMaxSize, "record-max-bytes", recorder.DefaultMaxBytes, "most bytes of event JSON one run's recording keeps; a run past it (or past 100000 events) is relayed but not recorded")
@@ -255,7 +255,9 @@ func serve(ctx context.Context, o options, stdout, stderr io.Writer) error {
 	cfg.JournalSize = o.journal
 	cfg.JournalEvents = o.journalEvs
 	cfg.MaxMessages = o.maxMsgs
-	cfg.MaxStreams = o.maxStreams
+	limit, known := descriptorLimit()
+	streams, streamsWhy := maxStreams(o.maxStreams, limit, known, o.recordAll || o.recMissing)
+	cfg.MaxStreams = streams
 	cfg.MaxStarting = o.maxStart
 	cfg.Sources = sources
 	cfg.TemplateLimits = o.templates
@@ -288,7 +290,7 @@ func serve(ctx context.Context, o options, stdout, stderr io.Writer) error {
 		stopWatching()
 		<-watching
 	}()
-	logStarted(logger, set.Scenarios(), sources, o)
+	logStarted(logger, set.Scenarios(), sources, o, streamsWhy)
 	return srv.Serve(ctx, ln, o.shutdownIn)
 }
 
@@ -392,14 +394,15 @@ func (j jsonLines) Write(p []byte) (int, error) {
 }
 
 // logStarted logs that the server serves, as /_mock/readyz sees it: ready with
-// scenarios, and how many from where; not ready without any.
-func logStarted(logger *slog.Logger, loaded []*scenarios.Scenario, sources []scenarios.Source, o options) {
+// scenarios, and how many from where; not ready without any. streams says how many
+// streams it allows at once, and why (maxStreams).
+func logStarted(logger *slog.Logger, loaded []*scenarios.Scenario, sources []scenarios.Source, o options, streams string) {
 	seed := "none: every thread differs"
 	if o.seed != 0 {
 		seed = strconv.FormatUint(o.seed, 10)
 	}
 	n := len(loaded)
-	attrs := []any{"scenarios", n, "from", scenarioOrigins(loaded, sources), "seed", seed, "speed", o.speed, "strict", o.strict, "auth", o.authToken != "", "admin", adminGuard(o)}
+	attrs := []any{"scenarios", n, "from", scenarioOrigins(loaded, sources), "seed", seed, "speed", o.speed, "strict", o.strict, "auth", o.authToken != "", "admin", adminGuard(o), "maxStreams", streams}
 	if o.fixedTime != "" {
 		attrs = append(attrs, "fixedTime", o.fixedTime)
 	}
@@ -469,7 +472,7 @@ func checkServeFlags(o options) error {
 		flagCheck{"journal-size", o.journal, o.journal >= 1, "1 or more"},
 		flagCheck{"journal-events", o.journalEvs, o.journalEvs >= 0, "0 or more"},
 		flagCheck{"max-messages", o.maxMsgs, o.maxMsgs >= 0, "0 (no limit) or more"},
-		flagCheck{"max-streams", o.maxStreams, o.maxStreams >= 0, "0 (no limit) or more"},
+		flagCheck{"max-streams", o.maxStreams.n, o.maxStreams.n >= 0, "0 (no limit) or more"},
 		flagCheck{"max-starting", o.maxStart, o.maxStart >= 0, "0 (no limit) or more"},
 		flagCheck{"record-max-bytes", o.recMaxSize, o.recMaxSize > 0, "a positive number of bytes"},
 	)

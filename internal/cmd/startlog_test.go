@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -35,7 +36,9 @@ func TestStartupLogIsShortAndNamesTheInspector(t *testing.T) {
 	if len(lines) > 3 {
 		t.Errorf("%d lines at start, want at most 3:\n%s", len(lines), log)
 	}
-	for _, want := range []string{"inspector=" + url + "/_mock/ui", `from="examples: `, ", builtin: "} {
+	limit, known := descriptorLimit()
+	_, streams := maxStreams(streamLimit{}, limit, known, false)
+	for _, want := range []string{"inspector=" + url + "/_mock/ui", `from="examples: `, ", builtin: ", "maxStreams=" + strconv.Quote(streams)} {
 		if !strings.Contains(log, want) {
 			t.Errorf("the start-up log lacks %q:\n%s", want, log)
 		}
