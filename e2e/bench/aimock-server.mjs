@@ -1,7 +1,8 @@
-// Serves the comparison's four workloads from CopilotKit's AGUIMock (the peer tool),
+// Serves the comparison's workloads from CopilotKit's AGUIMock (the peer tool),
 // with the same events and gaps as bench/scenarios: one streamed text message of 500
-// events without delay (burst), of 204 (burst204), of 5 (short), of 20 events 50 ms apart (gap), and of
-// 20 events a second apart (hold).
+// events without delay (burst), of 204 (burst204), of 5 (short), of 7 (short7: its three
+// deltas are those of short7.yaml's text by agui-mock's default chunking), of 20 events
+// 50 ms apart (gap), and of 20 events a second apart (hold).
 // Prints its URL, then serves until killed.
 import { AGUIMock } from '@copilotkit/aimock';
 
@@ -17,6 +18,7 @@ const text = (n) => [
 mock.onRun(/^burst$/, text(496), 0);
 mock.onRun(/^burst204$/, text(200), 0);
 mock.onRun(/^short$/, text(1), 0);
+mock.onRun(/^short7$/, text(3).map((e) => (e.delta === 'w2 ' ? { ...e, delta: 'w2' } : e)), 0);
 mock.onRun(/^gap$/, text(16), 50);
 mock.onRun(/^hold$/, text(16), 1000);
 const url = await mock.start();
