@@ -211,7 +211,7 @@ type Listed struct {
 func (s *Store) List(testID, agent string) []Listed {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.dropExpired()
+	s.dropExpired(s.now())
 	var out []Listed
 	for key, t := range s.threads {
 		if key.Test != testID || t.kept == nil || len(t.kept.runs) == 0 || (agent != "" && t.kept.agent != agent) {
@@ -284,7 +284,7 @@ func (s *Store) Seed(key Key, seed Seed) error {
 		return &SeedError{RunID: t.active.runID}
 	}
 	if t == nil {
-		s.evict()
+		s.evict(s.now())
 		t = &Thread{key: key}
 		t.elem = s.lru.PushFront(t)
 		s.threads[key] = t

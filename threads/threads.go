@@ -88,9 +88,19 @@ type activeRun struct {
 	runID    string
 	scenario string
 	cancel   context.CancelCauseFunc
-	done     chan struct{} // closed when the run's stream has ended
-	ending   string        // how the stream ended after a cancel, as the client got it
-	live     *Live         // its events as it sends them, when the thread keeps them
+	// done is closed when the run's stream has ended; it is made when a cancel waits for
+	// that (Cancel), which most runs never meet. Guarded by the store's lock.
+	done   chan struct{}
+	ending string // how the stream ended after a cancel, as the client got it
+	live   *Live  // its events as it sends them, when the thread keeps them
+}
+
+// ended closes done, if a cancel made it: a cancel finds no run once its thread's active
+// run is gone, so none makes it later. The caller holds the store's lock.
+func (a *activeRun) ended() {
+	if a.done != nil {
+		close(a.done)
+	}
 }
 
 // Store holds the threads.
@@ -138,8 +148,11 @@ func (s *Store) forget(t *Thread) {
 }
 
 // touch marks a thread used now. The caller holds s.mu.
-func (s *Store) touch(t *Thread) {
-	t.lastUsed = s.now()
+func (s *Store) touch(t *Thread) { s.touchAt(t, s.now()) }
+
+// touchAt marks a thread used at now, read by the caller. The caller holds s.mu.
+func (s *Store) touchAt(t *Thread, now time.Time) {
+	t.lastUsed = now
 	s.lru.MoveToFront(t.elem)
 }
 
@@ -155,7 +168,8 @@ func (e *BusyError) Error() string {
 type Run struct {
 	store   *Store
 	thread  *Thread
-	active  *activeRun
+	active  *activeRun // &own: the thread's active run while this one streams
+	own     activeRun
 	record  int
 	created bool   // this run's request created the thread
 	turn    int    // runs the thread started before this one
@@ -168,10 +182,15 @@ type Run struct {
 func (s *Store) Begin(key Key, runID string, cancel context.CancelCauseFunc) (*Run, *scenarios.Cursor, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	t := s.find(key)
+	now := s.now() // one reading for the expiry, the eviction and the use
+	t := s.threads[key]
+	if t != nil && s.expired(t, now) { // as find
+		s.forget(t)
+		t = nil
+	}
 	created := t == nil
 	if created {
-		s.evict()
+		s.evict(now)
 		t = &Thread{key: key}
 		t.elem = s.lru.PushFront(t)
 		s.threads[key] = t
@@ -179,9 +198,11 @@ func (s *Store) Begin(key Key, runID string, cancel context.CancelCauseFunc) (*R
 	if t.active != nil {
 		return nil, nil, &BusyError{RunID: t.active.runID}
 	}
-	s.touch(t)
-	t.active = &activeRun{runID: runID, cancel: cancel, done: make(chan struct{})}
-	return &Run{store: s, thread: t, active: t.active, record: -1, created: created, turn: t.started, next: t.next}, t.cursor, nil
+	s.touchAt(t, now)
+	r := &Run{store: s, thread: t, own: activeRun{runID: runID, cancel: cancel}, record: -1, created: created, turn: t.started, next: t.next}
+	r.active = &r.own
+	t.active = r.active
+	return r, t.cursor, nil
 }
 
 // Turn returns how many runs the thread started before this one: 0 for the first.
@@ -218,7 +239,7 @@ func (r *Run) Release() {
 	if r.created {
 		r.store.forget(r.thread)
 	}
-	close(r.active.done)
+	r.active.ended()
 }
 
 // AddInput merges the run input's messages and state into the thread.
@@ -268,19 +289,20 @@ func (r *Run) Finish(outcome protocol.Outcome, next *scenarios.Cursor) {
 	t := r.thread
 	t.cursor = next
 	t.active = nil
-	r.store.touch(t)
+	now := r.store.now()
+	r.store.touchAt(t, now)
 	if live := r.active.live; live != nil {
 		r.store.keptRuns++
-		t.kept.add(r.active.runID, live.end(), r.store.now(), r.store.keptRuns, r.store.limits.MaxRuns)
+		t.kept.add(r.active.runID, live.end(), now, r.store.keptRuns, r.store.limits.MaxRuns)
 	}
 	t.freeze()
 	if i := r.recordIndex(); i >= 0 {
 		t.runs[i].Outcome, t.runs[i].Awaiting = outcome, next.Awaiting()
-		t.runs[i].Ended = r.store.now()
+		t.runs[i].Ended = now
 	}
 	r.store.settle(t)
 	r.store.shedBytes(t)
-	close(r.active.done)
+	r.active.ended()
 }
 
 // conversation returns the thread's conversation, thawed if it was frozen. The caller
@@ -386,9 +408,13 @@ func (s *Store) Cancel(key Key, cause error, runID string, wait time.Duration) C
 		return Cancellation{Known: true}
 	}
 	a.cancel(cause)
+	if a.done == nil {
+		a.done = make(chan struct{})
+	}
+	done := a.done
 	s.mu.Unlock()
 	select {
-	case <-a.done:
+	case <-done:
 	case <-time.After(wait):
 	}
 	s.mu.Lock()
@@ -415,15 +441,15 @@ func (s *Store) Reset(testID string, all bool) {
 func (s *Store) Len() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.dropExpired()
+	s.dropExpired(s.now())
 	return len(s.threads)
 }
 
-// evict makes room for one more thread: it forgets threads idle past the TTL and, past
+// evict makes room for one more thread at now: it forgets threads idle past the TTL and, past
 // the count limit, the least recently used ones. A thread with a run streaming is never
 // forgotten. The caller holds s.mu.
-func (s *Store) evict() {
-	s.dropExpired()
+func (s *Store) evict(now time.Time) {
+	s.dropExpired(now)
 	for e := s.lru.Back(); e != nil && len(s.threads) >= s.limits.MaxThreads; {
 		t := e.Value.(*Thread)
 		prev := e.Prev()
@@ -434,9 +460,8 @@ func (s *Store) evict() {
 	}
 }
 
-// dropExpired forgets the threads idle past the TTL. The caller holds s.mu.
-func (s *Store) dropExpired() {
-	now := s.now()
+// dropExpired forgets the threads idle past the TTL at now. The caller holds s.mu.
+func (s *Store) dropExpired(now time.Time) {
 	for e := s.lru.Back(); e != nil; {
 		t := e.Value.(*Thread)
 		prev := e.Prev()
