@@ -78,7 +78,7 @@ func (d *fastDecoder) value(depth int) (any, bool) {
 		if !ok {
 			return nil, false
 		}
-		return s, true
+		return boxed(s), true
 	case c == '-' || ('0' <= c && c <= '9'):
 		return d.number()
 	case c == 't':
@@ -89,6 +89,28 @@ func (d *fastDecoder) value(depth int) (any, bool) {
 		return nil, d.literal("null")
 	}
 	return nil, false
+}
+
+// boxed is s as a value. The strings every message of a run input repeats, its role
+// among them, box as constants, which costs no allocation, and keep nothing of the body.
+func boxed(s string) any {
+	switch s {
+	case "user":
+		return "user"
+	case "assistant":
+		return "assistant"
+	case "tool":
+		return "tool"
+	case "system":
+		return "system"
+	case "developer":
+		return "developer"
+	case "function":
+		return "function"
+	case "text":
+		return "text"
+	}
+	return s
 }
 
 func (d *fastDecoder) literal(word string) bool {

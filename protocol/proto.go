@@ -349,12 +349,12 @@ func camelToSnake(s string) string {
 // AcceptsProto reports whether an Accept header lists the protobuf transport's media
 // type (with a quality above 0), as @ag-ui/encoder decides to answer in it.
 func AcceptsProto(accept string) bool {
-	for _, item := range strings.Split(accept, ",") {
+	for item := range strings.SplitSeq(accept, ",") { // no list made: it runs on every request
 		mt, params, _ := strings.Cut(item, ";")
 		if !strings.EqualFold(strings.TrimSpace(mt), ProtoContentType) {
 			continue
 		}
-		for _, p := range strings.Split(params, ";") {
+		for p := range strings.SplitSeq(params, ";") {
 			name, value, _ := strings.Cut(strings.TrimSpace(p), "=")
 			if strings.EqualFold(name, "q") {
 				if q, err := strconv.ParseFloat(strings.TrimSpace(value), 64); err == nil && q <= 0 {

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"regexp"
 	"strings"
+	"sync/atomic"
 
 	"github.com/labstack/echo/v4"
 )
@@ -33,6 +34,9 @@ type hostPolicy struct {
 	anyHost bool
 	names   []string // allowed names, lower case, without a trailing dot
 	domains []string // ".example.com" for *.example.com
+	// allowed is the Host header last allowed: a client sends the same one on every
+	// request, and it is parsed once, not per request.
+	allowed atomic.Pointer[string]
 }
 
 // newHostPolicy returns the policy that also allows the given names and patterns,
@@ -83,7 +87,11 @@ func (p *hostPolicy) allows(host string) bool {
 func (p *hostPolicy) middleware(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		host := c.Request().Host
+		if last := p.allowed.Load(); last != nil && *last == host {
+			return next(c)
+		}
 		if p.allows(host) {
+			p.allowed.Store(&host)
 			return next(c)
 		}
 		return refuse(p.logger, c, apiError(http.StatusForbidden, "forbidden_host", fmt.Sprintf(

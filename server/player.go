@@ -71,8 +71,8 @@ func (p *player) play(ctx context.Context, park func(due time.Time) bool) (outco
 			return p.stop(err), false
 		}
 	}
-	p.w.begin()
 	p.start = time.Now()
+	p.w.begin(p.server.dates.at(p.start))
 	if p.rec != nil {
 		p.rec.started = p.start
 	}

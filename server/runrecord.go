@@ -74,6 +74,9 @@ type runRecords struct {
 	gone      map[int64]string
 	goneOrder []int64
 	remember  int
+	// why records go past the count and past the byte budget: said once, for every
+	// record that goes
+	pastLimit, pastBytes string
 }
 
 // keptRecord is a run's record in the list, under its entry's number.
@@ -90,8 +93,11 @@ const DefaultJournalMaxBytes = 32 << 20
 // newRunRecords keeps the records of up to limit runs within maxBytes, and why those of
 // the last remember runs went.
 func newRunRecords(limit int, maxBytes int64, remember int) *runRecords {
-	return &runRecords{limit: max(limit, 0), maxBytes: max(maxBytes, 0), bySeq: map[int64]*list.Element{}, lru: list.New(),
+	r := &runRecords{limit: max(limit, 0), maxBytes: max(maxBytes, 0), bySeq: map[int64]*list.Element{}, lru: list.New(),
 		gone: map[int64]string{}, remember: max(remember, 1)}
+	r.pastLimit = fmt.Sprintf("the journal keeps the events of the latest %d runs (--journal-events)", r.limit)
+	r.pastBytes = fmt.Sprintf("the journal's run records keep at most %d bytes together (--journal-max-bytes), and runs played or viewed since took their place", r.maxBytes)
+	return r
 }
 
 // recordShare is the part of the byte budget one run's record may take, so that one
@@ -132,10 +138,10 @@ func (r *runRecords) put(seq int64, rec *runRecord) {
 	r.bySeq[seq] = r.lru.PushBack(&keptRecord{seq: seq, rec: rec})
 	r.bytes += rec.bytes
 	for r.lru.Len() > r.limit {
-		r.evict(fmt.Sprintf("the journal keeps the events of the latest %d runs (--journal-events)", r.limit))
+		r.evict(r.pastLimit)
 	}
 	for r.maxBytes > 0 && r.bytes > r.maxBytes {
-		r.evict(fmt.Sprintf("the journal's run records keep at most %d bytes together (--journal-max-bytes), and runs played or viewed since took their place", r.maxBytes))
+		r.evict(r.pastBytes)
 	}
 }
 

@@ -41,7 +41,8 @@ func (s *Server) runtimeRoutes(e *echo.Echo) {
 // underRuntime reports whether a path is the runtime's base path or under it.
 func (s *Server) underRuntime(path string) bool {
 	base := s.cfg.RuntimePath
-	return base != "" && (path == base || strings.HasPrefix(path, base+"/"))
+	// base and a slash, without making the string of both on every request
+	return base != "" && strings.HasPrefix(path, base) && (len(path) == len(base) || path[len(base)] == '/')
 }
 
 // runtimeListedOnly reports whether a path of the runtime's routes reads or changes a

@@ -47,7 +47,7 @@ func (s *Server) runtimeConnect(c echo.Context, route copilotkit.Route) error {
 	defer s.streams.Add(-1)
 	var w eventWriter
 	w.reset(c.Response(), protocol.SSEEncoder{}, s.cfg.WriteTimeout, true, nil)
-	w.begin()
+	w.begin(nil)
 	peer := protocol.PeerFor(in.ProtocolVersion)
 	sent := 0
 	defer func() { note(c, func(e *JournalEntry) { e.Events = sent }) }()

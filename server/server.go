@@ -182,6 +182,8 @@ type Server struct {
 	parked   sync.WaitGroup // streams taken over from net/http, until they end
 	// runStates lends the state of streams that never wait.
 	runStates runStates
+	// dates is the Date header of the streams begun this second.
+	dates httpDates
 
 	// seed is Config.Seed, or a random one when it is 0.
 	seed  uint64

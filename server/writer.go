@@ -3,6 +3,7 @@ package server
 import (
 	"net/http"
 	"slices"
+	"sync/atomic"
 	"time"
 
 	"github.com/agui-mock/agui-mock/internal/sse"
@@ -59,11 +60,36 @@ func (e *eventWriter) reset(w http.ResponseWriter, enc protocol.Encoder, writeTi
 	}
 }
 
-// begin starts the stream. Its headers wait for the first flush: they go out with the
+// begin starts the stream, dated date (a Date header's value; nil: net/http dates it
+// as it writes the headers). Its headers wait for the first flush: they go out with the
 // first events if those are due at once, or alone before the first wait.
-func (e *eventWriter) begin() {
+func (e *eventWriter) begin(date []string) {
+	if date != nil {
+		e.response.Header()["Date"] = date
+	}
 	e.response.Begin(e.enc.ContentType())
 	e.pending = true
+}
+
+// httpDates makes the Date header of responses once a second, instead of net/http
+// formatting it for every response.
+type httpDates struct{ current atomic.Pointer[httpDate] }
+
+// httpDate is the Date header's value during one second.
+type httpDate struct {
+	second int64
+	value  []string // read only: net/http writes it, and copies it with the header
+}
+
+// at returns the Date header's value at now.
+func (d *httpDates) at(now time.Time) []string {
+	second := now.Unix()
+	if cur := d.current.Load(); cur != nil && cur.second == second {
+		return cur.value
+	}
+	date := &httpDate{second: second, value: []string{now.UTC().Format(http.TimeFormat)}}
+	d.current.Store(date)
+	return date.value
 }
 
 // takeOver goes on writing the stream on conn, taken over from net/http after a flush,

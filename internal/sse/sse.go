@@ -44,6 +44,9 @@ func (w *Writer) Begin(contentType string) {
 	w.w.WriteHeader(http.StatusOK)
 }
 
+// Header returns the response's header, to add to before Begin.
+func (w *Writer) Header() http.Header { return w.w.Header() }
+
 // Write writes b, one or more whole or partial frames, to the response's buffer.
 func (w *Writer) Write(b []byte) (int, error) {
 	// The deadline is renewed when less than half of it is left, not before every write:
