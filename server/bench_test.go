@@ -5,10 +5,12 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
@@ -17,6 +19,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agui-mock/agui-mock/internal/logline"
 	"github.com/agui-mock/agui-mock/scenarios"
 )
 
@@ -184,12 +187,33 @@ func BenchmarkShortRunOverHTTP(b *testing.B) { benchRunsOverHTTP(b, "short") }
 // an event.
 func BenchmarkBurstOverHTTP(b *testing.B) { benchRunsOverHTTP(b, "burst") }
 
-// benchRunsOverHTTP plays the runs of bench/scenarios whose message is message.
-func benchRunsOverHTTP(b *testing.B, message string) {
+// BenchmarkShortRunAtDefaults is BenchmarkShortRunOverHTTP as `agui-mock serve
+// --scenarios bench/scenarios` plays bench/shortrun.sh's runs: seven events, the
+// built-in scenarios loaded after the bench's, no seed, and each run's line of the text
+// log written to a file.
+func BenchmarkShortRunAtDefaults(b *testing.B) {
+	log, err := os.Create(filepath.Join(b.TempDir(), "log"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer log.Close()
+	benchRunsOverHTTP(b, "short7", func(c *Config) {
+		c.Speed, c.Seed = 1, 0
+		c.Sources = append(c.Sources, scenarios.Builtin())
+		c.Logger = slog.New(logline.NewText(log, nil))
+	})
+}
+
+// benchRunsOverHTTP plays the runs of bench/scenarios whose message is message, on a
+// server at speed 0 that configure, if not nil, configures further.
+func benchRunsOverHTTP(b *testing.B, message string, configure ...func(*Config)) {
 	s := newServer(b, "", func(c *Config) {
 		c.Speed = 0
 		c.AllowedHosts = nil
 		c.Sources = []scenarios.Source{{FS: os.DirFS("../bench/scenarios"), Root: ".", Label: "bench"}}
+		for _, f := range configure {
+			f(c)
+		}
 	})
 	if err := s.Reload(context.Background()); err != nil {
 		b.Fatal(err)
