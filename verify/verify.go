@@ -20,6 +20,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/agui-mock/agui-mock/internal/upstreamclient"
 	"github.com/agui-mock/agui-mock/protocol"
 	"github.com/agui-mock/agui-mock/scenarios"
 )
@@ -32,7 +33,7 @@ type Config struct {
 	Header      http.Header
 	Timeout     time.Duration // the longest one run may take, its stream included
 	Concurrency int           // how many scenarios are verified at once
-	Client      *http.Client
+	Client      *http.Client  // nil: upstreamclient.New()
 	Compare     Options
 	MaxFrame    int // the largest event accepted from the agent, in bytes; 0: 16 MiB
 	// Proto asks the agent for the AG-UI protobuf transport instead of SSE. Either way,
@@ -176,8 +177,9 @@ func (cfg Config) withDefaults() Config {
 	}
 	if cfg.Client == nil {
 		// No redirect is followed: the headers, credentials among them, go to the
-		// upstream alone.
-		cfg.Client = &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+		// upstream alone; a run a kept-alive connection lost as the agent closed it is
+		// sent again.
+		cfg.Client = upstreamclient.New()
 	}
 	if cfg.MaxFrame <= 0 {
 		cfg.MaxFrame = 16 << 20
