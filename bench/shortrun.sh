@@ -76,7 +76,10 @@ echo
 python3 - "$work" "$quiet" "$loaded" $targets <<'PY'
 import glob, json, statistics, sys
 work, quiet, loaded, targets = sys.argv[1], sys.argv[2].split(), sys.argv[3].split(), sys.argv[4:]
+FAILED = "failed"  # a load with failed runs, or runs not of 7 events
 def rounds(name, target):
+    """Each round's CPU per run in µs, FAILED, or None when the load took less than a
+    hundredth of a second of the server's CPU, /proc's unit."""
     out = []
     for file in sorted(glob.glob(f"{work}/{name}.{target}.*.json")):
         try:
@@ -84,9 +87,19 @@ def rounds(name, target):
                 r = json.load(f)
         except (OSError, ValueError):
             r = {}
-        ok = r.get("runs") and not r.get("failed") and r.get("events") == 7 * r["runs"] and r.get("cpuPerRun")
-        out.append(r["cpuPerRun"] / 1e3 if ok else None)  # µs; None: failed runs, or not 7 events a run
+        if not r.get("runs") or r.get("failed") or r.get("events") != 7 * r["runs"]:
+            out.append(FAILED)
+        else:
+            out.append(r["cpuPerRun"] / 1e3 if r.get("cpuPerRun") else None)
     return out
+def median(values):
+    if FAILED in values:
+        return FAILED
+    return statistics.median(values) if values and None not in values else None
+def fmt(x):
+    return "—" if x is None else x if x == FAILED else f"{x:.1f} µs"
+def ratio(x, y):
+    return f"{x / y:.2f}×" if isinstance(x, float) and isinstance(y, float) else "—"
 baseline = "baseline" in targets
 head = ["server CPU per 7-event run", "agui-mock"] + (["baseline"] if baseline else []) + ["aimock", "agui-mock ÷ aimock", "each round"]
 if baseline:
@@ -97,9 +110,7 @@ loads = [(f"quiet{c}", f"quiet: {c} run{'s' if c != '1' else ''} at a time") for
 loads += [(f"loaded{c}", f"loaded: {c} runs at once") for c in loaded]
 for name, label in loads:
     per = {t: rounds(name, t) for t in targets}
-    med = {t: statistics.median(v) if v and None not in v else None for t, v in per.items()}
-    fmt = lambda x: "failed" if x is None else f"{x:.1f} µs"
-    ratio = lambda x, y: "—" if x is None or y is None else f"{x / y:.2f}×"
+    med = {t: median(v) for t, v in per.items()}
     each = ", ".join(ratio(m, a) for m, a in zip(per["mock"], per["aimock"]))
     row = [label, fmt(med["mock"])] + ([fmt(med["baseline"])] if baseline else []) + [fmt(med["aimock"]), ratio(med["mock"], med["aimock"]), each]
     if baseline:
