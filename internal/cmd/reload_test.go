@@ -322,20 +322,21 @@ func TestEmptyingAFileIsARejectedReload(t *testing.T) {
 	}
 }
 
-// TestSigtermStopsALoadThatWouldNotEnd starts the real binary on a scenario whose dry
-// run would go on for an hour within the limits it is given: SIGTERM stops the load, and
-// the process exits at once.
-func TestSigtermStopsALoadThatWouldNotEnd(t *testing.T) {
+// endlessScenario is a scenario whose dry run goes on for an hour within the limits
+// startUnbounded gives its templates.
+const endlessScenario = "steps:\n  - text: '{{ range 1000000000000000000 }}{{ end }}'\n"
+
+// startUnbounded builds and starts the real binary with args, its templates' limits
+// an hour and every iteration (and env added), and returns it with a scanner of its
+// log (stderr) and the log itself; the process is killed when the test ends.
+func startUnbounded(t *testing.T, env []string, args ...string) (*exec.Cmd, *bufio.Scanner, io.Reader) {
+	t.Helper()
 	bin := filepath.Join(t.TempDir(), "agui-mock")
 	if out, err := exec.Command("go", "build", "-o", bin, "../..").CombinedOutput(); err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
-	dir := t.TempDir()
-	testkit.WriteFile(t, filepath.Join(dir, "loop.yaml"), "steps:\n  - text: '{{ range 1000000000000000000 }}{{ end }}'\n")
-	cmd := exec.Command(bin, "--addr", "127.0.0.1:0", "--scenarios", dir)
-	// AGUI_MOCK_STARTED sets no flag: the warning about it shows that the program runs,
-	// its signal handler installed, and is about to load.
-	cmd.Env = append(os.Environ(), "AGUI_MOCK_TEMPLATE_TIME=1h", "AGUI_MOCK_TEMPLATE_ITERATIONS=9223372036854775807", "AGUI_MOCK_STARTED=1")
+	cmd := exec.Command(bin, args...)
+	cmd.Env = append(append(os.Environ(), "AGUI_MOCK_TEMPLATE_TIME=1h", "AGUI_MOCK_TEMPLATE_ITERATIONS=9223372036854775807"), env...)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -343,8 +344,19 @@ func TestSigtermStopsALoadThatWouldNotEnd(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	defer cmd.Process.Kill()
-	lines := bufio.NewScanner(stderr)
+	t.Cleanup(func() { _ = cmd.Process.Kill() })
+	return cmd, bufio.NewScanner(stderr), stderr
+}
+
+// TestSigtermStopsALoadThatWouldNotEnd starts the real binary on a scenario whose dry
+// run would go on for an hour within the limits it is given: SIGTERM stops the load, and
+// the process exits at once.
+func TestSigtermStopsALoadThatWouldNotEnd(t *testing.T) {
+	dir := t.TempDir()
+	testkit.WriteFile(t, filepath.Join(dir, "loop.yaml"), endlessScenario)
+	// AGUI_MOCK_STARTED sets no flag: the warning about it shows that the program runs,
+	// its signal handler installed, and is about to load.
+	cmd, lines, stderr := startUnbounded(t, []string{"AGUI_MOCK_STARTED=1"}, "--addr", "127.0.0.1:0", "--scenarios", dir)
 	for lines.Scan() {
 		if strings.Contains(lines.Text(), "AGUI_MOCK_STARTED") {
 			break
@@ -373,23 +385,9 @@ func TestSigtermStopsALoadThatWouldNotEnd(t *testing.T) {
 // starts runs: the reload stops and the process exits cleanly, within its shutdown
 // timeout rather than after the reload.
 func TestSigtermStopsAReloadUnderWay(t *testing.T) {
-	bin := filepath.Join(t.TempDir(), "agui-mock")
-	if out, err := exec.Command("go", "build", "-o", bin, "../..").CombinedOutput(); err != nil {
-		t.Fatalf("%v\n%s", err, out)
-	}
 	dir := t.TempDir()
 	testkit.WriteFile(t, filepath.Join(dir, "alpha.yaml"), scenarioFile("one"))
-	cmd := exec.Command(bin, "--addr", "127.0.0.1:0", "--scenarios", dir, "--log-level", "debug", "--shutdown-timeout", "2s")
-	cmd.Env = append(os.Environ(), "AGUI_MOCK_TEMPLATE_TIME=1h", "AGUI_MOCK_TEMPLATE_ITERATIONS=9223372036854775807")
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer cmd.Process.Kill()
-	lines := bufio.NewScanner(stderr)
+	cmd, lines, _ := startUnbounded(t, nil, "--addr", "127.0.0.1:0", "--scenarios", dir, "--log-level", "debug", "--shutdown-timeout", "2s")
 	until := func(text string) {
 		t.Helper()
 		for lines.Scan() {
@@ -400,7 +398,7 @@ func TestSigtermStopsAReloadUnderWay(t *testing.T) {
 		t.Fatalf("the log ended before %q", text)
 	}
 	until("msg=ready")
-	testkit.WriteFile(t, filepath.Join(dir, "loop.yaml"), "steps:\n  - text: '{{ range 1000000000000000000 }}{{ end }}'\n")
+	testkit.WriteFile(t, filepath.Join(dir, "loop.yaml"), endlessScenario)
 	until("reloading scenarios")
 	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
