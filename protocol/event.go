@@ -59,10 +59,13 @@ type Field struct {
 // Event is one AG-UI event. Fields keep the order they were written in so that the wire
 // form reads like the reference encoders' output (type first, then timestamp, then the
 // rest). Values are plain JSON values: nil, bool, string, float64, json.Number, []any and
-// map[string]any.
+// map[string]any. Order, when set, is the order of the members of the objects in its
+// fields' values, by field name, as an agent wrote them or a scenario file: they are
+// encoded in it (without it, in sorted order).
 type Event struct {
 	Type   string
 	Fields []Field
+	Order  *KeyOrder
 }
 
 // NewID returns an id of the form prefix-hhhhhhhhhhhh: the high 48 bits of random as
@@ -133,7 +136,7 @@ func (e Event) Cancelled() bool {
 // With returns a copy of the event with the named field set, replacing an existing one
 // in place or appending it.
 func (e Event) With(name string, value any) Event {
-	out := Event{Type: e.Type, Fields: make([]Field, 0, len(e.Fields)+1)}
+	out := Event{Type: e.Type, Fields: make([]Field, 0, len(e.Fields)+1), Order: e.Order}
 	replaced := false
 	for _, f := range e.Fields {
 		if f.Name == name {
@@ -149,7 +152,7 @@ func (e Event) With(name string, value any) Event {
 
 // Without returns a copy of the event without the named fields.
 func (e Event) Without(names ...string) Event {
-	out := Event{Type: e.Type, Fields: make([]Field, 0, len(e.Fields))}
+	out := Event{Type: e.Type, Fields: make([]Field, 0, len(e.Fields)), Order: e.Order}
 next:
 	for _, f := range e.Fields {
 		for _, n := range names {
@@ -205,7 +208,12 @@ func (e Event) AppendJSON(dst []byte, timestamp int64) ([]byte, error) {
 		dst = appendString(dst, f.Name)
 		dst = append(dst, ':')
 		var err error
-		if dst, err = AppendValue(dst, f.Value); err != nil {
+		if e.Order != nil {
+			dst, err = appendOrdered(dst, f.Value, e.Order.Member(f.Name))
+		} else {
+			dst, err = AppendValue(dst, f.Value)
+		}
+		if err != nil {
 			return nil, err
 		}
 	}

@@ -3,7 +3,6 @@ package protocol
 import (
 	"bufio"
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -132,7 +131,7 @@ func ReadEvents(r io.Reader, maxFrame int) ([]Event, error) {
 }
 
 // DecodeEvent decodes one event from its JSON object, keeping its fields in the order
-// they were written.
+// they were written, and the order of the members of the objects in them (Order).
 func DecodeEvent(data []byte) (Event, error) {
 	v, err := DecodeJSON(data)
 	if err != nil {
@@ -146,38 +145,12 @@ func DecodeEvent(data []byte) (Event, error) {
 	if !ok {
 		return Event{}, fmt.Errorf("the event has no string type")
 	}
-	ev := Event{Type: typ, Fields: make([]Field, 0, len(m)-1)}
-	for _, name := range topLevelKeys(data) {
+	keys, order := eventKeyOrder(data)
+	ev := Event{Type: typ, Fields: make([]Field, 0, len(m)-1), Order: order}
+	for _, name := range keys {
 		if name != "type" {
 			ev.Fields = append(ev.Fields, Field{Name: name, Value: m[name]})
 		}
 	}
 	return ev, nil
-}
-
-// topLevelKeys lists the members of a valid JSON object in the order written; a key
-// written twice counts once, as decoding keeps its last value.
-func topLevelKeys(data []byte) []string {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	if _, err := dec.Token(); err != nil { // {
-		return nil
-	}
-	var keys []string
-	seen := map[string]bool{}
-	for dec.More() {
-		tok, err := dec.Token()
-		if err != nil {
-			return keys
-		}
-		key, _ := tok.(string)
-		var skip json.RawMessage
-		if err := dec.Decode(&skip); err != nil {
-			return keys
-		}
-		if !seen[key] {
-			seen[key] = true
-			keys = append(keys, key)
-		}
-	}
-	return keys
 }

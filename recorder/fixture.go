@@ -176,7 +176,12 @@ func idPrefix(field string) (string, bool) {
 // and run ids become templates that echo the replayed request's, generated ids become
 // {{ id "name" }} shared across the thread's runs, the messages of a MESSAGES_SNAPSHOT
 // that echo what the client sent (the request's messages) become the replayed client's
-// own, and text that looks like a template is escaped so it replays verbatim.
+// own, and text that looks like a template is escaped so it replays verbatim. An id is
+// templated wherever it stands as a whole string, at any depth (a state snapshot's
+// messages, a JSON Patch's values, a RAW event's payload): the id of a message the
+// request brought as {{ (nth -2 .messages).id }}, the replayed client's own id for it,
+// which the client is never given a generated name for. Outside a member whose name
+// says it holds an id, only strings of minIDLen characters or more are taken for ids.
 func (s *session) templated(events []capturedEvent, threadID, runID string, sent []protocol.Message) []scenarios.RecordedEvent {
 	events = slices.Clone(events)
 	for i, ce := range events {
@@ -184,14 +189,20 @@ func (s *session) templated(events []capturedEvent, threadID, runID string, sent
 			events[i].event = echoesOf(ce.event, sent)
 		}
 	}
+	client := sentIDs(sent)
+	name := func(id, prefix string) {
+		if _, isClients := client[id]; !isClients || s.ids[id] != "" {
+			s.localName(id, prefix)
+		}
+	}
 	for _, ce := range events { // name ids in order of appearance
 		if ce.event.Type == protocol.MessagesSnapshot {
-			s.nameSnapshotIDs(ce.event)
+			s.nameSnapshotIDs(ce.event, name)
 		}
 		for _, f := range ce.event.Fields {
 			if prefix, ok := idPrefix(f.Name); ok {
 				if id, isStr := f.Value.(string); isStr && id != "" && id != threadID && id != runID {
-					s.localName(id, prefix)
+					name(id, prefix)
 				}
 			}
 		}
@@ -200,21 +211,26 @@ func (s *session) templated(events []capturedEvent, threadID, runID string, sent
 			for _, item := range list {
 				if in, ok := item.(map[string]any); ok {
 					if id, ok := in["id"].(string); ok {
-						s.localName(id, "i")
+						name(id, "i")
 					}
 				}
 			}
 		}
 	}
-	convert := func(v string) string {
+	convert := func(v string, idMember bool) string {
 		switch {
 		case v == threadID && v != "":
 			return "{{ .threadId }}"
 		case v == runID && v != "":
 			return "{{ .runId }}"
+		case !idMember && len(v) < minIDLen:
+			return escapeTemplate(v) // too short to be taken for an id outside an id's member
 		}
 		if name, ok := s.ids[v]; ok {
 			return "{{ id `" + name + "` }}"
+		}
+		if at, ok := client[v]; ok {
+			return fmt.Sprintf("{{ (nth %d .messages).id }}", at)
 		}
 		return escapeTemplate(v)
 	}
@@ -226,13 +242,13 @@ func (s *session) templated(events []capturedEvent, threadID, runID string, sent
 	for _, ce := range events {
 		offset += ce.gap
 		at := offset.Round(time.Millisecond).Milliseconds()
-		ev := scenarios.RecordedEvent{Delay: time.Duration(at-written) * time.Millisecond, Type: ce.event.Type}
+		ev := scenarios.RecordedEvent{Delay: time.Duration(at-written) * time.Millisecond, Type: ce.event.Type, Order: ce.event.Order}
 		written = at
 		for _, f := range ce.event.Fields {
 			if f.Name == "timestamp" {
 				continue // replays stamp their own time
 			}
-			v := templatedValue(f.Value, convert)
+			v := templatedValue(f.Value, f.Name, convert)
 			if ce.event.Type == protocol.RunFinished && f.Name == "outcome" {
 				relativeExpiry(v, ce.at)
 			}
@@ -310,8 +326,8 @@ func orNothing(v any) any {
 // nameSnapshotIDs names the ids of the agent's own messages in a snapshot — their ids,
 // their tool calls' and the calls their tool messages answer — so that a replay
 // generates them per run like every other id, and the same ones where the run streamed
-// them.
-func (s *session) nameSnapshotIDs(ev protocol.Event) {
+// them. name names one.
+func (s *session) nameSnapshotIDs(ev protocol.Event, name func(id, prefix string)) {
 	list, _ := ev.Get("messages")
 	messages, _ := list.([]any)
 	for _, item := range messages {
@@ -320,18 +336,18 @@ func (s *session) nameSnapshotIDs(ev protocol.Event) {
 			continue
 		}
 		if id, ok := m["id"].(string); ok && id != "" {
-			s.localName(id, "m")
+			name(id, "m")
 		}
 		calls, _ := m["toolCalls"].([]any)
 		for _, c := range calls {
 			if call, ok := c.(map[string]any); ok {
 				if id, ok := call["id"].(string); ok && id != "" {
-					s.localName(id, "c")
+					name(id, "c")
 				}
 			}
 		}
 		if id, ok := m["toolCallId"].(string); ok && id != "" {
-			s.localName(id, "c")
+			name(id, "c")
 		}
 	}
 }
@@ -369,28 +385,54 @@ func escapeTemplate(s string) string {
 }
 
 // templatedValue is a JSON value as a recording writes it: its strings passed through
-// convert, and the messages a snapshot echoes as the templates that stand for them. It
-// is a copy: the event it comes from stays as it was.
-func templatedValue(v any, convert func(string) string) any {
+// convert, told whether they stand in a member that names an id (key is the name of
+// the member the value is in, or of the list it is an item of), and the messages a
+// snapshot echoes as the templates that stand for them. It is a copy: the event it
+// comes from stays as it was.
+func templatedValue(v any, key string, convert func(s string, idMember bool) string) any {
 	switch x := v.(type) {
 	case string:
-		return convert(x)
+		return convert(x, isIDMember(key))
 	case sentMessage:
 		return fmt.Sprintf("{{ nth %d .messages }}", int(x))
 	case []any:
 		out := make([]any, len(x))
 		for i, it := range x {
-			out[i] = templatedValue(it, convert)
+			out[i] = templatedValue(it, key, convert)
 		}
 		return out
 	case map[string]any:
 		out := make(map[string]any, len(x))
 		for k, it := range x {
-			out[k] = templatedValue(it, convert)
+			out[k] = templatedValue(it, k, convert)
 		}
 		return out
 	}
 	return v
+}
+
+// minIDLen is the shortest string taken for a recorded id outside a member that names
+// one: a shorter one ("1", "a", "yes") could be any text that happens to equal an id.
+const minIDLen = 8
+
+// isIDMember reports whether a member's name says it holds an id: id, messageId,
+// tool_call_id, ids, …
+func isIDMember(key string) bool {
+	k := strings.ToLower(key)
+	return k == "id" || k == "ids" || strings.HasSuffix(key, "Id") || strings.HasSuffix(key, "Ids") ||
+		strings.HasSuffix(k, "_id") || strings.HasSuffix(k, "_ids")
+}
+
+// sentIDs are the ids of the messages a run's request brought, each with its index in
+// them counted from the end: the place a replay finds the replayed client's own id at.
+func sentIDs(sent []protocol.Message) map[string]int {
+	ids := make(map[string]int, len(sent))
+	for i, m := range sent {
+		if m.ID != "" {
+			ids[m.ID] = i - len(sent)
+		}
+	}
+	return ids
 }
 
 // fixtureKey identifies the first request of a session: repeating it updates the same

@@ -96,7 +96,7 @@ func (rd *redactor) patch(v any) any {
 // event redacts every field of an event but the deltas of streamed text, which
 // streams redacts as a whole; a JSON Patch by the paths it sets.
 func (rd *redactor) event(ev protocol.Event) protocol.Event {
-	out := protocol.Event{Type: ev.Type, Fields: make([]protocol.Field, len(ev.Fields))}
+	out := protocol.Event{Type: ev.Type, Fields: make([]protocol.Field, len(ev.Fields)), Order: ev.Order}
 	streamed, isStreamed := protocol.Streamed(ev.Type)
 	patch, isPatch := protocol.PatchField(ev.Type)
 	for i, f := range ev.Fields {

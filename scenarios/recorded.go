@@ -40,11 +40,13 @@ type RecordedMatch struct {
 // RecordedEvent is an event of a recorded run: how long after the previous one it came,
 // in whole milliseconds, its type, and its fields. A field's value is a JSON value as
 // encoding/json decodes it (numbers as json.Number or float64); its strings may be
-// templates.
+// templates. Order is the order of the members of the objects in the fields, as the
+// agent wrote them (protocol.Event's Order): they are written in it.
 type RecordedEvent struct {
 	Delay  time.Duration
 	Type   string
 	Fields []protocol.Field
+	Order  *protocol.KeyOrder
 }
 
 // RecordedBranch is a continuation of a recorded run: the run that answered it with
@@ -175,7 +177,7 @@ func toolNode(t ExampleTool) *yaml.Node {
 }
 
 // eventsNode writes a run's events, each on one line: its delay, when it has one, its
-// type, then its fields in order.
+// type, then its fields in order, the members of their objects in the agent's order.
 func eventsNode(events []RecordedEvent) *yaml.Node {
 	list := &yaml.Node{Kind: yaml.SequenceNode, Content: make([]*yaml.Node, 0, len(events))}
 	for _, ev := range events {
@@ -185,7 +187,7 @@ func eventsNode(events []RecordedEvent) *yaml.Node {
 		}
 		setMember(m, keyType, str(ev.Type))
 		for _, f := range ev.Fields {
-			m.Content = append(m.Content, str(f.Name), valueNode(f.Value))
+			m.Content = append(m.Content, str(f.Name), orderedValueNode(f.Value, ev.Order.Member(f.Name)))
 		}
 		list.Content = append(list.Content, m)
 	}
