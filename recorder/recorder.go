@@ -150,7 +150,11 @@ func (r *Recorder) Record(w http.ResponseWriter, req *http.Request, route string
 		return nil
 	}
 	outcome := "complete"
-	if problem != "" {
+	switch {
+	case problem == "":
+	case !r.apart(file):
+		outcome = "stopped by the client: it replays its events, then holds the stream open"
+	default:
 		outcome = "INCOMPLETE: " + problem
 	}
 	normalised := ""
@@ -342,12 +346,8 @@ func (r *Recorder) save(route string, in *protocol.RunAgentInput, events []captu
 	}
 	recorded := s.templated(rd.events(slices.Clone(events)), threadID, runID, in.Messages)
 	if problem != "" {
-		// kept apart, in a hidden directory no server loads, and marked as what it is
-		suffix := fmt.Sprintf("-run%d-%s", s.runs+1, time.Now().UTC().Format(stampFormat))
-		file := filepath.Join(r.cfg.OutDir, ".incomplete", strings.TrimSuffix(filepath.Base(s.file), ".yaml")+suffix+".yaml")
-		sc := r.newScenario(s, route, in, "incomplete recording: "+problem, rd)
-		sc.ID, sc.Events = s.id+suffix, recorded
-		return file, rd.count, r.write(file, sc)
+		file, err := r.saveUnfinished(s, route, in, recorded, problem, continuing, rd)
+		return file, rd.count, err
 	}
 	var path []scenarios.RecordedWhen
 	if continuing {

@@ -1,7 +1,6 @@
 package recorder_test
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -25,7 +24,6 @@ import (
 	"go.uber.org/goleak"
 	"go.yaml.in/yaml/v3"
 
-	"github.com/agui-mock/agui-mock/internal/testkit"
 	"github.com/agui-mock/agui-mock/protocol"
 	"github.com/agui-mock/agui-mock/recorder"
 	"github.com/agui-mock/agui-mock/scenarios"
@@ -381,85 +379,6 @@ func withinAMillisecond(got, want []time.Duration) bool {
 	return slices.EqualFunc(got, want, func(g, w time.Duration) bool { return (g - w).Abs() <= time.Millisecond })
 }
 
-func TestUpstreamFailuresReachTheClient(t *testing.T) {
-	broken := testkit.Agent(t, func(w *testkit.Stream, run *testkit.Run) {
-		switch run.Request.URL.Path {
-		case "/refuse":
-			w.Fail(http.StatusForbidden, `{"error":"no"}`)
-		case "/json":
-			w.Header().Set("Content-Type", "application/json")
-			fmt.Fprint(w, `{}`)
-		case "/cut":
-			fmt.Fprint(w, "data: {\"type\":\"RUN_STARTED\",\"threadId\":\"t\",\"runId\":\"r\"}\n\ndata: {\"type\":\"TEXT_MESSAGE_START\",\"messageId\":\"m\"}\n\n")
-		case "/garbage":
-			fmt.Fprint(w, "data: {\"type\":\"RUN_STARTED\",\"threadId\":\"t\",\"runId\":\"r\"}\n\ndata: {not json\n\n")
-		case "/proto-cut", "/proto-garbage":
-			w.Header().Set("Content-Type", protocol.ProtoContentType)
-			var enc protocol.ProtoEncoder
-			frames, _ := enc.AppendFrame(nil, protocol.NewEvent(protocol.RunStarted, "threadId", "t", "runId", "r"), 1)
-			if run.Request.URL.Path == "/proto-cut" {
-				frames, _ = enc.AppendFrame(frames, protocol.NewEvent(protocol.TextMessageStart, "messageId", "m", "role", "assistant"), 2)
-				frames = frames[:len(frames)-3]
-			} else {
-				frames = append(frames, enc.MalformedFrame()...)
-			}
-			_, _ = w.Write(frames)
-		}
-	}).String()
-	gone := httptest.NewServer(http.NotFoundHandler())
-	goneURL := gone.URL
-	gone.Close()
-	tests := []struct {
-		name, upstream, path string
-		status               int
-		code                 string
-	}{
-		{"refused connection", goneURL, "/", 502, "upstream_unreachable"},
-		{"non-2xx", broken, "/refuse", 403, "upstream_error"},
-		{"not a stream", broken, "/json", 502, "upstream_protocol_error"},
-		{"stream cut short", broken, "/cut", 200, "upstream_stream_broken"},
-		{"invalid event", broken, "/garbage", 200, "upstream_protocol_error"},
-		{"protobuf frame cut short", broken, "/proto-cut", 200, "upstream_stream_broken"},
-		{"invalid protobuf frame", broken, "/proto-garbage", 200, "upstream_protocol_error"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			out := t.TempDir()
-			u, _ := url.Parse(tt.upstream)
-			rec, _ := recorder.New(recorder.Config{Upstream: u, OutDir: out, Logger: quiet()})
-			cfg := server.DefaultConfig()
-			cfg.Recorder, cfg.RecordAll = rec, true
-			routes := fstest.MapFS{"s/r.yaml": {Data: []byte("match: {route: [/refuse, /json, /cut, /garbage, /proto-cut, /proto-garbage]}\nsteps: [{text: x}]\n")}}
-			proxy := serverFor(t, cfg, scenarios.Source{FS: routes, Root: "s", Label: "s"})
-			resp, err := http.Post(proxy.URL+tt.path, "application/json", strings.NewReader(`{"threadId":"t","runId":"r","messages":[{"role":"user","content":"hi"}]}`))
-			if err != nil {
-				t.Fatal(err)
-			}
-			body, _ := io.ReadAll(resp.Body)
-			resp.Body.Close()
-			if resp.StatusCode != tt.status || !strings.Contains(string(body), tt.code) {
-				t.Errorf("got %d %s", resp.StatusCode, body)
-			}
-			if ct := resp.Header.Get("Content-Type"); strings.HasPrefix(tt.path, "/proto") && ct != protocol.ProtoContentType {
-				t.Errorf("a protobuf upstream relayed as %q", ct)
-			}
-			if files, _ := filepath.Glob(filepath.Join(out, "*.yaml")); len(files) != 0 {
-				t.Errorf("a failed recording was saved as a scenario: %v", files)
-			}
-			if tt.status == 200 {
-				kept, _ := filepath.Glob(filepath.Join(out, ".incomplete", "*.yaml"))
-				if len(kept) != 1 {
-					t.Fatalf("the incomplete recording was not kept apart: %v", kept)
-				}
-				data, _ := os.ReadFile(kept[0])
-				if !strings.Contains(string(data), "broken: 'incomplete recording:") && !strings.Contains(string(data), "broken: \"incomplete recording:") {
-					t.Errorf("the incomplete recording is not marked:\n%s", data)
-				}
-			}
-		})
-	}
-}
-
 func TestReadersNeverSeeAPartialFixture(t *testing.T) {
 	out := t.TempDir()
 	fast := server.DefaultConfig()
@@ -639,90 +558,6 @@ steps:
 			t.Errorf("the answer to the replayed interrupt: %d %s", status, body)
 		}
 	})
-}
-
-// lines collects what is written to it, line by line.
-type lines chan string
-
-func (l lines) Write(p []byte) (int, error) {
-	for _, line := range strings.Split(strings.TrimSuffix(string(p), "\n"), "\n") {
-		l <- line
-	}
-	return len(p), nil
-}
-
-// stoppedRun starts recording a long run, waits for its first event, stops it with
-// stop, and returns the recorder's line about it and the record directory.
-func stoppedRun(t *testing.T, stop func(proxy string, abort context.CancelFunc)) (string, string) {
-	t.Helper()
-	upstream := serverFor(t, server.DefaultConfig(), scenarios.Source{FS: fstest.MapFS{"s/u.yaml": {Data: []byte(
-		"match: {message: ^long$}\ntiming: {firstEvent: 0, tokensPerSecond: 5, jitter: 0}\nsteps: [{text: '" + strings.Repeat("word ", 100) + "'}]\n")}}, Root: "s", Label: "upstream"})
-	out := t.TempDir()
-	u, _ := url.Parse(upstream.URL)
-	progress := make(lines, 4)
-	rec, err := recorder.New(recorder.Config{Upstream: u, OutDir: out, Dedupe: true, Logger: quiet(), Progress: progress})
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg := server.DefaultConfig()
-	cfg.Recorder, cfg.RecordAll = rec, true
-	proxy := serverFor(t, cfg, scenarios.Builtin())
-	ctx, abort := context.WithCancel(t.Context())
-	defer abort()
-	req, _ := http.NewRequestWithContext(ctx, "POST", proxy.URL+"/agui/chat", strings.NewReader(`{"threadId":"t","runId":"r","protocolVersion":"1.1","messages":[{"id":"u1","role":"user","content":"long"}]}`))
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	if _, err := protocol.NewFrameReader(resp.Body, 1<<20).Next(); err != nil {
-		t.Fatalf("no first event: %v", err)
-	}
-	stop(proxy.URL, abort)
-	_, _ = io.Copy(io.Discard, resp.Body)
-	return <-progress, out
-}
-
-// keptApart checks that a run was written only to .incomplete/, marked with why.
-func keptApart(t *testing.T, out, why string) {
-	t.Helper()
-	if files, _ := filepath.Glob(filepath.Join(out, "*.yaml")); len(files) != 0 {
-		t.Errorf("the run was saved as a scenario to replay: %v", files)
-	}
-	kept, _ := filepath.Glob(filepath.Join(out, ".incomplete", "*.yaml"))
-	if len(kept) != 1 {
-		t.Fatalf("the run was not kept apart: %v", kept)
-	}
-	data, _ := os.ReadFile(kept[0])
-	if !strings.Contains(string(data), "broken: 'incomplete recording: "+why) {
-		t.Errorf("the kept recording is not marked %q:\n%s", why, data)
-	}
-}
-
-func TestACancelledRunIsKeptApart(t *testing.T) {
-	line, out := stoppedRun(t, func(proxy string, _ context.CancelFunc) {
-		resp, err := http.Post(proxy+server.CancelPath, "application/json", strings.NewReader(`{"threadId":"t"}`))
-		if err != nil {
-			t.Fatal(err)
-		}
-		resp.Body.Close()
-		if resp.StatusCode != 200 {
-			t.Fatalf("cancel answered %d", resp.StatusCode)
-		}
-	})
-	if !strings.Contains(line, "INCOMPLETE: the run was cancelled before it ended") {
-		t.Errorf("recorder line: %s", line)
-	}
-	keptApart(t, out, "the run was cancelled before it ended")
-}
-
-func TestAnAbortedRunBlamesTheClient(t *testing.T) {
-	line, out := stoppedRun(t, func(_ string, abort context.CancelFunc) { abort() })
-	if !strings.Contains(line, "INCOMPLETE: the client went away before the run ended") || strings.Contains(line, "upstream") {
-		t.Errorf("recorder line: %s", line)
-	}
-	keptApart(t, out, "the client went away before the run ended")
 }
 
 // A run that brings the results of the pending tool calls continues the session even

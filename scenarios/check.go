@@ -141,6 +141,9 @@ func (sc *Scenario) verify(plan *Plan, origins []pos, threadID string) []Diagnos
 	if sc.Broken != "" {
 		return nil
 	}
+	if sc.Stopped != "" {
+		return sc.verifyStopped(plan, origins, threadID)
+	}
 	events := make([]protocol.Event, 0, len(plan.Events))
 	for _, t := range plan.Events {
 		if t.Fault != nil {

@@ -9,6 +9,7 @@ const (
 	keyDescription = "description" // also of an example's tool and of a context item
 	keyPriority    = "priority"
 	keyBroken      = "broken"
+	keyStopped     = "stopped"
 	keyDialect     = "dialect"
 	keyMatch       = "match"
 	keyTiming      = "timing"

@@ -86,7 +86,7 @@ type fileLoader struct {
 
 func (l *fileLoader) pos(n *yaml.Node) pos { return pos{File: l.file, Line: n.Line, Column: n.Column} }
 
-var scenarioKeys = []string{keyID, keyDescription, keyPriority, keyBroken, keyDialect, keyMatch, keyTiming, keySteps, keyEvents, keyNext, keyResult, keyUsage, keyExamples}
+var scenarioKeys = []string{keyID, keyDescription, keyPriority, keyBroken, keyStopped, keyDialect, keyMatch, keyTiming, keySteps, keyEvents, keyNext, keyResult, keyUsage, keyExamples}
 
 func (l *fileLoader) scenario(n *yaml.Node, doc int) *Scenario {
 	f := l.fields(n, "a scenario", scenarioKeys)
@@ -118,6 +118,17 @@ func (l *fileLoader) scenario(n *yaml.Node, doc int) *Scenario {
 		sc.Broken = l.str(v)
 		if strings.TrimSpace(sc.Broken) == "" {
 			l.diag.add(l.pos(v), "", "broken needs the reason the scenario breaks the protocol on purpose")
+		}
+	}
+	if v := f[keyStopped]; v != nil {
+		sc.Stopped = l.str(v)
+		switch {
+		case strings.TrimSpace(sc.Stopped) == "":
+			l.diag.add(l.pos(v), "e.g. stopped: the client stopped the run while it was recorded", "stopped needs the reason the run stops without a terminal event")
+		case f[keyEvents] == nil:
+			l.diag.add(l.pos(v), "list the events the run sends before it stops", "stopped belongs to the explicit events form")
+		case f[keyNext] != nil:
+			l.diag.add(l.pos(f[keyNext]), "a run that stops is not continued", "a stopped scenario has no next")
 		}
 	}
 	l.dialect = ""

@@ -23,6 +23,7 @@ type Recorded struct {
 	ID          string
 	Description string
 	Broken      string // for a recording kept apart: why it is incomplete
+	Stopped     string // for a run the client stopped: why it stops without a terminal event
 	Match       RecordedMatch
 	Examples    []Example
 	Events      []RecordedEvent
@@ -74,6 +75,9 @@ func (r Recorded) node() *yaml.Node {
 	setMember(m, keyDescription, str(r.Description))
 	if r.Broken != "" {
 		setMember(m, keyBroken, str(r.Broken))
+	}
+	if r.Stopped != "" {
+		setMember(m, keyStopped, str(r.Stopped))
 	}
 	if match := r.Match.node(); len(match.Content) > 0 {
 		setMember(m, keyMatch, match)

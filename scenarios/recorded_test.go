@@ -127,6 +127,11 @@ func recordedShapes() map[string]Recorded {
 	incomplete := base(started(0), ev(10, protocol.TextMessageStart, "messageId", "{{ id `m1` }}", "role", "assistant"))
 	incomplete.ID, incomplete.Broken = "rec-hello-1a2b3c4d-run1-20260102T030405.000", "incomplete recording: the client went away before the run ended"
 	shapes["incomplete"] = incomplete
+
+	stopped := base(started(0), ev(10, protocol.TextMessageStart, "messageId", "{{ id `m1` }}", "role", "assistant"),
+		ev(30, protocol.TextMessageContent, "messageId", "{{ id `m1` }}", "delta", "Once "))
+	stopped.Stopped = "the client stopped the run while it was recorded, after 3 events"
+	shapes["stopped by the client"] = stopped
 	return shapes
 }
 
@@ -201,7 +206,7 @@ func canonical(t *testing.T, rec Recorded) Recorded {
 func readBack(t *testing.T, sc *Scenario, data []byte) Recorded {
 	t.Helper()
 	written := scalarsAt(t, data)
-	rec := Recorded{ID: sc.ID, Description: sc.Description, Broken: sc.Broken, Dialect: sc.Dialect,
+	rec := Recorded{ID: sc.ID, Description: sc.Description, Broken: sc.Broken, Stopped: sc.Stopped, Dialect: sc.Dialect,
 		Match: RecordedMatch{ForwardedProps: sc.Match.ForwardedProps}}
 	for _, r := range sc.Match.Routes {
 		rec.Match.Route = r

@@ -20,7 +20,12 @@ type Scenario struct {
 	Priority    int
 	// Broken, when set, says why the scenario deliberately breaks the protocol; its
 	// event sequence is then not checked.
-	Broken   string
+	Broken string
+	// Stopped, when set, says why the run of the explicit events form stops without a
+	// terminal event (a run the client stopped while it was recorded): after its last
+	// event it holds the stream open, as a stall fault does, until the client goes away
+	// or the run is cancelled. Its events are checked as a run under way.
+	Stopped  string
 	Dialect  Dialect // how its interrupts reach the client; empty: the server's default (PlanOptions.Dialect)
 	Match    Match
 	Timing   TimingOverride

@@ -2,7 +2,8 @@
 // package's MockLanguageModelV4: no key, no network), served as an AG-UI server by
 // serve.js. It has a server tool (get_weather, run by Mastra), an approval that
 // suspends the run (book_trip: Mastra's tool suspend, an AG-UI interrupt in the standard
-// dialect) and calls the client's own tools (a frontend tool the request offers).
+// dialect), calls the client's own tools (a frontend tool the request offers), and tells
+// a story a word at a time, slowly, for a user to stop.
 //
 //   node mastra-agent.js [port]      AGENT_TOOL_NAME renames the server tool (a changed agent)
 
@@ -59,8 +60,13 @@ function answer(prompt) {
   if (said.includes('weather')) return { tool: weatherTool, input: { city: 'Paris' } };
   if (said.includes('book')) return { tool: 'book_trip', input: { city: 'Paris' } };
   if (said.includes('background')) return { tool: 'change_background', input: { color: 'blue' } };
+  if (said.includes('story')) return { text: STORY, slowly: true };
   return { text: 'Hello! Ask me about the weather, a trip or the background.' };
 }
+
+/** A long answer, streamed a word at a time, slowly: a run the user has time to stop. */
+const STORY = `${'Once upon a time there was a mock that kept every word it was told. '.repeat(2)}The end.`;
+const WORD_DELAY_MS = 100;
 
 let calls = 0;
 const usage = {
@@ -73,15 +79,34 @@ const model = new MockLanguageModelV4({
   doStream: async ({ prompt }) => {
     const next = answer(prompt);
     const id = `part-${++calls}`;
+    const deltas = next.slowly ? next.text.split(/(?<= )/) : [next.text];
     const parts = next.tool
       ? [{ type: 'tool-call', toolCallId: `call-${calls}`, toolName: next.tool, input: JSON.stringify(next.input) }]
-      : [{ type: 'text-start', id }, { type: 'text-delta', id, delta: next.text }, { type: 'text-end', id }];
+      : [{ type: 'text-start', id }, ...deltas.map((delta) => ({ type: 'text-delta', id, delta })), { type: 'text-end', id }];
     const finishReason = { unified: next.tool ? 'tool-calls' : 'stop', raw: undefined };
+    const all = [{ type: 'stream-start', warnings: [] }, ...parts, { type: 'finish', finishReason, usage }];
+    if (!next.slowly) {
+      return {
+        stream: new ReadableStream({
+          start(controller) {
+            for (const part of all) controller.enqueue(part);
+            controller.close();
+          },
+        }),
+      };
+    }
+    // A word each WORD_DELAY_MS, until the stream ends or its reader goes away (the client stopped the run).
+    let sent = 0;
     return {
       stream: new ReadableStream({
-        start(controller) {
-          for (const part of [{ type: 'stream-start', warnings: [] }, ...parts, { type: 'finish', finishReason, usage }]) controller.enqueue(part);
-          controller.close();
+        async pull(controller) {
+          if (sent > 2) await new Promise((resolve) => setTimeout(resolve, WORD_DELAY_MS));
+          try {
+            controller.enqueue(all[sent++]);
+            if (sent === all.length) controller.close();
+          } catch {
+            // the stream was cancelled while this word waited
+          }
         },
       }),
     };
