@@ -126,19 +126,20 @@ func readRun(br *bufio.Reader) (string, error) {
 	return string(body), nil
 }
 
-// answer reads a request and answers with its body, keeping the connection open.
+// answer reads a request and answers with its body, keeping the connection open; it
+// reports whether the answer was written.
 func (a *agent) answer(conn net.Conn, br *bufio.Reader) bool {
 	body, err := readRun(br)
 	if err != nil {
 		return false
 	}
-	if _, err := fmt.Fprintf(conn, "HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n%s", len(body), body); err != nil {
-		return false
-	}
+	// noted before it is written: the client may read the answer and ask what was
+	// answered before this goroutine runs again
 	a.mu.Lock()
 	a.answered = append(a.answered, body)
 	a.mu.Unlock()
-	return true
+	_, err = fmt.Fprintf(conn, "HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n%s", len(body), body)
+	return err == nil
 }
 
 func (a *agent) answers() []string {
