@@ -70,11 +70,12 @@ func ExampleFrameReader() {
 }
 
 // A run continues its thread's previous run, which left the frontend tool call "call-1"
-// waiting, when it brings that call's result, wherever it is in the messages.
+// waiting, when it brings that call's result and the user has not spoken since.
 func ExampleIsContinuation() {
 	pending := []string{"call-1"}
 	for _, body := range []string{
 		`{"messages":[{"id":"u1","role":"user","content":"pick one"}]}`,
+		`{"messages":[{"id":"u1","role":"user","content":"pick one"},{"id":"t1","role":"tool","toolCallId":"call-1","content":"b"}]}`,
 		`{"messages":[{"id":"t1","role":"tool","toolCallId":"call-1","content":"b"},{"id":"u2","role":"user","content":"thanks"}]}`,
 		`{"messages":[],"resume":[{"interruptId":"i1","status":"resolved"}]}`,
 	} {
@@ -87,5 +88,6 @@ func ExampleIsContinuation() {
 	// Output:
 	// false
 	// true
+	// false
 	// true
 }

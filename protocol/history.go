@@ -498,39 +498,6 @@ func LegacyInterrupt(value any, index int) map[string]any {
 	return wire
 }
 
-// ToolResults maps the tool call ids of a run input's tool messages to their text; a
-// call answered twice maps to its later answer.
-func ToolResults(in *RunAgentInput) map[string]string {
-	results := map[string]string{}
-	for _, m := range in.Messages {
-		if m.Role == "tool" {
-			results[m.ToolCallID] = m.Text()
-		}
-	}
-	return results
-}
-
-// IsContinuation reports whether a run input continues its thread's previous run, which
-// left the frontend tool calls with ids pendingToolCalls waiting for a result: the input
-// answers interrupts (resume, or a LangGraph command's resume), or brings a tool message for every one of those calls. An
-// input that brings neither starts afresh, even when it ends with a tool message: that
-// message answers an earlier call, and the previous run waits for nothing it brings.
-func IsContinuation(in *RunAgentInput, pendingToolCalls []string) bool {
-	if len(in.Resume) > 0 || in.Command != nil {
-		return true
-	}
-	if len(pendingToolCalls) == 0 {
-		return false
-	}
-	results := ToolResults(in)
-	for _, id := range pendingToolCalls {
-		if _, ok := results[id]; !ok {
-			return false
-		}
-	}
-	return true
-}
-
 // Freeze settles the conversation and returns it as JSON, to keep while no run streams on
 // it: bytes the garbage collector need not walk, where its values are objects it would
 // trace on every collection. Thaw reads it back into equal values, numbers as

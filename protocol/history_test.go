@@ -69,8 +69,9 @@ func TestIsContinuation(t *testing.T) {
 		{"every pending call answered", RunAgentInput{Messages: []Message{tool("a"), tool("b")}}, []string{"b", "a"}, true},
 		{"one pending call unanswered", RunAgentInput{Messages: []Message{tool("a")}}, []string{"a", "b"}, false},
 		{"nothing pending, nothing answered", RunAgentInput{Messages: []Message{user}}, nil, false},
-		// A rule that looks only at the last message disagrees with the server on these two.
-		{"results followed by a user message", RunAgentInput{Messages: []Message{tool("a"), user}}, []string{"a"}, true},
+		// The user spoke again after the results: a new turn, whatever the results answer.
+		{"results followed by a user message", RunAgentInput{Messages: []Message{tool("a"), user}}, []string{"a"}, false},
+		{"a user message before the results", RunAgentInput{Messages: []Message{user, tool("a")}}, []string{"a"}, true},
 		{"a tool message answering an earlier call", RunAgentInput{Messages: []Message{tool("old")}}, nil, false},
 	} {
 		if got := IsContinuation(&tt.in, tt.pending); got != tt.want {

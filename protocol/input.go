@@ -315,6 +315,9 @@ func (d *inputDecoder) list(obj map[string]any, key string, required bool) []map
 
 var messageRoles = []string{"developer", "system", "assistant", "user", "tool", "activity", "reasoning"}
 
+// MessageRoles lists the roles a message of a run input may have.
+func MessageRoles() []string { return slices.Clone(messageRoles) }
+
 func (d *inputDecoder) messages(obj map[string]any) []Message {
 	items := d.list(obj, "messages", true)
 	if d.opts.MaxMessages > 0 && len(items) > d.opts.MaxMessages {

@@ -12,10 +12,18 @@ type SequenceError struct {
 	Index   int // position of the offending event in the stream, from 0; -1 at end of stream
 	Type    string
 	Message string
+	Rule    Rule // the named rule it breaks, if it breaks one (see Rule)
 }
 
 // Error names the event at fault, by its place and type, and the rule it breaks.
 func (e *SequenceError) Error() string {
+	if e.Rule != "" {
+		return (&RuleError{Rule: e.Rule, Message: e.message()}).Error()
+	}
+	return e.message()
+}
+
+func (e *SequenceError) message() string {
 	if e.Index < 0 {
 		return e.Message
 	}
@@ -32,6 +40,12 @@ type Verifier struct {
 	// ThreadID, when set, is the input's thread: every run must carry it.
 	ThreadID string
 	Warnings []SequenceError
+	// Tolerate lists the named rules the stream may break: a break of one is noted in
+	// Breaks, and the check goes on, instead of failing.
+	Tolerate []Rule
+	// Breaks lists the tolerated rules the stream broke, each once, in the order it
+	// first broke them.
+	Breaks []Rule
 
 	index      int
 	started    bool // any run has started
@@ -61,7 +75,7 @@ type chunkState struct {
 // Check verifies the next event of the stream.
 func (v *Verifier) Check(ev Event) error {
 	if err := checkShape(ev); err != nil {
-		err := v.fail(ev, err.Error())
+		err := v.fail(ev, err)
 		v.index++
 		return err
 	}
@@ -79,11 +93,11 @@ func (v *Verifier) Track(ev Event) error {
 	}
 	expanded, err := v.expandChunks(ev)
 	if err != nil {
-		return v.fail(ev, err.Error())
+		return v.fail(ev, err)
 	}
 	for _, e := range expanded {
 		if err := v.apply(e); err != nil {
-			return v.fail(ev, err.Error())
+			return v.fail(ev, err)
 		}
 	}
 	return nil
@@ -95,7 +109,9 @@ func (v *Verifier) End() error {
 		return &SequenceError{Index: -1, Message: "the stream ended without any event"}
 	}
 	if v.runActive {
-		return &SequenceError{Index: -1, Message: "the stream ended without a terminal event (RUN_FINISHED or RUN_ERROR)"}
+		if err := v.broke(RuleOpenEnd, "the stream ended without a terminal event (RUN_FINISHED or RUN_ERROR)"); err != nil {
+			return &SequenceError{Index: -1, Message: err.(*RuleError).Message, Rule: RuleOpenEnd}
+		}
 	}
 	return nil
 }
@@ -103,16 +119,26 @@ func (v *Verifier) End() error {
 // VerifyStream checks a whole stream.
 func VerifyStream(events []Event, threadID string) (*Verifier, error) {
 	v := &Verifier{ThreadID: threadID}
-	for _, ev := range events {
-		if err := v.Check(ev); err != nil {
-			return v, err
-		}
-	}
-	return v, v.End()
+	return v, v.Stream(events)
 }
 
-func (v *Verifier) fail(ev Event, msg string) error {
-	return &SequenceError{Index: v.index, Type: ev.Type, Message: msg}
+// Stream checks a whole stream's events, then its end: the first error found.
+func (v *Verifier) Stream(events []Event) error {
+	for _, ev := range events {
+		if err := v.Check(ev); err != nil {
+			return err
+		}
+	}
+	return v.End()
+}
+
+// fail is the SequenceError of an error at the event, with the rule it breaks if it
+// breaks a named one.
+func (v *Verifier) fail(ev Event, err error) error {
+	if re, ok := err.(*RuleError); ok {
+		return &SequenceError{Index: v.index, Type: ev.Type, Message: re.Message, Rule: re.Rule}
+	}
+	return &SequenceError{Index: v.index, Type: ev.Type, Message: err.Error()}
 }
 
 // keepsChunk reports the events that do not close an open chunk stream; every other
@@ -274,11 +300,15 @@ func (v *Verifier) apply(ev Event) error {
 			return fmt.Errorf("Cannot send 'RUN_STARTED' while a run is still active")
 		}
 		thread := ev.Str("threadId")
-		if v.ThreadID != "" && thread != v.ThreadID {
-			return fmt.Errorf("every run must carry the input's threadId %q, got %q", v.ThreadID, thread)
-		}
-		if v.threadID != "" && thread != v.threadID {
-			return fmt.Errorf("a second run on another thread: every run carries the input's threadId %q, got %q", v.threadID, thread)
+		switch {
+		case v.ThreadID != "" && thread != v.ThreadID:
+			if err := v.broke(RuleOneThread, "every run must carry the input's threadId %q, got %q", v.ThreadID, thread); err != nil {
+				return err
+			}
+		case v.threadID != "" && thread != v.threadID:
+			if err := v.broke(RuleOneThread, "a second run on another thread: every run carries the input's threadId %q, got %q", v.threadID, thread); err != nil {
+				return err
+			}
 		}
 		v.reset()
 		v.started, v.runActive, v.finished, v.errored = true, true, false, false
@@ -288,10 +318,14 @@ func (v *Verifier) apply(ev Event) error {
 			return fmt.Errorf("Cannot send 'RUN_FINISHED' while %s", open)
 		}
 		if id := ev.Str("runId"); id != v.runID {
-			return fmt.Errorf("RUN_STARTED and RUN_FINISHED must agree on their runId: started %q, finished %q", v.runID, id)
+			if err := v.broke(RuleFinishedRunID, "RUN_STARTED and RUN_FINISHED must agree on their runId: started %q, finished %q", v.runID, id); err != nil {
+				return err
+			}
 		}
 		if t := ev.Str("threadId"); t != v.threadID {
-			return fmt.Errorf("RUN_FINISHED must carry the input's threadId %q, got %q", v.threadID, t)
+			if err := v.broke(RuleFinishedThreadID, "RUN_FINISHED must carry the input's threadId %q, got %q", v.threadID, t); err != nil {
+				return err
+			}
 		}
 		if err := v.checkOutcome(ev); err != nil {
 			return err
@@ -433,7 +467,9 @@ func (v *Verifier) checkOutcome(ev Event) error {
 				return fmt.Errorf("outcome.interrupts[%d]: an interrupt needs a string id and reason", i)
 			}
 			if seen[id] {
-				return fmt.Errorf("outcome.interrupts: two interrupts carrying the id '%s'", id)
+				if err := v.broke(RuleUniqueInterruptIDs, "outcome.interrupts: two interrupts carrying the id '%s'", id); err != nil {
+					return err
+				}
 			}
 			seen[id] = true
 			for _, f := range []string{"message", "toolCallId", "expiresAt"} {

@@ -103,18 +103,19 @@ func twoCalls(in map[string]any, send func(map[string]any)) {
 
 // A later run of a thread that does not continue its latest run — it answers one of
 // two tool calls, or it brings no new user message — never replaces the file of the
-// thread's first run: it is recorded in a file of its own, with a warning naming both.
-func TestALaterRunNeverReplacesTheFirstRunsFile(t *testing.T) {
+// thread's first run: it is recorded in a file of its own, keyed by the conversation so
+// far, with that conversation as its example; each request replays its own run.
+func TestALaterRunIsKeyedByItsConversation(t *testing.T) {
 	for _, dedupe := range []bool{true, false} {
 		for _, tt := range []struct {
-			name, first, later, why string
+			name, first, later, conversation string
 		}{
 			{"one of two tool calls answered", `{"id":"u1","role":"user","content":"pick two"}`,
 				`{"id":"u1","role":"user","content":"pick two"},{"id":"a1","role":"assistant","toolCalls":[{"id":"up-call-a","type":"function","function":{"name":"choose","arguments":"{}"}},{"id":"up-call-b","type":"function","function":{"name":"choose","arguments":"{}"}}]},{"id":"t1","role":"tool","toolCallId":"up-call-a","content":"a"}`,
-				"results for 1 of the 2 tool call(s)"},
+				"conversation:\n    - user: ^pick two$\n    - assistant\n    - tool: ^a$\n"},
 			{"no new user message", `{"id":"u1","role":"user","content":"hello"}`,
 				`{"id":"u1","role":"user","content":"hello"},{"id":"up-hello","role":"assistant","content":"first run of 1 message(s)"}`,
-				"waits for nothing"},
+				"conversation:\n    - user: ^hello$\n    - assistant\n"},
 		} {
 			t.Run(fmt.Sprintf("%s, dedupe %v", tt.name, dedupe), func(t *testing.T) {
 				out := t.TempDir()
@@ -145,27 +146,29 @@ func TestALaterRunNeverReplacesTheFirstRunsFile(t *testing.T) {
 				if !strings.Contains(readFile(t, later), "second run") && !strings.Contains(readFile(t, later), "first run of 2") {
 					t.Errorf("the later file does not hold the later run:\n%s", readFile(t, later))
 				}
-				if strings.Contains(readFile(t, later), "examples:") {
-					t.Errorf("the later file has an example, which would select the first file:\n%s", readFile(t, later))
+				if text := readFile(t, later); !strings.Contains(text, tt.conversation) || !strings.Contains(text, "examples:\n  - conversation:") {
+					t.Errorf("the later file is not keyed by its conversation %q, or has no example of it:\n%s", tt.conversation, text)
 				}
-				warning := logs.String()
-				for _, want := range []string{"level=WARN", first, later, tt.why} {
-					if !strings.Contains(warning, want) {
-						t.Errorf("the log does not say %q:\n%s", want, warning)
-					}
+				if strings.Contains(logs.String(), "level=WARN") {
+					t.Errorf("a run placed by its conversation is warned of:\n%s", logs.String())
 				}
-				// both load, and the first run's request still replays the first run
+				// both load (each example selects its own scenario), and each request
+				// replays its own run
 				replay := serverFor(t, server.DefaultConfig(), scenarios.Source{FS: os.DirFS(out), Root: ".", Label: out})
 				events, _ := client{t, replay.URL}.run(`{"threadId":"x","runId":"r1","messages":[` + tt.first + `]}`)
 				if got, want := seen(events), seen(recordedFirst(t, first)); got != want {
 					t.Errorf("the first request replays as\n%s\nwant the first run\n%s", got, want)
+				}
+				events, _ = client{t, replay.URL}.run(`{"threadId":"y","runId":"r2","messages":[` + tt.later + `]}`)
+				if got, want := seen(events), seen(recordedFirst(t, later)); got != want {
+					t.Errorf("the later request replays as\n%s\nwant the later run\n%s", got, want)
 				}
 			})
 		}
 	}
 }
 
-// recordedFirst plays the first run of a fixture on its own.
+// recordedFirst plays the first run of a fixture on its own, asked by its example.
 func recordedFirst(t *testing.T, file string) []protocol.Event {
 	t.Helper()
 	dir := t.TempDir()
@@ -174,18 +177,22 @@ func recordedFirst(t *testing.T, file string) []protocol.Event {
 	}
 	set := load(t, scenarios.Source{FS: os.DirFS(dir), Root: ".", Label: dir})
 	sc := set.Scenarios()[0]
-	events, _ := client{t, serverFor(t, server.DefaultConfig(), scenarios.Source{FS: os.DirFS(dir), Root: ".", Label: dir}).URL}.run(
-		`{"threadId":"y","runId":"r1","messages":[{"id":"u1","role":"user","content":"` + sc.Examples[0].Message + `"}]}`)
+	body, err := json.Marshal(sc.Examples[0].RunInput(scenarios.RunIDs{Thread: "y", Run: "r1", Message: "u1"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	events, _ := client{t, serverFor(t, server.DefaultConfig(), scenarios.Source{FS: os.DirFS(dir), Root: ".", Label: dir}).URL}.run(string(body))
 	return events
 }
 
 // @ag-ui/langgraph finishes a run with LangGraph's own run id, which the official client
-// accepts: the run is recorded, its RUN_FINISHED with the run id templated like its
-// RUN_STARTED's, and the run's line says what was normalised. The client gets the
-// event as the agent sent it.
+// accepts: the run is recorded as sent, its RUN_FINISHED's run id templated as an id of
+// the replay's own (not the request's), the scenario marked with the rule it breaks,
+// and the run's line and a warning say so. The client gets the event as the agent sent
+// it, and a replay plays the break back.
 func TestARunFinishedWithTheAgentsOwnRunIDIsRecorded(t *testing.T) {
 	out := t.TempDir()
-	var progress lockedBuffer
+	var progress, logs lockedBuffer
 	upstream := scriptedUpstream(t, func(in map[string]any, send func(map[string]any)) {
 		send(map[string]any{"type": "RUN_STARTED", "threadId": in["threadId"], "runId": in["runId"]})
 		send(map[string]any{"type": "TEXT_MESSAGE_START", "messageId": "lg-m", "role": "assistant"})
@@ -193,7 +200,8 @@ func TestARunFinishedWithTheAgentsOwnRunIDIsRecorded(t *testing.T) {
 		send(map[string]any{"type": "TEXT_MESSAGE_END", "messageId": "lg-m"})
 		send(map[string]any{"type": "RUN_FINISHED", "threadId": in["threadId"], "runId": "1f0c-langgraph-run"})
 	})
-	proxy := recordingProxy(t, recorder.Config{Upstream: upstream, OutDir: out, Dedupe: true, Progress: &progress})
+	proxy := recordingProxy(t, recorder.Config{Upstream: upstream, OutDir: out, Dedupe: true, Progress: &progress,
+		Logger: slog.New(slog.NewTextHandler(&logs, nil))})
 	events, _ := client{t, proxy.URL}.run(`{"threadId":"t","runId":"r1","messages":[{"id":"u1","role":"user","content":"hi"}]}`)
 	if got := events[len(events)-1].Str("runId"); got != "1f0c-langgraph-run" {
 		t.Errorf("the client got RUN_FINISHED with runId %q, want the agent's", got)
@@ -203,16 +211,26 @@ func TestARunFinishedWithTheAgentsOwnRunIDIsRecorded(t *testing.T) {
 		t.Fatalf("files %v; the run was not recorded (progress: %s)", files, progress.String())
 	}
 	fixture := readFile(t, files[0])
-	if strings.Contains(fixture, "1f0c-langgraph-run") || !strings.Contains(fixture, "type: RUN_FINISHED, runId: '{{ .runId }}'") {
-		t.Errorf("the fixture's RUN_FINISHED is not templated:\n%s", fixture)
+	if strings.Contains(fixture, "1f0c-langgraph-run") || !strings.Contains(fixture, "type: RUN_FINISHED, runId: '{{ id `r1` }}'") ||
+		!strings.Contains(fixture, "\nbreaks: [finished-run-id]\n") {
+		t.Errorf("the fixture's RUN_FINISHED is not templated as an id of its own, or the scenario not marked:\n%s", fixture)
 	}
-	if want := `complete, nothing redacted, normalised RUN_FINISHED's runId "1f0c-langgraph-run" read as RUN_STARTED's → `; !strings.Contains(progress.String(), want) {
+	if want := `complete, nothing redacted, breaks finished-run-id → `; !strings.Contains(progress.String(), want) {
 		t.Errorf("the run's line %q does not say %q", progress.String(), want)
+	}
+	if got := strings.Count(logs.String(), "level=WARN"); got != 1 || !strings.Contains(logs.String(), "rules=finished-run-id") {
+		t.Errorf("want one warning naming the rule, got:\n%s", logs.String())
 	}
 	replay := serverFor(t, server.DefaultConfig(), scenarios.Source{FS: os.DirFS(out), Root: ".", Label: out})
 	replayed, _ := client{t, replay.URL}.run(`{"threadId":"t2","runId":"r9","messages":[{"id":"u1","role":"user","content":"hi"}]}`)
-	if _, err := protocol.VerifyStream(replayed, "t2"); err != nil || replayed[len(replayed)-1].Str("runId") != "r9" {
-		t.Errorf("the replay ends %+v (%v)", replayed[len(replayed)-1], err)
+	v := &protocol.Verifier{ThreadID: "t2", Tolerate: []protocol.Rule{protocol.RuleFinishedRunID}}
+	for _, ev := range replayed {
+		if err := v.Check(ev); err != nil {
+			t.Fatalf("the replay breaks another rule: %v", err)
+		}
+	}
+	if last := replayed[len(replayed)-1]; len(v.Breaks) != 1 || last.Str("runId") == "r9" || last.Str("runId") == "" || last.Str("threadId") != "t2" {
+		t.Errorf("the replay ends %+v: want the break played back, with a run id of the replay's own", last)
 	}
 
 	// What the official client rejects is still refused: kept apart as incomplete.
@@ -435,8 +453,9 @@ func TestASnapshotOfALaterRunCarriesTheClientsHistory(t *testing.T) {
 }
 
 // A run that answers tool calls of a run the recorder never saw — it was recorded before
-// the recorder restarted — is no session's first run: it does not replace the file of
-// the session it continues, and a warning names both files.
+// the recorder restarted — does not replace the file of the session it continues: it is
+// keyed by its conversation in a file of its own, and a replay of the whole session, the
+// first run's pause continued on its thread, plays it.
 func TestAContinuationAfterARestartNeverReplacesTheFirstRun(t *testing.T) {
 	out := t.TempDir()
 	upstream := scriptedUpstream(t, twoCalls)
@@ -448,11 +467,13 @@ func TestAContinuationAfterARestartNeverReplacesTheFirstRun(t *testing.T) {
 	}
 	recordedFirst := readFile(t, files[0])
 
-	var logs lockedBuffer
-	after := recordingProxy(t, recorder.Config{Upstream: upstream, OutDir: out, Dedupe: true, Logger: slog.New(slog.NewTextHandler(&logs, nil))})
-	client{t, after.URL}.run(`{"threadId":"t","runId":"r2","messages":[{"id":"u1","role":"user","content":"pick two"},` +
-		`{"id":"a1","role":"assistant","toolCalls":[{"id":"up-call-a","type":"function","function":{"name":"choose","arguments":"{}"}},{"id":"up-call-b","type":"function","function":{"name":"choose","arguments":"{}"}}]},` +
-		`{"id":"t1","role":"tool","toolCallId":"up-call-a","content":"a"},{"id":"t2","role":"tool","toolCallId":"up-call-b","content":"b"}]}`)
+	after := recordingProxy(t, recorder.Config{Upstream: upstream, OutDir: out, Dedupe: true})
+	continuation := func(calls [2]string) string {
+		return `{"threadId":"t","runId":"r2","messages":[{"id":"u1","role":"user","content":"pick two"},` +
+			`{"id":"a1","role":"assistant","toolCalls":[{"id":"` + calls[0] + `","type":"function","function":{"name":"choose","arguments":"{}"}},{"id":"` + calls[1] + `","type":"function","function":{"name":"choose","arguments":"{}"}}]},` +
+			`{"id":"t1","role":"tool","toolCallId":"` + calls[0] + `","content":"a"},{"id":"t2","role":"tool","toolCallId":"` + calls[1] + `","content":"b"}]}`
+	}
+	live, _ := client{t, after.URL}.run(continuation([2]string{"up-call-a", "up-call-b"}))
 	if got := readFile(t, files[0]); got != recordedFirst {
 		t.Errorf("the continuation replaced the first run:\n%s", got)
 	}
@@ -460,10 +481,20 @@ func TestAContinuationAfterARestartNeverReplacesTheFirstRun(t *testing.T) {
 	if len(later) != 2 {
 		t.Fatalf("files %v", later)
 	}
-	for _, want := range []string{"level=WARN", files[0], later[1], "did not record"} {
-		if !strings.Contains(logs.String(), want) {
-			t.Errorf("the log does not say %q:\n%s", want, logs.String())
+	replay := client{t, serverFor(t, server.DefaultConfig(), scenarios.Source{FS: os.DirFS(out), Root: ".", Label: out}).URL}
+	paused, _ := replay.run(`{"threadId":"t","runId":"r1","messages":[{"id":"u1","role":"user","content":"pick two"}]}`)
+	var calls []string
+	for _, ev := range paused {
+		if ev.Type == protocol.ToolCallStart {
+			calls = append(calls, ev.Str("toolCallId"))
 		}
+	}
+	if len(calls) != 2 {
+		t.Fatalf("the first run replays %d tool calls: %v", len(calls), seen(paused))
+	}
+	if replayed, _ := replay.run(continuation([2]string{calls[0], calls[1]})); seen(replayed) != seen(live) {
+		got, want := seen(replayed), seen(live)
+		t.Errorf("the continuation replays as\n%s\nwant\n%s", got, want)
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -153,11 +154,17 @@ func (s *session) localName(id, prefix string) string {
 // idPrefix returns the prefix of the local names a field's generated ids get, and
 // whether the field holds one: the field that names a stream of the protocol (c for a
 // tool call's, m for a message's), the fields that refer to a message, and those that
-// name a subagent invocation (s).
+// name a subagent invocation (s). A run or thread id other than the run's own (r, t)
+// is an agent's that breaks a producer rule, as @ag-ui/langgraph's RUN_FINISHED does
+// with LangGraph's run id: it is replayed as an id of the replay's own, not the request's.
 func idPrefix(field string) (string, bool) {
 	switch field {
 	case "parentMessageId", "entityId":
 		return "m", true
+	case "runId":
+		return "r", true
+	case "threadId":
+		return "t", true
 	case "subagentRunId", "parentSubagentRunId":
 		return "s", true
 	}
@@ -182,7 +189,10 @@ func idPrefix(field string) (string, bool) {
 // request brought as {{ (nth -2 .messages).id }}, the replayed client's own id for it,
 // which the client is never given a generated name for. Outside a member whose name
 // says it holds an id, only strings of minIDLen characters or more are taken for ids.
-func (s *session) templated(events []capturedEvent, threadID, runID string, sent []protocol.Message) []scenarios.RecordedEvent {
+// A UUID in a member that names an id, at any depth, is an id the agent minted too (an
+// A2A task's id in a RAW event), unless the request holds it.
+func (s *session) templated(events []capturedEvent, threadID, runID string, in *protocol.RunAgentInput) []scenarios.RecordedEvent {
+	sent := in.Messages
 	events = slices.Clone(events)
 	for i, ce := range events {
 		if ce.event.Type == protocol.MessagesSnapshot {
@@ -215,6 +225,17 @@ func (s *session) templated(events []capturedEvent, threadID, runID string, sent
 					}
 				}
 			}
+		}
+	}
+	asked := map[string]bool{}
+	stringsOf(in.Raw, func(s string) { asked[s] = true })
+	for _, ce := range events {
+		for _, f := range ce.event.Fields {
+			mintedUUIDs(f.Value, f.Name, func(id string) {
+				if !asked[id] && id != threadID && id != runID {
+					name(id, "x")
+				}
+			})
 		}
 	}
 	convert := func(v string, idMember bool) string {
@@ -411,6 +432,45 @@ func templatedValue(v any, key string, convert func(s string, idMember bool) str
 	return v
 }
 
+// uuid is the form of the ids an agent mints with crypto.randomUUID and its kin.
+var uuid = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
+
+// mintedUUIDs calls found, in order of appearance, with each UUID of a JSON value that
+// stands in a member naming an id (key is the member the value is in, as for
+// templatedValue).
+func mintedUUIDs(v any, key string, found func(string)) {
+	switch x := v.(type) {
+	case string:
+		if isIDMember(key) && uuid.MatchString(x) {
+			found(x)
+		}
+	case []any:
+		for _, it := range x {
+			mintedUUIDs(it, key, found)
+		}
+	case map[string]any:
+		for _, k := range slices.Sorted(maps.Keys(x)) {
+			mintedUUIDs(x[k], k, found)
+		}
+	}
+}
+
+// stringsOf calls each with every string of a JSON value.
+func stringsOf(v any, each func(string)) {
+	switch x := v.(type) {
+	case string:
+		each(x)
+	case []any:
+		for _, it := range x {
+			stringsOf(it, each)
+		}
+	case map[string]any:
+		for _, it := range x {
+			stringsOf(it, each)
+		}
+	}
+}
+
 // minIDLen is the shortest string taken for a recorded id outside a member that names
 // one: a shorter one ("1", "a", "yes") could be any text that happens to equal an id.
 const minIDLen = 8
@@ -435,14 +495,19 @@ func sentIDs(sent []protocol.Message) map[string]int {
 	return ids
 }
 
-// fixtureKey identifies the first request of a session: repeating it updates the same
-// fixture.
-func fixtureKey(route, message string, forwardedProps any) string {
+// fixtureKey identifies the first request of a session — by its message, or for a later
+// turn by its conversation too (keyText; "" for a first turn): repeating it updates the
+// same fixture.
+func fixtureKey(route, message string, forwardedProps any, conversation string) string {
 	name := ""
 	if fp, ok := forwardedProps.(map[string]any); ok {
 		name, _ = fp["scenario_name"].(string)
 	}
-	sum := sha256.Sum256([]byte(route + "\x00" + message + "\x00" + name))
+	key := route + "\x00" + message + "\x00" + name
+	if conversation != "" {
+		key += "\x00" + conversation
+	}
+	sum := sha256.Sum256([]byte(key))
 	return hex.EncodeToString(sum[:4])
 }
 

@@ -132,6 +132,7 @@ func (r *Recorder) Record(w http.ResponseWriter, req *http.Request, route string
 			"thread", in.ThreadID, "run", in.RunID)
 	}
 	problem := r.relay(req.Context(), w, newUpstreamFrames(ct, resp.Body, r.cfg.MaxFrame), started, in, kept)
+	r.warnBreaks(in, kept.breaks)
 	if kept.passed != "" {
 		r.unrecorded(in)
 		return nil
@@ -157,12 +158,8 @@ func (r *Recorder) Record(w http.ResponseWriter, req *http.Request, route string
 	default:
 		outcome = "INCOMPLETE: " + problem
 	}
-	normalised := ""
-	if n := kept.identity.String(); n != "" {
-		normalised = ", " + n
-	}
 	fmt.Fprintf(r.cfg.Progress, "recorded run %s of thread %s: %d events in %s, %s, %s%s → %s\n",
-		in.RunID, in.ThreadID, len(events), time.Since(started).Round(time.Millisecond), outcome, redactedCount(redactions), normalised, file)
+		in.RunID, in.ThreadID, len(events), time.Since(started).Round(time.Millisecond), outcome, redactedCount(redactions), breaksNote(kept.breaks), file)
 	return nil
 }
 
@@ -205,7 +202,8 @@ func (r *Recorder) relay(ctx context.Context, w http.ResponseWriter, frames upst
 	}
 	// Agents that mint their own thread and run ids (instead of echoing the request's)
 	// are still recorded: the fixture echoes whatever request replays it.
-	var verify protocol.Verifier
+	verify := protocol.Verifier{Tolerate: protocol.MarkableRules()} // a break is recorded as sent, and marked
+	defer func() { kept.breaks = verify.Breaks }()
 	last := started
 	ended := false // by a terminal event
 	for {
@@ -221,9 +219,6 @@ func (r *Recorder) relay(ctx context.Context, w http.ResponseWriter, frames upst
 			return "the upstream stream broke off: " + err.Error()
 		}
 		ev, err := f.event, f.err
-		if err == nil {
-			ev = kept.identity.Normalise(ev)
-		}
 		if err == nil && kept.passed == "" {
 			err = verify.Check(ev)
 		}
@@ -256,38 +251,6 @@ func (r *Recorder) relay(ctx context.Context, w http.ResponseWriter, frames upst
 		return "the upstream stream ended early: " + early.Error()
 	}
 	return ""
-}
-
-// capture keeps the events of the run being recorded, up to its bounds.
-type capture struct {
-	events    []capturedEvent
-	count     int   // events seen
-	bytes     int64 // their JSON, in bytes
-	maxEvents int
-	maxBytes  int64
-	passed    string               // the bound the run passed, if it did, or why it is not recorded: nothing is kept from then on
-	identity  protocol.RunIdentity // what the recording changed of the stream, as the official client reads it
-}
-
-// add keeps an event whose JSON is size bytes long. It reports true when the event takes
-// the run past a bound: the events kept so far are dropped then, and no later one is kept.
-func (c *capture) add(ce capturedEvent, size int) bool {
-	c.count++
-	c.bytes += int64(size)
-	if c.passed != "" {
-		return false
-	}
-	switch {
-	case c.count > c.maxEvents:
-		c.passed = fmt.Sprintf("%d events", c.maxEvents)
-	case c.bytes > c.maxBytes:
-		c.passed = fmt.Sprintf("%d bytes of events (-record-max-bytes)", c.maxBytes)
-	default:
-		c.events = append(c.events, ce)
-		return false
-	}
-	c.events = nil
-	return true
 }
 
 // continuesUnrecorded reports whether a run continues one that was not recorded.
@@ -344,7 +307,7 @@ func (r *Recorder) save(route string, in *protocol.RunAgentInput, events []captu
 	if len(events) > 0 && events[0].event.Type == protocol.RunStarted {
 		threadID, runID = events[0].event.Str("threadId"), events[0].event.Str("runId")
 	}
-	recorded := s.templated(rd.events(slices.Clone(events)), threadID, runID, in.Messages)
+	recorded := s.templated(rd.events(slices.Clone(events)), threadID, runID, in)
 	if problem != "" {
 		file, err := r.saveUnfinished(s, route, in, recorded, problem, continuing, rd)
 		return file, rd.count, err
@@ -359,7 +322,7 @@ func (r *Recorder) save(route string, in *protocol.RunAgentInput, events []captu
 		if doc, err = r.load(s.file); err != nil {
 			return "", 0, fmt.Errorf("the fixture of this session cannot be read: %w", err)
 		}
-		if err := doc.Place(path, recorded); err != nil {
+		if err := doc.Place(path, recorded, ""); err != nil {
 			return "", 0, err
 		}
 	} else {
@@ -372,6 +335,7 @@ func (r *Recorder) save(route string, in *protocol.RunAgentInput, events []captu
 	if raisesLangGraphInterrupts(events) {
 		doc.SetDialect(scenarios.DialectLangGraph)
 	}
+	doc.MarkBreaks(brokenRules(events))
 	if !continuing {
 		if old, _ := r.load(s.file); old != nil {
 			doc.KeepNext(old)
@@ -436,10 +400,15 @@ const stampFormat = "20060102T150405.000"
 // already answers gets no example, since that recording replays first.
 func (r *Recorder) name(s *session, route string, in *protocol.RunAgentInput) {
 	msg, _ := in.LastUserMessage()
-	text := r.redactor().text(msg.Text()) // counted where the fixture writes it
-	stem := slug(text) + "-" + fixtureKey(route, msg.Text(), in.ForwardedProps)
+	rd := r.redactor() // counted where the fixture writes it
+	text := rd.text(msg.Text())
+	conversation := ""
+	if laterTurn(in) {
+		conversation = keyText(conversationKey(in, rd))
+	}
+	stem := slug(text) + "-" + fixtureKey(route, msg.Text(), in.ForwardedProps, conversation)
 	s.stem = stem
-	s.id = "rec-" + slug(text) + "-" + fixtureKey(route, text, in.ForwardedProps)
+	s.id = "rec-" + slug(text) + "-" + fixtureKey(route, text, in.ForwardedProps, conversation)
 	if r.cfg.Dedupe {
 		s.file = filepath.Join(r.cfg.OutDir, stem+".yaml")
 		return
@@ -511,6 +480,12 @@ func (r *Recorder) newScenario(s *session, route string, in *protocol.RunAgentIn
 	if text != "" {
 		sc.Match.Message, example.Message = anchored(text), text
 	}
+	if laterTurn(in) {
+		sc.Match.Conversation = conversationKey(in, rd)
+		example.Message, example.Conversation = "", exampleConversation(in, rd)
+	} else if system, ok := systemMessage(in); ok {
+		example.System = rd.text(system)
+	}
 	if fp, ok := in.ForwardedProps.(map[string]any); ok {
 		if name, ok := fp["scenario_name"].(string); ok {
 			sc.Match.ForwardedProps = map[string]any{"scenario_name": name}
@@ -522,6 +497,16 @@ func (r *Recorder) newScenario(s *session, route string, in *protocol.RunAgentIn
 		sc.Examples = []scenarios.Example{example}
 	}
 	return sc
+}
+
+// systemMessage is the text of a first turn's system message, if it has one.
+func systemMessage(in *protocol.RunAgentInput) (string, bool) {
+	for _, m := range in.Messages {
+		if m.Role == "system" {
+			return m.Text(), true
+		}
+	}
+	return "", false
 }
 
 // offered adds to a recorded example what the first request offered the agent besides

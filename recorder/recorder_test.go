@@ -56,6 +56,12 @@ timing: {firstEvent: 10ms, firstToken: 40ms, stepGap: 20ms, tokensPerSecond: 100
 steps:
   - tool: {name: choose, args: {options: [a, b]}}
   - text: 'You picked {{ .answer.content }}.'
+---
+id: go-on
+match: {message: ^go on$}
+timing: {firstEvent: 10ms, firstToken: 20ms, stepGap: 20ms, tokensPerSecond: 100, jitter: 0}
+steps:
+  - text: 'Going on after {{ len .messages }} messages.'
 `
 
 func quiet() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
@@ -560,10 +566,10 @@ steps:
 	})
 }
 
-// A run that brings the results of the pending tool calls continues the session even
-// when a user message follows them, as a replay has it: its answer is recorded as the
-// branch its results choose, not as the first run of a new session.
-func TestToolResultsFollowedByAMessageContinueTheSession(t *testing.T) {
+// A run that brings the results of the pending tool calls with a user message after them
+// is a new turn, as a replay has it: it is recorded keyed by its whole conversation, the
+// results and the new message included, not as the branch the results alone would choose.
+func TestToolResultsFollowedByAMessageAreANewTurn(t *testing.T) {
 	out, proxy := recordingUpstreamScenarios(t)
 
 	play := func(base string) [][]protocol.Event {
@@ -573,16 +579,16 @@ func TestToolResultsFollowedByAMessageContinueTheSession(t *testing.T) {
 		return [][]protocol.Event{pick, picked}
 	}
 	original := play(proxy.URL)
-	files, _ := filepath.Glob(filepath.Join(out, "*.yaml"))
+	files, _ := filepath.Glob(filepath.Join(out, "go-on-*.yaml"))
 	if len(files) != 1 {
-		t.Fatalf("recorded files %v, want the session's one fixture", files)
+		t.Fatalf("recorded files %v, want the second run's own", files)
 	}
 	fixture, err := os.ReadFile(files[0])
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(string(fixture), "toolResults: [^b$]") {
-		t.Errorf("the second run is not recorded as the branch of the result b:\n%s", fixture)
+	if !strings.Contains(string(fixture), "conversation:\n    - tool: ^b$\n    - user: ^go on$\n") {
+		t.Errorf("the second run is not keyed by its conversation:\n%s", fixture)
 	}
 	replayed := play(serverFor(t, server.DefaultConfig(), scenarios.Source{FS: os.DirFS(out), Root: ".", Label: out}).URL)
 	for run := range original {

@@ -3,6 +3,7 @@ package recorder
 import (
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -10,17 +11,23 @@ import (
 	"github.com/agui-mock/agui-mock/scenarios"
 )
 
-// saveUnfinished writes a run that did not finish, and returns its file. A session's
-// first run that the client stopped (a Stop button: it went away while the agent
-// streamed) is written where its session's fixture goes, as a stopped scenario that
-// replays its events with their timing and then holds the stream open, as the agent did
-// when the client left; unless a recording of the same first request is there already,
-// which it does not replace. Every other unfinished run, and that one then, is kept
-// apart, in a hidden directory no server loads, marked broken with why it is incomplete.
+// saveUnfinished writes a run that did not finish, and returns its file. A run that the
+// client stopped (a Stop button: it went away while the agent streamed) replays its
+// events with their timing and then holds the stream open, as the agent did when the
+// client left: a session's first run is written where its session's fixture goes, as a
+// stopped scenario, unless a recording of the same first request is there already,
+// which it does not replace; a run that continues the session is placed in its fixture
+// as a stopped continuation of the run it answers. Every other unfinished run, and that
+// first one then, is kept apart, in a hidden directory no server loads, marked broken
+// with why it is incomplete.
 func (r *Recorder) saveUnfinished(s *session, route string, in *protocol.RunAgentInput, recorded []scenarios.RecordedEvent, problem string, continuing bool, rd *redactor) (string, error) {
-	if problem == clientGone && !continuing && underWay(recorded) && !exists(s.file) {
+	stopped := problem == clientGone && underWay(recorded)
+	if stopped && continuing {
+		return s.file, r.placeStopped(s, in, recorded, rd)
+	}
+	if stopped && !exists(s.file) {
 		sc := r.newScenario(s, route, in, "", rd)
-		sc.Stopped = fmt.Sprintf("the client stopped the run while it was recorded, after %d events", len(recorded))
+		sc.Stopped = stoppedReason(len(recorded))
 		sc.Description += ": stopped by the client while recording; it replays the events the agent sent until then, then holds the stream open without a terminal event"
 		sc.Comment += "\nThe client stopped this run (a Stop button) while it was recorded: it replays the agent's events until then,\n" +
 			"then sends nothing more and keeps the stream open, as the agent did, until the client goes away.\n" +
@@ -33,6 +40,31 @@ func (r *Recorder) saveUnfinished(s *session, route string, in *protocol.RunAgen
 	sc := r.newScenario(s, route, in, "incomplete recording: "+problem, rd)
 	sc.ID, sc.Events = s.id+suffix, recorded
 	return file, r.write(file, sc)
+}
+
+// placeStopped places a continuation the client stopped in its session's fixture, after
+// the run it answers. Nothing continues it: the session waits for nothing once it is
+// written.
+func (r *Recorder) placeStopped(s *session, in *protocol.RunAgentInput, recorded []scenarios.RecordedEvent, rd *redactor) error {
+	path := append(slices.Clone(s.path), s.whenFor(in, rd))
+	doc, err := r.load(s.file)
+	if err != nil {
+		return fmt.Errorf("the fixture of this session cannot be read: %w", err)
+	}
+	if err := doc.Place(path, recorded, stoppedReason(len(recorded))); err != nil {
+		return err
+	}
+	if err := r.write(s.file, doc); err != nil {
+		return err
+	}
+	s.path, s.awaiting, s.toolCalls = path, nil, nil
+	s.runs++
+	return nil
+}
+
+// stoppedReason is what a recording says of a run the client stopped after n events.
+func stoppedReason(n int) string {
+	return fmt.Sprintf("the client stopped the run while it was recorded, after %d events", n)
 }
 
 // incompleteDir is the hidden directory, inside the output directory, of the recordings

@@ -110,25 +110,33 @@ func (l lines) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// stoppedRun starts recording a long run, waits for its first event, stops it with
-// stop, and returns the recorder's line about it and the record directory.
-func stoppedRun(t *testing.T, stop func(proxy string, abort context.CancelFunc)) (string, string) {
+// slowlyRecording starts an upstream agent playing the scenario, five words a second,
+// and a server that records every run through it; it returns the server's URL, the
+// record directory, and the recorder's progress lines.
+func slowlyRecording(t *testing.T, scenario string) (proxy, out string, progress lines) {
 	t.Helper()
 	upstream := serverFor(t, server.DefaultConfig(), scenarios.Source{FS: fstest.MapFS{"s/u.yaml": {Data: []byte(
-		"match: {message: ^long$}\ntiming: {firstEvent: 0, tokensPerSecond: 5, jitter: 0}\nsteps: [{text: '" + strings.Repeat("word ", 100) + "'}]\n")}}, Root: "s", Label: "upstream"})
-	out := t.TempDir()
+		"timing: {firstEvent: 0, tokensPerSecond: 5, jitter: 0}\n" + scenario)}}, Root: "s", Label: "upstream"})
+	out = t.TempDir()
 	u, _ := url.Parse(upstream.URL)
-	progress := make(lines, 4)
+	progress = make(lines, 4)
 	rec, err := recorder.New(recorder.Config{Upstream: u, OutDir: out, Dedupe: true, Logger: quiet(), Progress: progress})
 	if err != nil {
 		t.Fatal(err)
 	}
 	cfg := server.DefaultConfig()
 	cfg.Recorder, cfg.RecordAll = rec, true
-	proxy := serverFor(t, cfg, scenarios.Builtin())
+	return serverFor(t, cfg, scenarios.Builtin()).URL, out, progress
+}
+
+// stoppedRun starts recording a long run, waits for its first event, stops it with
+// stop, and returns the recorder's line about it and the record directory.
+func stoppedRun(t *testing.T, stop func(proxy string, abort context.CancelFunc)) (string, string) {
+	t.Helper()
+	proxy, out, progress := slowlyRecording(t, "match: {message: ^long$}\nsteps: [{text: '"+strings.Repeat("word ", 100)+"'}]\n")
 	ctx, abort := context.WithCancel(t.Context())
 	defer abort()
-	req, _ := http.NewRequestWithContext(ctx, "POST", proxy.URL+"/agui/chat", strings.NewReader(`{"threadId":"t","runId":"r","protocolVersion":"1.1","messages":[{"id":"u1","role":"user","content":"long"}]}`))
+	req, _ := http.NewRequestWithContext(ctx, "POST", proxy+"/agui/chat", strings.NewReader(`{"threadId":"t","runId":"r","protocolVersion":"1.1","messages":[{"id":"u1","role":"user","content":"long"}]}`))
 	req.Header.Set("Content-Type", "application/json")
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
@@ -138,7 +146,7 @@ func stoppedRun(t *testing.T, stop func(proxy string, abort context.CancelFunc))
 	if _, err := protocol.NewFrameReader(resp.Body, 1<<20).Next(); err != nil {
 		t.Fatalf("no first event: %v", err)
 	}
-	stop(proxy.URL, abort)
+	stop(proxy, abort)
 	_, _ = io.Copy(io.Discard, resp.Body)
 	return <-progress, out
 }
@@ -245,5 +253,84 @@ func TestARunTheClientStoppedReplaysThenHoldsTheStreamOpen(t *testing.T) {
 	leave()
 	if err := <-next; !errors.Is(err, context.Canceled) {
 		t.Errorf("after the recorded events the stream ended by itself (%v), not by the client leaving", err)
+	}
+}
+
+// A run that answers the session's interrupt and that the client stopped is placed in
+// the session's fixture, as a stopped continuation of the run it answers: a replay of
+// the session plays its events after the same answer, then holds the stream open.
+func TestAStoppedContinuationIsPlacedInItsSession(t *testing.T) {
+	proxy, out, progress := slowlyRecording(t,
+		"match: {message: ^ship$}\nsteps: [{interrupt: {message: Ship it, on: {resolved: [{text: '"+strings.Repeat("word ", 100)+"'}]}}}]\n")
+	const ask = `{"threadId":"t","runId":"r1","protocolVersion":"1.1","messages":[{"id":"u1","role":"user","content":"ship"}]}`
+	// resumeAndStop answers the interrupt, reads n events and leaves; it returns the
+	// events read, and what ended the stream after them once the client left (nil when
+	// it is not waited for).
+	resumeAndStop := func(base, interrupt string, n int, wait bool) ([]string, error) {
+		ctx, leave := context.WithCancel(t.Context())
+		defer leave()
+		body := `{"threadId":"t","runId":"r2","protocolVersion":"1.1","messages":[{"id":"u1","role":"user","content":"ship"}],"resume":[{"interruptId":"` + interrupt + `","status":"resolved"}]}`
+		req, _ := http.NewRequestWithContext(ctx, "POST", base+"/agui/chat", strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		frames := protocol.NewFrameReader(resp.Body, 1<<20)
+		var read []string
+		for range n {
+			f, err := frames.Next()
+			if err != nil {
+				t.Fatalf("event %d: %v", len(read)+1, err)
+			}
+			read = append(read, f.Data)
+		}
+		if !wait {
+			return read, nil
+		}
+		next := make(chan error, 1)
+		go func() {
+			f, err := frames.Next()
+			if err == nil {
+				err = fmt.Errorf("the replay sent %s after the recorded events", f.Data)
+			}
+			next <- err
+		}()
+		leave()
+		return read, <-next
+	}
+	first, _ := client{t, proxy}.run(ask)
+	<-progress
+	resumeAndStop(proxy, interruptIDs(first)[0], 3, false)
+	if line := <-progress; !strings.Contains(line, "stopped by the client: it replays its events, then holds the stream open") {
+		t.Errorf("recorder line: %s", line)
+	}
+	if kept, _ := filepath.Glob(filepath.Join(out, ".incomplete", "*.yaml")); len(kept) != 0 {
+		t.Errorf("the stopped continuation was kept apart: %v", kept)
+	}
+	files, _ := filepath.Glob(filepath.Join(out, "*.yaml"))
+	if len(files) != 1 {
+		t.Fatalf("recorded files %v, want the session's one", files)
+	}
+	fixture := readFile(t, files[0])
+	branch := fixture[strings.Index(fixture, "next:"):]
+	recorded := strings.Count(branch, "type: ")
+	if want := fmt.Sprintf("next:\n  - when: {resume: [{status: resolved}]}\n    stopped: the client stopped the run while it was recorded, after %d events\n    events:\n", recorded); !strings.HasPrefix(branch, want) || strings.Contains(branch, "RUN_FINISHED") {
+		t.Errorf("the continuation is not placed as stopped after the interrupt (want %q):\n%s", want, fixture)
+	}
+
+	replayCfg := server.DefaultConfig()
+	replayCfg.Speed = 0 // a terminal event would be written at once: the stream is held open instead
+	replay := serverFor(t, replayCfg, scenarios.Source{FS: os.DirFS(out), Root: ".", Label: out})
+	paused, _ := client{t, replay.URL}.run(ask)
+	events, ended := resumeAndStop(replay.URL, interruptIDs(paused)[0], recorded, true)
+	if !errors.Is(ended, context.Canceled) {
+		t.Errorf("after the recorded events the stream ended by itself (%v), not by the client leaving", ended)
+	}
+	for i, data := range events {
+		if strings.Contains(data, `"RUN_FINISHED"`) || strings.Contains(data, `"RUN_ERROR"`) {
+			t.Errorf("event %d of the replayed continuation is a terminal event: %s", i+1, data)
+		}
 	}
 }

@@ -29,7 +29,8 @@ type Answer struct {
 // a scenario of steps, the plain answer (every interrupt resolved, with the smallest
 // payload its responseSchema takes; every tool result empty) and, for each case of each pending item, the plain answer
 // with that item answered as the case asks; for a recording, the answers each recorded
-// continuation was recorded with. An answer is made to meet its case's conditions (a
+// continuation was recorded with, but for one the client stopped: no live run stops
+// where that one did. An answer is made to meet its case's conditions (a
 // tool result's pattern gets a text it matches), so that playing it chooses the case by
 // the usual rules rather than by force; the same answers are listed once.
 func (c *Cursor) Branches() []Answers {
@@ -47,6 +48,9 @@ func (c *Cursor) Branches() []Answers {
 	}
 	if c.node != nil {
 		for _, b := range c.node.next {
+			if b.run.stopped != "" {
+				continue
+			}
 			add(func(a *Answers) {
 				for i, bc := range b.resume {
 					if i < len(a.Resume) {

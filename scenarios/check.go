@@ -25,8 +25,9 @@ func (sc *Scenario) check(ctx context.Context, limits Limits) []Diagnostic {
 		return nil // the example that cannot be sent is the set's problem to report
 	}
 	captures, _ := sc.Match.test(req)
-	x := explorer{ctx: ctx, limits: limits, runs: maxCheckRuns}
+	x := explorer{ctx: ctx, limits: limits, runs: maxCheckRuns, broke: map[protocol.Rule]bool{}}
 	diags := x.explore(sc, req, Start{Captures: captures}, 1)
+	diags = append(diags, sc.unbrokenMarks(x.broke)...)
 	seen := map[string]bool{}
 	unique := diags[:0]
 	for _, d := range diags {
@@ -42,7 +43,8 @@ func (sc *Scenario) check(ctx context.Context, limits Limits) []Diagnostic {
 type explorer struct {
 	ctx    context.Context
 	limits Limits
-	runs   int // how many more runs may be tried
+	runs   int                    // how many more runs may be tried
+	broke  map[protocol.Rule]bool // the rules the scenario marks that its runs broke
 }
 
 // explore dry-runs one run, then each way its continuation can go. A run whose
@@ -65,7 +67,7 @@ func (x *explorer) explore(sc *Scenario, req *Request, start Start, depth int) [
 	if depth == 1 {
 		sc.eventsHint = len(plan.Events)
 	}
-	diags := append(sc.verify(plan, origins, req.Input.ThreadID), sc.protoWarnings(plan, origins)...)
+	diags := append(sc.verify(plan, origins, req.Input.ThreadID, x.broke), sc.protoWarnings(plan, origins)...)
 	next := plan.Next
 	if next != nil && next.node != nil && len(next.Interrupts) == 0 && len(next.ToolCalls) == 0 {
 		at := next.node.next[0].at
@@ -136,13 +138,14 @@ func continuationRequest(prev *Request, c *Cursor, forced *branchChoice, runID s
 }
 
 // verify checks one planned run against the event rules, pointing at the step that
-// wrote the offending event.
-func (sc *Scenario) verify(plan *Plan, origins []pos, threadID string) []Diagnostic {
+// wrote the offending event. The producer rules the scenario marks (breaks) it may
+// break: those it does are noted in broke.
+func (sc *Scenario) verify(plan *Plan, origins []pos, threadID string, broke map[protocol.Rule]bool) []Diagnostic {
 	if sc.Broken != "" {
 		return nil
 	}
-	if sc.Stopped != "" {
-		return sc.verifyStopped(plan, origins, threadID)
+	if plan.Stopped != "" {
+		return sc.verifyStopped(plan, origins, threadID, broke)
 	}
 	events := make([]protocol.Event, 0, len(plan.Events))
 	for _, t := range plan.Events {
@@ -151,7 +154,11 @@ func (sc *Scenario) verify(plan *Plan, origins []pos, threadID string) []Diagnos
 		}
 		events = append(events, t.Event)
 	}
-	v, err := protocol.VerifyStream(events, threadID)
+	v := &protocol.Verifier{ThreadID: threadID, Tolerate: sc.Breaks}
+	err := v.Stream(events)
+	for _, r := range v.Breaks {
+		broke[r] = true
+	}
 	var diags []Diagnostic
 	at := func(index int, msg, hint string) Diagnostic {
 		if index < 0 || index >= len(origins) {
@@ -161,12 +168,16 @@ func (sc *Scenario) verify(plan *Plan, origins []pos, threadID string) []Diagnos
 		return Diagnostic{File: o.File, Line: o.Line, Column: o.Column, Message: msg, Hint: hint}
 	}
 	if err != nil {
+		msg, hint := "the scenario breaks the AG-UI event rules: "+err.Error(), "fix the steps, or add broken: <reason> if the breakage is the point"
 		index := -1
 		var se *protocol.SequenceError
 		if errors.As(err, &se) {
 			index = se.Index
+			if se.Rule != "" {
+				msg, hint = ruleDiagnostic(se)
+			}
 		}
-		diags = append(diags, at(index, "the scenario breaks the AG-UI event rules: "+err.Error(), "fix the steps, or add broken: <reason> if the breakage is the point"))
+		diags = append(diags, at(index, msg, hint))
 	}
 	for _, w := range v.Warnings {
 		diags = append(diags, at(w.Index, w.Error(), "add broken: <reason> to send it anyway"))
@@ -211,6 +222,9 @@ func (sc *Scenario) sampleRequest() (*Request, error) {
 	}
 	if sc.Match.System != nil {
 		ex.System, _ = sampleMessage(sc.Match.System)
+	}
+	if len(sc.Match.Conversation) > 0 {
+		ex.Message, ex.System, ex.Conversation = "", "", sampleConversation(sc.Match.Conversation)
 	}
 	for _, c := range sc.Match.Context {
 		var item ContextItem

@@ -34,7 +34,7 @@ type RunIDs struct {
 // RunInput is the RunAgentInput an example stands for, as JSON members, the way
 // @ag-ui/client's HttpAgent posts it: the ids, the example's message as the one user
 // message (after its system message, when it has one, whose id is the message's with
-// "-system"), and what the client offered — its tools (a tool named alone is described by
+// "-system") or else its conversation's messages, and what the client offered — its tools (a tool named alone is described by
 // its name, with parameters that take any object), context, state and forwardedProps,
 // each an empty object or list when the example has none. It is the one builder of an
 // example's run: the load-time check, verify, the inspector's "Play example" and the
@@ -60,7 +60,10 @@ func (ex Example) RunInput(ids RunIDs) map[string]any {
 		context[i] = map[string]any{"description": c.Description, "value": c.Value}
 	}
 	messages := []any{map[string]any{"id": ids.Message, "role": "user", "content": ex.Message}}
-	if ex.System != "" {
+	switch {
+	case len(ex.Conversation) > 0:
+		messages = ex.conversationMessages(ids.Message)
+	case ex.System != "":
 		messages = append([]any{map[string]any{"id": ids.Message + "-system", "role": "system", "content": ex.System}}, messages...)
 	}
 	in := map[string]any{

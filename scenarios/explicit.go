@@ -95,6 +95,15 @@ func (l *fileLoader) branches(n *yaml.Node) []eventsBranch {
 			continue
 		}
 		b.run = eventsRun{events: l.explicitEvents(f[keyEvents]), next: l.branches(f[keyNext])}
+		if v := f[keyStopped]; v != nil {
+			b.run.stopped = l.str(v)
+			switch {
+			case strings.TrimSpace(b.run.stopped) == "":
+				l.diag.add(l.pos(v), "e.g. stopped: the client stopped the run while it was recorded", "stopped needs the reason the run stops without a terminal event")
+			case f[keyNext] != nil:
+				l.diag.add(l.pos(f[keyNext]), "a run that stops is not continued", "a stopped continuation has no next")
+			}
+		}
 		out = append(out, b)
 	}
 	return out

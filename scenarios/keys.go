@@ -9,6 +9,7 @@ const (
 	keyDescription = "description" // also of an example's tool and of a context item
 	keyPriority    = "priority"
 	keyBroken      = "broken"
+	keyBreaks      = "breaks"
 	keyStopped     = "stopped"
 	keyDialect     = "dialect"
 	keyMatch       = "match"
@@ -33,6 +34,7 @@ const (
 	keyTools          = "tools"
 	keyHeaders        = "headers"
 	keyContext        = "context"
+	keyConversation   = "conversation"
 
 	// an example's tool, and context item
 	keyName       = "name"
@@ -54,7 +56,7 @@ const (
 
 // The keys each mapping of the explicit form's continuations allows.
 var (
-	continuationKeys    = []string{keyWhen, keyEvents, keyNext}
+	continuationKeys    = []string{keyWhen, keyStopped, keyEvents, keyNext}
 	whenKeys            = []string{keyResume, keyToolResults}
 	resumeConditionKeys = []string{keyStatus, keyPayload}
 )

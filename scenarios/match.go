@@ -30,6 +30,7 @@ type Match struct {
 	Tools          []string       // tools the client must offer
 	Headers        map[string]*regexp.Regexp
 	Context        []ContextPattern // each matched by some item of the request's context
+	Conversation   []MessagePattern // the request's messages, one for one
 }
 
 // ContextPattern is what one item of the request's context must look like: its
@@ -145,16 +146,6 @@ func (s *Set) Select(req *Request) (*Selection, []Candidate) {
 	}
 	// no match: now it is worth saying why each missed
 	return nil, s.nearest(req, func(*Scenario) bool { return true })
-}
-
-// MissedOwn says why the developer's own scenarios (those of sources other than Fallback
-// ones) missed a request that a built-in one answered: the nearest of them, with the
-// reasons. What a scenario of theirs answered, or a set without any, gives none.
-func (s *Set) MissedOwn(req *Request, answered *Scenario) []Candidate {
-	if !answered.fallback {
-		return nil
-	}
-	return s.nearest(req, func(sc *Scenario) bool { return !sc.fallback })
 }
 
 // nearest returns up to three of the scenarios keep admits, those that missed the
@@ -346,6 +337,23 @@ var criteria = [...]criterion{
 				}
 			}
 			return reasons
+		},
+	},
+	{ // conversation
+		name: "conversation",
+		describe: func(m *Match) string {
+			items := make([]string, len(m.Conversation))
+			for i, p := range m.Conversation {
+				items[i] = p.String()
+			}
+			return strings.Join(items, ", ")
+		},
+		count: func(m *Match) int { return len(m.Conversation) }, // each message it pins counts
+		holds: func(m *Match, req *Request, _ string) bool {
+			return conversationHolds(m.Conversation, req.Input.Messages)
+		},
+		explainMiss: func(m *Match, req *Request, _ string) []string {
+			return conversationMiss(m.Conversation, req.Input.Messages)
 		},
 	},
 	{ // headers

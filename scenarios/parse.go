@@ -86,7 +86,7 @@ type fileLoader struct {
 
 func (l *fileLoader) pos(n *yaml.Node) pos { return pos{File: l.file, Line: n.Line, Column: n.Column} }
 
-var scenarioKeys = []string{keyID, keyDescription, keyPriority, keyBroken, keyStopped, keyDialect, keyMatch, keyTiming, keySteps, keyEvents, keyNext, keyResult, keyUsage, keyExamples}
+var scenarioKeys = []string{keyID, keyDescription, keyPriority, keyBroken, keyBreaks, keyStopped, keyDialect, keyMatch, keyTiming, keySteps, keyEvents, keyNext, keyResult, keyUsage, keyExamples}
 
 func (l *fileLoader) scenario(n *yaml.Node, doc int) *Scenario {
 	f := l.fields(n, "a scenario", scenarioKeys)
@@ -119,6 +119,9 @@ func (l *fileLoader) scenario(n *yaml.Node, doc int) *Scenario {
 		if strings.TrimSpace(sc.Broken) == "" {
 			l.diag.add(l.pos(v), "", "broken needs the reason the scenario breaks the protocol on purpose")
 		}
+	}
+	if v := f[keyBreaks]; v != nil {
+		sc.Breaks = l.breaks(v)
 	}
 	if v := f[keyStopped]; v != nil {
 		sc.Stopped = l.str(v)
@@ -154,7 +157,7 @@ func (l *fileLoader) scenario(n *yaml.Node, doc int) *Scenario {
 	case steps != nil:
 		sc.steps = l.steps(steps)
 	case events != nil:
-		sc.run = &eventsRun{events: l.explicitEvents(events), next: l.branches(f[keyNext])}
+		sc.run = &eventsRun{events: l.explicitEvents(events), next: l.branches(f[keyNext]), stopped: sc.Stopped}
 	default:
 		l.diag.add(l.pos(n), "", "a scenario needs steps (or an explicit events list)")
 	}
@@ -192,7 +195,7 @@ func (l *fileLoader) templateSet() *template.Template {
 
 // requestKeys are the parts of a request that a match tests and an example gives; one
 // reader, requestParts, reads them for both, so the two spell every part alike.
-var requestKeys = []string{keyRoute, keyAgent, keyMessage, keySystem, keyForwardedProps, keyState, keyTools, keyHeaders, keyContext}
+var requestKeys = []string{keyRoute, keyAgent, keyMessage, keySystem, keyForwardedProps, keyState, keyTools, keyHeaders, keyContext, keyConversation}
 
 // requestParts is what a match or an example says of a request, read but not yet
 // interpreted: a match compiles the message and header patterns, an example sends them.
@@ -208,6 +211,7 @@ type requestParts struct {
 	tools          *yaml.Node            // names for a match; for an example, names or definitions
 	headers        map[string]*yaml.Node // by name as written
 	context        []contextParts        // the request's context items
+	conversation   *yaml.Node            // the request's messages: patterns for a match, messages for an example
 }
 
 // contextParts is what a match or an example says of one context item: its
@@ -243,7 +247,7 @@ func (l *fileLoader) requestParts(f map[string]*yaml.Node, label string) request
 			}
 		}
 	}
-	p.message, p.system = f[keyMessage], f[keySystem]
+	p.message, p.system, p.conversation = f[keyMessage], f[keySystem], f[keyConversation]
 	if v := f[keyContext]; v != nil {
 		p.context = l.contextParts(v, label)
 	}
@@ -316,6 +320,9 @@ func (l *fileLoader) match(n *yaml.Node) Match {
 	}
 	if p.system != nil {
 		m.System = l.regex(p.system)
+	}
+	if p.conversation != nil {
+		m.Conversation = l.matchConversation(p.conversation)
 	}
 	for _, c := range p.context {
 		description, value := readParts(c, l.regex)
@@ -394,6 +401,12 @@ func (l *fileLoader) examples(n *yaml.Node) []Example {
 		}
 		if p.system != nil {
 			ex.System = l.str(p.system)
+		}
+		if p.conversation != nil {
+			if p.message != nil || p.system != nil {
+				l.diag.add(l.pos(p.conversation), "write the system and user messages into the conversation", "an example's conversation is every message its request sends: it takes no message or system besides")
+			}
+			ex.Conversation = l.exampleConversation(p.conversation)
 		}
 		if p.headers != nil {
 			ex.Headers = map[string]string{}

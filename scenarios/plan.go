@@ -49,6 +49,9 @@ type Plan struct {
 	// Next is where the conversation continues when the run pauses for an interrupt or
 	// for frontend tool results; nil when the scenario is done.
 	Next *Cursor
+	// Stopped says why the run stops without a terminal event, held open where its
+	// events end: the client stopped it while it was recorded. "" for any other run.
+	Stopped string
 }
 
 // PlanOptions configures how a run's plan is made.
@@ -154,7 +157,7 @@ func (s *Scenario) plan(ctx context.Context, req *Request, start Start, opts Pla
 	if p.next != nil {
 		p.next.Scenario = s
 	}
-	return &Plan{Scenario: s, Events: p.events, Next: p.next}, p.origins, nil
+	return &Plan{Scenario: s, Events: p.events, Next: p.next, Stopped: p.stopped}, p.origins, nil
 }
 
 // newPlanner returns a planner of the scenario's pool, its maps empty, or a new one.
@@ -326,6 +329,7 @@ func orEmpty(v any) any {
 
 // planner accumulates the timed events of one run.
 type planner struct {
+	stopped       string // why the run stops without a terminal event (see stop)
 	req           *Request
 	seed          uint64 // of the run's random choices and fake data
 	timing        Timing

@@ -15,18 +15,16 @@ import (
 // planning one does not take the stack the other needs.
 func (p *planner) build(s *Scenario, in *protocol.RunAgentInput, start Start) error {
 	if s.run != nil {
-		if err := p.playExplicit(s.run, in, start); err != nil || s.Stopped == "" {
-			return err
-		}
-		p.stop()
-		return nil
+		return p.playExplicit(s.run, in, start)
 	}
 	return p.playSteps(s, in, start)
 }
 
-// stop ends a stopped scenario's run where its events end: the stream is held open, as
-// a stall fault holds it, until the client goes away or the run is cancelled.
-func (p *planner) stop() {
+// stop ends a stopped run where its events end: the stream is held open, as a stall
+// fault holds it, until the client goes away or the run is cancelled. why is the run's
+// stopped reason, which the plan keeps.
+func (p *planner) stop(why string) {
+	p.stopped = why
 	p.events = append(p.events, Timed{At: p.at, Fault: &Fault{Kind: FaultStall}})
 	if p.trace {
 		p.origins = append(p.origins, p.current)
@@ -104,7 +102,10 @@ func (p *planner) playExplicit(root *eventsRun, in *protocol.RunAgentInput, star
 			return atStep(run.events[i].at, err)
 		}
 	}
-	if len(run.next) > 0 {
+	switch {
+	case run.stopped != "":
+		p.stop(run.stopped)
+	case len(run.next) > 0:
 		return p.pauseExplicit(run)
 	}
 	return nil

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -22,8 +23,9 @@ type Recorded struct {
 	Comment     string // written above the scenario: where and when it was recorded
 	ID          string
 	Description string
-	Broken      string // for a recording kept apart: why it is incomplete
-	Stopped     string // for a run the client stopped: why it stops without a terminal event
+	Broken      string          // for a recording kept apart: why it is incomplete
+	Stopped     string          // for a run the client stopped: why it stops without a terminal event
+	Breaks      []protocol.Rule // the producer rules the agent broke in its runs, as recorded
 	Match       RecordedMatch
 	Examples    []Example
 	Events      []RecordedEvent
@@ -36,6 +38,13 @@ type RecordedMatch struct {
 	Route          string
 	Message        string // a pattern
 	ForwardedProps map[string]any
+	Conversation   []RecordedMessage
+}
+
+// RecordedMessage is an item of a recorded match's conversation: a message's role, and
+// the pattern its text must match ("" for any text).
+type RecordedMessage struct {
+	Role, Pattern string
 }
 
 // RecordedEvent is an event of a recorded run: how long after the previous one it came,
@@ -53,9 +62,10 @@ type RecordedEvent struct {
 // RecordedBranch is a continuation of a recorded run: the run that answered it with
 // When, and the continuations of that run.
 type RecordedBranch struct {
-	When   RecordedWhen
-	Events []RecordedEvent
-	Next   []RecordedBranch
+	When    RecordedWhen
+	Stopped string // for a run the client stopped: why it stops without a terminal event
+	Events  []RecordedEvent
+	Next    []RecordedBranch
 }
 
 // RecordedWhen is what chooses a recorded continuation: the answers its run brought, in
@@ -78,6 +88,9 @@ func (r Recorded) node() *yaml.Node {
 	}
 	if r.Stopped != "" {
 		setMember(m, keyStopped, str(r.Stopped))
+	}
+	if len(r.Breaks) > 0 {
+		setMember(m, keyBreaks, breaksNode(r.Breaks))
 	}
 	if match := r.Match.node(); len(match.Content) > 0 {
 		setMember(m, keyMatch, match)
@@ -110,6 +123,17 @@ func (m RecordedMatch) node() *yaml.Node {
 	if m.ForwardedProps != nil {
 		setMember(n, keyForwardedProps, valueNode(m.ForwardedProps))
 	}
+	if len(m.Conversation) > 0 {
+		items := &yaml.Node{Kind: yaml.SequenceNode}
+		for _, msg := range m.Conversation {
+			item := str(msg.Role)
+			if msg.Pattern != "" {
+				item = &yaml.Node{Kind: yaml.MappingNode, Content: []*yaml.Node{str(msg.Role), str(msg.Pattern)}}
+			}
+			items.Content = append(items.Content, item)
+		}
+		setMember(n, keyConversation, items)
+	}
 	return n
 }
 
@@ -120,15 +144,27 @@ func namesScenario(props map[string]any) bool {
 	return ok
 }
 
-// exampleNode writes an example on one line. Its tools are names, or definitions where
-// the client gave more than a name.
+// exampleNode writes an example on one line, or, when it has a conversation, as a
+// block with a message on each line. Its tools are names, or definitions where the
+// client gave more than a name.
 func exampleNode(ex Example) *yaml.Node {
 	n := &yaml.Node{Kind: yaml.MappingNode, Style: yaml.FlowStyle}
 	if ex.Route != "" {
 		setMember(n, keyRoute, str(ex.Route))
 	}
+	if ex.System != "" {
+		setMember(n, keySystem, str(ex.System))
+	}
 	if ex.Message != "" {
 		setMember(n, keyMessage, str(ex.Message))
+	}
+	if len(ex.Conversation) > 0 {
+		n.Style = 0
+		items := &yaml.Node{Kind: yaml.SequenceNode}
+		for _, m := range ex.Conversation {
+			items.Content = append(items.Content, messageNode(m))
+		}
+		setMember(n, keyConversation, items)
 	}
 	if namesScenario(ex.ForwardedProps) {
 		setMember(n, keyForwardedProps, valueNode(ex.ForwardedProps))
@@ -159,6 +195,28 @@ func exampleNode(ex Example) *yaml.Node {
 			headers[k] = v
 		}
 		setMember(n, keyHeaders, valueNode(headers))
+	}
+	return n
+}
+
+// messageNode writes a message on one line, its role and content first, as a person
+// reads it.
+func messageNode(m map[string]any) *yaml.Node {
+	n := valueNode(m)
+	first := func(key string) int {
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			if n.Content[i].Value == key {
+				return i
+			}
+		}
+		return -1
+	}
+	for at, key := range []string{"role", "content"} {
+		if i := first(key); i > 2*at {
+			pair := slices.Clone(n.Content[i : i+2])
+			n.Content = slices.Delete(n.Content, i, i+2)
+			n.Content = slices.Insert(n.Content, 2*at, pair...)
+		}
 	}
 	return n
 }
@@ -203,6 +261,9 @@ func branchesNode(branches []RecordedBranch) *yaml.Node {
 	for _, b := range branches {
 		m := &yaml.Node{Kind: yaml.MappingNode}
 		setMember(m, keyWhen, b.When.node())
+		if b.Stopped != "" {
+			setMember(m, keyStopped, str(b.Stopped))
+		}
 		setMember(m, keyEvents, eventsNode(b.Events))
 		if len(b.Next) > 0 {
 			setMember(m, keyNext, branchesNode(b.Next))
@@ -269,8 +330,11 @@ func (rec *Recording) MarshalYAML() (any, error) { return rec.root, nil }
 
 // Place stores a run's events in the recording: as its first run for an empty path, or
 // as the continuation reached by following path's answers, replacing what an earlier
-// recording with the same answers left there and keeping what follows it.
-func (rec *Recording) Place(path []RecordedWhen, events []RecordedEvent) error {
+// recording with the same answers left there and keeping what follows it. A
+// continuation the client stopped while it was recorded is placed with stopped, why it
+// stops without a terminal event (see Recorded.Stopped), and nothing follows it; a
+// complete one ("") replaces a stopped one.
+func (rec *Recording) Place(path []RecordedWhen, events []RecordedEvent, stopped string) error {
 	run := rec.root
 	for depth, when := range path {
 		next := member(run, keyNext)
@@ -297,7 +361,26 @@ func (rec *Recording) Place(path []RecordedWhen, events []RecordedEvent) error {
 		run = found
 	}
 	setMember(run, keyEvents, eventsNode(events))
+	if len(path) == 0 {
+		return nil
+	}
+	deleteMember(run, keyStopped)
+	if stopped != "" {
+		deleteMember(run, keyNext)
+		at := slices.IndexFunc(run.Content, func(n *yaml.Node) bool { return n.Value == keyEvents })
+		run.Content = slices.Insert(run.Content, at, str(keyStopped), str(stopped))
+	}
 	return nil
+}
+
+// deleteMember removes key from a mapping node, if it is there.
+func deleteMember(m *yaml.Node, key string) {
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		if m.Content[i].Value == key {
+			m.Content = slices.Delete(m.Content, i, i+2)
+			return
+		}
+	}
 }
 
 // SetDialect sets the recording's dialect.
@@ -308,6 +391,7 @@ func (rec *Recording) SetDialect(d Dialect) { setMember(rec.root, keyDialect, st
 func (rec *Recording) KeepNext(earlier *Recording) {
 	if next := member(earlier.root, keyNext); next != nil {
 		setMember(rec.root, keyNext, next)
+		rec.MarkBreaks(earlier.Breaks()) // the continuations kept may break them
 	}
 }
 

@@ -300,12 +300,12 @@ func TestARunIsPlacedWhereItsAnswersLead(t *testing.T) {
 	doc := rec.Recording()
 	resolved, cancelled := rec.Next[0].When, rec.Next[1].When
 	replayed := []RecordedEvent{started(0), ev(7, protocol.Custom, "name", "again"), interrupted}
-	if err := doc.Place([]RecordedWhen{resolved}, replayed); err != nil {
+	if err := doc.Place([]RecordedWhen{resolved}, replayed, ""); err != nil {
 		t.Fatal(err)
 	}
 	fresh := []RecordedEvent{started(0), finished(9)}
 	deeper := RecordedWhen{Resume: []Answer{{Status: "resolved", Payload: "more"}}}
-	if err := doc.Place([]RecordedWhen{resolved, deeper}, fresh); err != nil {
+	if err := doc.Place([]RecordedWhen{resolved, deeper}, fresh, ""); err != nil {
 		t.Fatal(err)
 	}
 	want := rec
@@ -315,7 +315,7 @@ func TestARunIsPlacedWhereItsAnswersLead(t *testing.T) {
 	}
 	roundTrips(t, want, marshal(t, doc))
 
-	if err := doc.Place([]RecordedWhen{deeper, cancelled}, fresh); err == nil || !strings.Contains(err.Error(), "earlier run is missing") {
+	if err := doc.Place([]RecordedWhen{deeper, cancelled}, fresh, ""); err == nil || !strings.Contains(err.Error(), "earlier run is missing") {
 		t.Errorf("a run after an answer never recorded: %v", err)
 	}
 }

@@ -93,6 +93,10 @@ func TestEveryMatchKeyIsGivenByAnExampleAndTheSampleRequest(t *testing.T) {
 		"tools":          "[search]",
 		"headers":        "{x-user: ann}",
 		"context":        "[{description: locale, value: de}]",
+		"conversation":   "[user: ^book$, assistant, tool: ^ok$, user]",
+	}
+	exampleGiven := map[string]string{ // where an example says it otherwise
+		"conversation": "[{role: user, content: book}, {role: assistant, content: Booked.}, {role: tool, toolCallId: c1, content: ok}, {role: user, content: thanks}]",
 	}
 	for _, key := range requestKeys {
 		value, ok := given[key]
@@ -100,7 +104,11 @@ func TestEveryMatchKeyIsGivenByAnExampleAndTheSampleRequest(t *testing.T) {
 			t.Errorf("match key %s: give this test a value of it, which a match and an example both take", key)
 			continue
 		}
-		set, err := loadOne(t, "id: with-example\nmatch: {"+key+": "+value+"}\nexamples: [{"+key+": "+value+"}]\nsteps: [{text: a}]\n"+
+		exampleValue := value
+		if v, ok := exampleGiven[key]; ok {
+			exampleValue = v
+		}
+		set, err := loadOne(t, "id: with-example\nmatch: {"+key+": "+value+"}\nexamples: [{"+key+": "+exampleValue+"}]\nsteps: [{text: a}]\n"+
 			"---\nid: sampled\nmatch: {"+key+": "+value+"}\nsteps: [{text: a}]\n")
 		if err != nil {
 			t.Errorf("match key %s: a scenario whose example gives it does not load: %v", key, err)

@@ -440,6 +440,9 @@ func (c *Cursor) answerData(answers []protocol.ResumeEntry, results []string) (e
 type eventsRun struct {
 	events []eventStep
 	next   []eventsBranch
+	// stopped says why the run stops without a terminal event, when the client stopped
+	// it while it was recorded: it is held open where its events end.
+	stopped string
 }
 
 // eventsBranch is a continuation of an explicit run, chosen by the answers of the run

@@ -21,6 +21,10 @@ type Scenario struct {
 	// Broken, when set, says why the scenario deliberately breaks the protocol; its
 	// event sequence is then not checked.
 	Broken string
+	// Breaks lists the AG-UI producer rules the scenario's runs break on purpose, as the
+	// agent it was recorded from does (see protocol.Rule): the load-time check lets
+	// them, and verify expects the live agent to break them too.
+	Breaks []protocol.Rule
 	// Stopped, when set, says why the run of the explicit events form stops without a
 	// terminal event (a run the client stopped while it was recorded): after its last
 	// event it holds the stream open, as a stall fault does, until the client goes away
@@ -97,7 +101,9 @@ type Example struct {
 	Tools          []ExampleTool     `json:"tools,omitempty"`
 	Headers        map[string]string `json:"headers,omitempty"`
 	Context        []ContextItem     `json:"context,omitempty"`
-	pos            pos
+	// Conversation is every message the request sends, in place of Message and System.
+	Conversation []map[string]any `json:"conversation,omitempty"`
+	pos          pos
 }
 
 // ExampleTool is a tool an example's client offers. An example may name a tool alone;

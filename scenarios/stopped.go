@@ -9,7 +9,7 @@ import (
 // verifyStopped checks the planned run of a stopped scenario: its events by the rules
 // of a run under way, every rule but the one that a run ends, and that it does not end,
 // since it stops without a terminal event where the stall the planner adds holds it.
-func (sc *Scenario) verifyStopped(plan *Plan, origins []pos, threadID string) []Diagnostic {
+func (sc *Scenario) verifyStopped(plan *Plan, origins []pos, threadID string, broke map[protocol.Rule]bool) []Diagnostic {
 	at := func(index int, msg, hint string) Diagnostic {
 		if index < 0 || index >= len(origins) {
 			return sc.diagnostic(msg, hint)
@@ -17,7 +17,12 @@ func (sc *Scenario) verifyStopped(plan *Plan, origins []pos, threadID string) []
 		o := origins[index]
 		return Diagnostic{File: o.File, Line: o.Line, Column: o.Column, Message: msg, Hint: hint}
 	}
-	v := &protocol.Verifier{ThreadID: threadID}
+	v := &protocol.Verifier{ThreadID: threadID, Tolerate: sc.Breaks}
+	defer func() {
+		for _, r := range v.Breaks {
+			broke[r] = true
+		}
+	}()
 	var diags []Diagnostic
 	for i, t := range plan.Events {
 		if t.Fault != nil {
@@ -31,11 +36,15 @@ func (sc *Scenario) verifyStopped(plan *Plan, origins []pos, threadID string) []
 		}
 		if err := v.Check(t.Event); err != nil {
 			index := i
+			msg, hint := "the scenario breaks the AG-UI event rules: "+err.Error(), "fix the events, or add broken: <reason> if the breakage is the point"
 			var se *protocol.SequenceError
 			if errors.As(err, &se) {
 				index = se.Index
+				if se.Rule != "" {
+					msg, hint = ruleDiagnostic(se)
+				}
 			}
-			return append(diags, at(index, "the scenario breaks the AG-UI event rules: "+err.Error(), "fix the events, or add broken: <reason> if the breakage is the point"))
+			return append(diags, at(index, msg, hint))
 		}
 	}
 	for _, w := range v.Warnings {

@@ -12,15 +12,22 @@ import (
 	"github.com/agui-mock/agui-mock/scenarios"
 )
 
-// NearMissesHeader answers a run the built-in catch-all played while scenarios of the
-// developer's own are loaded: the ids of the nearest of them, which the warning logged,
-// the journal entry and the inspector say why each missed.
+// NearMissesHeader answers a run that a built-in scenario (the catch-all, a Dojo
+// route's, …) played while scenarios of the developer's own are loaded: the ids of the
+// nearest of theirs, of which the warning logged, the journal entry and the inspector
+// say why each missed.
 const NearMissesHeader = "X-Agui-Mock-Near-Misses"
 
-// explainCatchAll tells the developer why none of their scenarios answered a run that
-// the catch-all plays: a response header, a warning and the journal entry (noteStarted)
-// name the nearest and their reasons. It does nothing for any other run.
-func (s *Server) explainCatchAll(c echo.Context, route string, rr *runRequest, sr startedRun) {
+// builtinAnswered is the warning logged for a run a built-in scenario answered while
+// scenarios of the developer's own are loaded: replaying a recorded directory, a request
+// the recordings miss would otherwise get the built-in's answer silently.
+const builtinAnswered = "a built-in scenario answered: no scenario of yours matches this run"
+
+// explainBuiltin tells the developer why none of their scenarios answered a run that a
+// built-in one plays: a response header, a warning naming the built-in scenario, and the
+// journal entry (noteStarted) name the nearest of theirs and their reasons. It does
+// nothing for any other run.
+func (s *Server) explainBuiltin(c echo.Context, route string, rr *runRequest, sr startedRun) {
 	if len(sr.missed) == 0 {
 		return
 	}
@@ -29,8 +36,8 @@ func (s *Server) explainCatchAll(c echo.Context, route string, rr *runRequest, s
 		ids[i] = headerWord(m.ID)
 	}
 	c.Response().Header().Set(NearMissesHeader, strings.Join(ids, ", "))
-	s.cfg.Logger.LogAttrs(c.Request().Context(), slog.LevelWarn, "the built-in catch-all answered: no scenario of yours matches this run",
-		slog.String("route", route), slog.String("thread", rr.in.ThreadID), slog.String("run", rr.in.RunID),
+	s.cfg.Logger.LogAttrs(c.Request().Context(), slog.LevelWarn, builtinAnswered,
+		slog.String("route", route), slog.String("scenario", sr.plan.Scenario.ID), slog.String("thread", rr.in.ThreadID), slog.String("run", rr.in.RunID),
 		slog.String("request_id", c.Response().Header().Get(echo.HeaderXRequestID)), slog.String("test", rr.testID),
 		slog.String("nearest", nearestReasons(sr.missed)))
 }

@@ -40,8 +40,8 @@ type JournalEntry struct {
 	DurationMs int64            `json:"durationMs"`
 	Request    any              `json:"request,omitempty"` // the body as JSON, or as text when it is not
 
-	// NearMisses, when the built-in catch-all answered, are the nearest of the
-	// developer's own scenarios and why each missed.
+	// NearMisses, when a built-in scenario answered while scenarios of the
+	// developer's own are loaded, are the nearest of theirs and why each missed.
 	NearMisses []scenarios.Candidate `json:"nearMisses,omitempty"`
 
 	body       []byte     // what the handler read of the body, up to maxJournaledBody

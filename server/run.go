@@ -125,7 +125,7 @@ func (s *Server) run(c echo.Context, target runTarget) error {
 	if hook.wait != nil || hook.write != nil { // a fault that acts on the whole stream strikes now
 		sr.record.struck(rr.fault.Kind)
 	}
-	s.explainCatchAll(c, route, rr, sr)
+	s.explainBuiltin(c, route, rr, sr)
 	s.noteStarted(c, sr)
 	finished := false
 	defer func() {
@@ -274,7 +274,7 @@ type startedRun struct {
 	run     *threads.Run
 	plan    *scenarios.Plan
 	how     selection
-	missed  []scenarios.Candidate // when the catch-all answered: why the developer's own scenarios did not
+	missed  []scenarios.Candidate // when a built-in scenario answered: why the developer's own scenarios did not
 	record  *runRecord            // nil when no run is kept (-journal-events 0)
 	runtime *runtimeRun           // nil unless the thread keeps the run, as the CopilotKit runtime does
 }
@@ -309,7 +309,7 @@ func (s *Server) startRun(ctx, client context.Context, rr *runRequest, cancel co
 		return startedRun{}, err
 	}
 	var missed []scenarios.Candidate
-	if how == selectedByMatch && plan.Scenario.ID == scenarios.CatchAllID {
+	if how == selectedByMatch && plan.Scenario.Default() {
 		missed = s.set.Load().MissedOwn(sreq, plan.Scenario)
 	}
 	run.Start(plan.Scenario.ID)
@@ -400,11 +400,22 @@ func (s *Server) planRun(ctx context.Context, sreq *scenarios.Request, cursor *s
 	if err != nil {
 		return nil, "", resumeError(err, "")
 	}
+	set := s.set.Load()
 	if continues {
 		plan, err := s.plan(ctx, cursor.Scenario, sreq, start, opts)
+		var noBranch *scenarios.NoBranchError
+		if errors.As(err, &noBranch) {
+			// A recording keys a run by its conversation where it could not place it as a
+			// branch (its recorder had not seen the run it continues): the same
+			// conversation gets that run.
+			if sel, _ := set.Select(sreq); sel != nil && len(sel.Scenario.Match.Conversation) > 0 {
+				plan, err := s.plan(ctx, sel.Scenario, sreq, scenarios.Start{Captures: sel.Captures}, opts)
+				return plan, selectedByMatch, err
+			}
+			err = resumeError(err, cursor.Scenario.ID)
+		}
 		return plan, selectedByResume, err
 	}
-	set := s.set.Load()
 	if id := forced(); id != "" {
 		sel := set.Force(id, sreq)
 		if sel == nil {
@@ -438,7 +449,7 @@ func (s *Server) plan(ctx context.Context, sc *scenarios.Scenario, sreq *scenari
 			{Event: protocol.NewEvent(protocol.RunError, "message", err.Error(), "code", "template_limit")},
 		}}, nil
 	case errors.As(err, &nb):
-		return nil, resumeError(err, sc.ID)
+		return nil, err // the caller may find the run elsewhere, or answer resumeError
 	case err != nil:
 		return nil, apiError(http.StatusInternalServerError, "scenario_failed", err.Error())
 	}

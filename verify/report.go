@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/agui-mock/agui-mock/protocol"
 )
 
 // WriteText writes the report for people: a line per scenario, file:line first, the
@@ -21,6 +23,11 @@ func (r *Report) WriteText(w io.Writer) error {
 			fmt.Fprintf(&b, " (and %d more difference(s))", more)
 		}
 		b.WriteByte('\n')
+		for _, t := range res.Turns {
+			for _, w := range t.Warnings {
+				fmt.Fprintf(&b, "%s: warning: scenario %s: %s: %s\n", res.Where(), res.Scenario, t.Name(), w)
+			}
+		}
 		switch {
 		case res.Updated != "":
 			fmt.Fprintf(&b, "%s: updated: scenario %s re-recorded from the agent; what changed: %s\n", res.Where(), res.Scenario, res.Updated)
@@ -32,6 +39,9 @@ func (r *Report) WriteText(w io.Writer) error {
 		fmt.Fprintf(&b, "%s:%d: skipped: scenario %s: %s\n", skip.File, skip.Line, skip.Scenario, skip.Reason)
 	}
 	fmt.Fprintf(&b, "%d scenario(s) verified: %d pass, %d drift, %d error", len(r.Results), r.Count(Pass), r.Count(Drift), r.Count(Error))
+	if n := r.Warnings(); n > 0 {
+		fmt.Fprintf(&b, "; %d warning(s)", n)
+	}
 	if n := len(r.Skipped); n > 0 {
 		fmt.Fprintf(&b, "; %d skipped", n)
 	}
@@ -80,13 +90,24 @@ type (
 		Cases    []junitCase `xml:"testcase"`
 	}
 	junitCase struct {
-		Name      string        `xml:"name,attr"`
-		ClassName string        `xml:"classname,attr"`
-		File      string        `xml:"file,attr"`
-		Line      int           `xml:"line,attr"`
-		Time      string        `xml:"time,attr"`
-		Failure   *junitProblem `xml:"failure,omitempty"`
-		Error     *junitProblem `xml:"error,omitempty"`
+		Name       string           `xml:"name,attr"`
+		ClassName  string           `xml:"classname,attr"`
+		File       string           `xml:"file,attr"`
+		Line       int              `xml:"line,attr"`
+		Time       string           `xml:"time,attr"`
+		Properties *junitProperties `xml:"properties,omitempty"`
+		Failure    *junitProblem    `xml:"failure,omitempty"`
+		Error      *junitProblem    `xml:"error,omitempty"`
+		SystemOut  string           `xml:"system-out,omitempty"`
+	}
+	// junitProperties carry the producer rules the agent broke in the run, by name, so
+	// that CI sees them on a run that passed with warnings too.
+	junitProperties struct {
+		Property []junitProperty `xml:"property"`
+	}
+	junitProperty struct {
+		Name  string `xml:"name,attr"`
+		Value string `xml:"value,attr"`
 	}
 	junitProblem struct {
 		Message string `xml:"message,attr"`
@@ -106,6 +127,12 @@ func (r *Report) WriteJUnit(w io.Writer) error {
 		for _, t := range res.Turns {
 			c := junitCase{Name: t.Name(), ClassName: res.Scenario, File: res.File, Line: res.Line, Time: fmt.Sprintf("%.3f", t.Duration.Seconds())}
 			seconds += t.Duration.Seconds()
+			if len(t.Breaks) > 0 {
+				c.Properties = &junitProperties{Property: []junitProperty{{Name: "breaks", Value: protocol.RuleNames(t.Breaks)}}}
+			}
+			if len(t.Warnings) > 0 {
+				c.SystemOut = "warning: " + strings.Join(t.Warnings, "\nwarning: ")
+			}
 			switch t.Status {
 			case Drift:
 				c.Failure = &junitProblem{Message: t.problem(), Type: string(Drift), Text: strings.Join(t.Differences, "\n")}

@@ -1,8 +1,9 @@
 // Real AG-UI agents for the end-to-end tests, from their own npm package in e2e/agents
 // (its own lockfile; `make e2e-test` installs it): a LangGraph JS graph behind
-// @ag-ui/langgraph and a Mastra agent behind @ag-ui/mastra, on fake models. Each runs as
-// a child process on a free loopback port, bounded in its start-up and killed when this
-// process exits.
+// @ag-ui/langgraph, a Mastra agent behind @ag-ui/mastra, an A2A server of @a2a-js/sdk
+// with a scripted executor behind @ag-ui/a2a, and CopilotKit's BuiltInAgent, on fake
+// models. Each runs as a child process on a free loopback port, bounded in its start-up
+// and killed when this process exits.
 
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';

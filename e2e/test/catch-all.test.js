@@ -47,7 +47,7 @@ describe('the catch-all says why no scenario of yours matched', () => {
     assert.equal(res.headers.get('x-agui-mock-near-misses'), 'book-flight');
     await res.text();
 
-    const warning = await mock.waitForLog((r) => r.level === 'WARN' && /catch-all/.test(r.msg));
+    const warning = await mock.waitForLog((r) => r.level === 'WARN' && r.scenario === 'catch-all');
     assert.match(warning.nearest, /^book-flight \(.*book\.yaml:1:1\): .*bookFlight/);
 
     const [entry] = await journalEntries(mock, {}, testId);

@@ -54,7 +54,7 @@ describe('no credential of a request header in a near miss', () => {
     forced.messages = [{ id: 'm1', role: 'user', content: 'hello' }];
     await forced.runAgent({});
 
-    const warning = await mock.waitForLog((r) => r.level === 'WARN' && /catch-all/.test(r.msg));
+    const warning = await mock.waitForLog((r) => r.level === 'WARN' && r.scenario === 'catch-all');
     assert.match(warning.nearest, /header authorization \(47 bytes, not shown: it holds a credential\) does not match/);
     assert.match(warning.nearest, /header x-tenant "t{80}…" does not match/);
 

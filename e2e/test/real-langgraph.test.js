@@ -3,7 +3,10 @@
 // official @ag-ui/langgraph adapter: both branches of its approval are recorded with
 // `agui-mock record`, replayed to the real HttpAgent and through the CopilotKit runtime,
 // and verified against the live graph (pass) and against a graph whose tool was renamed
-// (drift).
+// (drift). The adapter ends every run with LangGraph's own run id, breaking AG-UI's
+// finished-run-id rule: the recording keeps it (mapped to a fresh id per replay) and is
+// marked `breaks: [finished-run-id]`, the replay is accepted by each client as the live
+// graph is, and verify passes with a warning naming the rule (--strict fails it).
 
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
@@ -37,9 +40,12 @@ const conversation = (branch, toolName = 'book_flight') => [
   { role: 'tool', content: branch.result },
 ];
 
+/** A replayed run's checks: LangGraph's own run id in RUN_FINISHED is replayed as a fresh id. */
+const replayed = (run) => assertReplayed(run, { ownRunId: true });
+
 /** Holds one conversation of the branch with url (an agent, a recorder or a replay). */
-async function converse(url, branch, check = assertAccepted) {
-  const conv = new Conversation(current, { url, speed: null });
+async function converse(url, branch, check = assertAccepted, client = current) {
+  const conv = new Conversation(client, { url, speed: null });
   const first = await conv.send(FIRST, { runId: randomUUID() });
   check(first);
   const [value, ...more] = onInterrupts(first);
@@ -76,7 +82,10 @@ if (agentsInstalled('a real LangGraph agent')) {
         }
         const lines = await recordedLines(recorder, 4);
         assert.equal(lines.length, 4, recorder.output.join('\n'));
-        assert.ok(lines.every((line) => line.includes('complete')), lines.join('\n'));
+        assert.ok(lines.every((line) => line.includes('complete') && line.includes(', breaks finished-run-id → ')), lines.join('\n'));
+        const warned = recorder.logs.filter((r) => r.level === 'WARN');
+        assert.deepEqual(warned.map((r) => r.rules), Array(4).fill('finished-run-id'), `one warning per run, naming the rule: ${JSON.stringify(warned)}`);
+        assert.equal(new Set(warned.map((r) => r.run)).size, 4, 'a warning per run');
       } finally {
         await recorder.stop();
       }
@@ -84,19 +93,47 @@ if (agentsInstalled('a real LangGraph agent')) {
       await assertValid(fixtures);
       const text = readFileSync(path.join(fixtures, recordings(fixtures)[0]), 'utf8');
       assert.match(text, /^dialect: langgraph$/m);
+      assert.match(text, /^breaks: \[finished-run-id\]$/m, 'the scenario is marked with the rule the graph breaks');
       assert.doesNotMatch(text, /runId: '?[0-9a-f]{8}-/, "no literal run id: LangGraph's own is templated");
+      // Every RUN_FINISHED keeps the agent's own run id, as a generated id: not the request's.
+      const finished = text.split('\n').filter((line) => line.includes('type: RUN_FINISHED'));
+      assert.equal(finished.length, 3, text);
+      for (const line of finished) assert.match(line, /runId: '\{\{ id `r\d+` \}\}'/, line);
     });
 
     test('the fixture replays both branches to @ag-ui/client 1.0.0, with the client\'s own messages', async () => {
       const replay = await startReplay(fixtures);
       try {
         for (const branch of BRANCHES) {
-          const { conv, first, second } = await converse(replay.url, branch, assertReplayed);
+          const { conv, first, second } = await converse(replay.url, branch, replayed);
           assert.deepEqual(shown(conv.agent.messages), conversation(branch), `${branch.name}: replayed`);
           const user = conv.agent.messages.filter((m) => m.role === 'user');
           assert.deepEqual(user.map((m) => m.id), [first.userMessage.id], "the snapshot keeps the client's message and its id");
           assert.equal(first.events.find((e) => e.type === 'RUN_STARTED').protocolVersion, undefined, 'the agent declared no version');
-          assert.equal(second.events.at(-1).runId, second.runId);
+          // the agent's own run ids, mapped: fresh per replayed run, none the request's
+          const ends = [first, second].map((run) => run.events.at(-1).runId);
+          assert.notEqual(ends[0], ends[1], 'each replayed run ends with a run id of its own');
+          assert.ok(!ends.includes(first.runId) && !ends.includes(second.runId), ends.join(', '));
+        }
+      } finally {
+        await replay.stop();
+      }
+    });
+
+    test('each client accepts the replay as it accepts the live graph (@ag-ui/client 1.0.0 and 0.0.58)', async () => {
+      const replay = await startReplay(fixtures);
+      try {
+        for (const client of CLIENTS) {
+          const outcome = (run) => ({ failure: run.failure, rejection: run.rejection, last: run.events.at(-1)?.type });
+          const [branch] = BRANCHES;
+          const live = await converse(agent.url, branch, () => {}, client);
+          const again = await converse(replay.url, branch, () => {}, client);
+          for (const turn of ['first', 'second']) {
+            assert.deepEqual(outcome(again[turn]), outcome(live[turn]), `${client.version}, ${turn} run: the replay is taken as the live run is`);
+            assert.notEqual(live[turn].events.at(-1).runId, live[turn].runId, `${client.version}: the live graph ends with its own run id`);
+            replayed(again[turn]);
+          }
+          assert.deepEqual(shown(again.conv.agent.messages), shown(live.conv.agent.messages), `${client.version}: the same conversation`);
         }
       } finally {
         await replay.stop();
@@ -123,10 +160,24 @@ if (agentsInstalled('a real LangGraph agent')) {
       }
     });
 
-    test('verify: the fixture passes against the live graph', async () => {
-      const { code, stdout, stderr } = await verify('--upstream', `${agent.url}/agui/chat`, fixtures);
+    test('verify: the fixture passes against the live graph, warning of the rule it breaks', async () => {
+      const junit = path.join(makeTempDir('agui-mock-langgraph-junit-'), 'verify.xml');
+      const { code, stdout, stderr } = await verify('--upstream', `${agent.url}/agui/chat`, '--junit', junit, fixtures);
       assert.equal(code, 0, stdout + stderr);
-      assert.match(stdout, /1 scenario\(s\) verified: 1 pass, 0 drift, 0 error\n$/);
+      assert.match(stdout, /: warning: scenario \S+: example 1, turn 1: the agent breaks rule finished-run-id .*, as the scenario marks\n/);
+      assert.match(stdout, /1 scenario\(s\) verified: 1 pass, 0 drift, 0 error; 3 warning\(s\)\n$/);
+      const report = readFileSync(junit, 'utf8');
+      assert.match(report, /<property name="breaks" value="finished-run-id"><\/property>/, report);
+      assert.match(report, /failures="0"/, report);
+    });
+
+    test('verify --strict: the rule the graph breaks fails the fixture', async () => {
+      const { code, stdout, stderr } = await verify('--upstream', `${agent.url}/agui/chat`, '--strict', '--format', 'json', fixtures);
+      assert.equal(code, 1, stdout + stderr);
+      const [result] = JSON.parse(stdout).results;
+      assert.equal(result.status, 'drift', stdout);
+      assert.match(result.difference, /the agent breaks rule finished-run-id .*-strict fails every break/, result.difference);
+      assert.ok(result.turns.every((t) => t.breaks.includes('finished-run-id')), stdout);
     });
 
     describe('after the graph renamed its tool', () => {

@@ -58,15 +58,25 @@ export function assertAccepted(run) {
 }
 
 /**
- * Asserts what holds for a replayed run besides assertAccepted: it starts and finishes
- * with the request's thread and run ids. (Events carry timestamps only when the agent
- * sent them: a replay sends what the agent sent.)
+ * Asserts what holds for a replayed run besides assertAccepted: it starts with the
+ * request's thread and run ids, and finishes with the request's thread id. It finishes
+ * with the request's run id too, unless ownRunId: an agent that ends its runs with a run
+ * id of its own (@ag-ui/langgraph: LangGraph's) is recorded as it sent them, marked
+ * `breaks: [finished-run-id]`, and its replay ends with a fresh id of its own, as the
+ * live agent's run did — never the request's, nor the recording session's. (Events
+ * carry timestamps only when the agent sent them: a replay sends what the agent sent.)
  */
-export function assertReplayed(run) {
+export function assertReplayed(run, { ownRunId = false } = {}) {
   assertAccepted(run);
-  for (const event of [run.events[0], run.events.at(-1)]) {
-    assert.deepEqual([event.threadId, event.runId], [run.agent.threadId, run.runId], `${event.type} carries the request's ids`);
+  const [started, finished] = [run.events[0], run.events.at(-1)];
+  assert.deepEqual([started.threadId, started.runId], [run.agent.threadId, run.runId], "RUN_STARTED carries the request's ids");
+  assert.equal(finished.threadId, run.agent.threadId, "RUN_FINISHED carries the request's thread id");
+  if (!ownRunId) {
+    assert.equal(finished.runId, run.runId, "RUN_FINISHED carries the request's run id");
+    return;
   }
+  assert.equal(typeof finished.runId, 'string', 'RUN_FINISHED carries a run id');
+  assert.notEqual(finished.runId, run.runId, "RUN_FINISHED carries the replay's own run id, as the agent's carried its own");
 }
 
 /**

@@ -82,7 +82,7 @@ describe('a recording never replaces what it holds', () => {
     },
     { name: 'a run bringing no new user message', first: (c) => c.send('hello'), later: (c) => c.continue() },
   ]) {
-    test(`${name} is recorded in a file of its own, with a warning naming both; the first run's file stays`, async () => {
+    test(`${name} is recorded in a file of its own, keyed by its conversation; each run replays for its own request`, async () => {
       const rec = await recording(agent);
       try {
         const conversation = new Conversation(current, { url: rec.recorder.url, speed: null });
@@ -90,7 +90,7 @@ describe('a recording never replaces what it holds', () => {
         const [firstLine] = await recordedRuns(rec.recorder, 1);
         const [firstFile] = recordings(rec.dir);
         const before = readFileSync(path.join(rec.dir, firstFile), 'utf8');
-        await later(conversation);
+        const laterRun = await later(conversation);
         const lines = await recordedRuns(rec.recorder, 2);
         const files = recordings(rec.dir);
         assert.equal(files.length, 2, `files ${files}; ${lines.join('\n')}`);
@@ -98,17 +98,25 @@ describe('a recording never replaces what it holds', () => {
         const laterFile = files.find((f) => f !== firstFile);
         assert.ok(lines[1].endsWith(laterFile), `${lines[1]} names ${laterFile}`);
         assert.ok(firstLine.endsWith(firstFile));
-        const warning = await rec.recorder.waitForLog((r) => r.level === 'WARN' && r.thread === conversation.agent.threadId);
-        assert.equal(path.basename(warning.earlier), firstFile);
-        assert.equal(path.basename(warning.file), laterFile);
+        const laterFixture = readFileSync(path.join(rec.dir, laterFile), 'utf8');
+        assert.match(laterFixture, /^match:\n(  .*\n)*  conversation:\n    - user: /m, laterFixture);
+        assert.match(laterFixture, /^examples:\n  - conversation:\n/m, laterFixture);
 
-        // The first request still replays the first run.
+        // The first request still replays the first run, and the later request, on a
+        // server that keeps nothing of the thread, the later run.
         const run = await replayed(rec.dir, (url) => new Conversation(current, { url }).send(conversation.agent.messages[0].content));
         assert.equal(run.failure, undefined, `the replay failed: ${run.failure}`);
         assert.deepEqual(
           eventsOf(run, 'TEXT_MESSAGE_CONTENT').concat(eventsOf(run, 'TOOL_CALL_START')).map((e) => e.delta ?? e.toolCallName),
           name.includes('tool') ? ['choose', 'choose'] : ['greeting 1 message(s)'],
         );
+        const again = await replayed(rec.dir, (url) => {
+          const c = new Conversation(current, { url });
+          c.agent.messages = structuredClone(laterRun.input.messages);
+          return c.continue({ tools: ['choose'] });
+        });
+        assert.equal(again.failure, undefined, `the replay failed: ${again.failure}`);
+        assert.deepEqual(eventsOf(again, 'TEXT_MESSAGE_CONTENT').map((e) => e.delta), [name.includes('tool') ? 'answered 1 result(s)' : 'greeting 2 message(s)']);
       } finally {
         await rec.stop();
       }
@@ -117,7 +125,7 @@ describe('a recording never replaces what it holds', () => {
 });
 
 describe('a recording never replaces what it holds, across a restart of the recorder', () => {
-  test('a run answering tool calls of a run recorded before the restart does not replace that run', async () => {
+  test('a run answering tool calls of a run recorded before the restart does not replace that run, and replays after it', async () => {
     const upstream = await startFakeUpstream(({ body: { threadId, runId, messages } }, res) => {
       const answered = messages.some((m) => m.role === 'tool');
       const middle = answered
@@ -150,9 +158,20 @@ describe('a recording never replaces what it holds, across a restart of the reco
       assert.equal(readFileSync(path.join(dir, firstFile), 'utf8'), before, "the first run's file is unchanged");
       const files = recordings(dir);
       assert.equal(files.length, 2, `files ${files}`);
-      const warning = await recorder.waitForLog((r) => r.level === 'WARN' && r.thread === conversation.agent.threadId);
-      assert.equal(path.basename(warning.earlier), firstFile);
-      assert.equal(path.basename(warning.file), files.find((f) => f !== firstFile));
+      const laterFixture = readFileSync(path.join(dir, files.find((f) => f !== firstFile)), 'utf8');
+      assert.match(laterFixture, /^  conversation:\n/m, laterFixture);
+
+      // A replay of the whole session plays it after the first run's pause.
+      const replayedSecond = await replayed(dir, async (url) => {
+        const c = new Conversation(current, { url, speed: null });
+        const paused = await c.send('pick two', { tools: ['choose'] });
+        for (const call of eventsOf(paused, 'TOOL_CALL_START')) {
+          c.agent.addMessage({ id: `result-${call.toolCallId}`, role: 'tool', toolCallId: call.toolCallId, content: 'a' });
+        }
+        return c.continue({ tools: ['choose'] });
+      });
+      assert.equal(replayedSecond.failure, undefined, `the replay failed: ${replayedSecond.failure}`);
+      assert.deepEqual(eventsOf(replayedSecond, 'TEXT_MESSAGE_CONTENT').map((e) => e.delta), ['Both chosen.']);
     } finally {
       await Promise.all([recorder.stop(), upstream.close()]);
     }
@@ -160,7 +179,10 @@ describe('a recording never replaces what it holds, across a restart of the reco
 });
 
 describe('recording an agent that finishes with its own run id, as @ag-ui/langgraph does', () => {
-  test('the run is relayed as sent, recorded complete with the ids templated, and the line says what was normalised', async () => {
+  // The agent breaks AG-UI's finished-run-id rule, which @ag-ui/client tolerates: the
+  // recording keeps the break (the agent's run id as an id of the replay's own, not the
+  // request's) and is marked with the rule, so that a replay sends what the agent sent.
+  test('the run is relayed and recorded as sent, the run id templated, the scenario marked breaks: [finished-run-id]', async () => {
     const rec = await recording(({ body: { threadId, runId } }, res) =>
       answer(res, [{ type: 'RUN_STARTED', threadId, runId }, ...text('lg-msg', 'Hello from the graph.'), { type: 'RUN_FINISHED', threadId, runId: '1ef0-langgraph-run' }]),
     );
@@ -169,14 +191,21 @@ describe('recording an agent that finishes with its own run id, as @ag-ui/langgr
       assert.equal(run.failure, undefined, `the client failed: ${run.failure}`);
       assert.equal(run.events.at(-1).runId, '1ef0-langgraph-run', 'the client gets the agent\'s RUN_FINISHED as sent');
       const [line] = await recordedRuns(rec.recorder, 1);
-      assert.match(line, /, complete, nothing redacted, normalised RUN_FINISHED's runId "1ef0-langgraph-run" read as RUN_STARTED's → /);
+      assert.match(line, /, complete, nothing redacted, breaks finished-run-id → /);
+      const warning = await rec.recorder.waitForLog((r) => r.level === 'WARN');
+      assert.equal(warning.rules, 'finished-run-id');
       const [file] = recordings(rec.dir);
       const fixture = readFileSync(path.join(rec.dir, file), 'utf8');
       assert.ok(!fixture.includes('1ef0-langgraph-run'), fixture);
+      assert.match(fixture, /^breaks: \[finished-run-id\]$/m, fixture);
+      assert.match(fixture, /type: RUN_FINISHED, .*runId: '\{\{ id `r1` \}\}'/, fixture);
 
       const replay = await replayed(rec.dir, (url) => new Conversation(current, { url }).send('hello graph'));
       assert.equal(replay.failure, undefined);
-      assert.equal(replay.events.at(-1).runId, replay.runId, 'the replay finishes the run it started');
+      assert.equal(replay.rejection, undefined);
+      const finished = replay.events.at(-1);
+      assert.equal(finished.type, 'RUN_FINISHED');
+      assert.ok(finished.runId && finished.runId !== replay.runId && finished.runId !== '1ef0-langgraph-run', `the replay ends with a run id of its own, as the agent did: ${finished.runId}`);
       assert.deepEqual(eventsOf(replay, 'TEXT_MESSAGE_CONTENT').map((e) => e.delta), ['Hello from the graph.']);
     } finally {
       await rec.stop();

@@ -155,6 +155,26 @@ if (agentsInstalled('a real LangGraph agent, recorded and replayed with its ids 
       }
     });
 
+    test('LangGraph\'s own run id in RUN_FINISHED replays as a fresh id per run, wherever the live run carried it', () => {
+      const seen = new Set();
+      for (const [run, frames] of live.frames.entries()) {
+        const finished = (list) => JSON.parse(list.find((data) => JSON.parse(data).type === 'RUN_FINISHED'));
+        const own = finished(frames).runId;
+        const again = finished(replayed.frames[run]).runId;
+        assert.notEqual(own, live.runs[run].runId, `run ${run}: the live graph ends with a run id of its own`);
+        assert.notEqual(again, replayed.runs[run].runId, `run ${run}: the replay keeps the break, not the request's run id`);
+        assert.notEqual(again, own, `run ${run}: the recording session's run id is not replayed`);
+        assert.ok(!seen.has(again), `run ${run}: ${again} ended an earlier replayed run`);
+        seen.add(again);
+        for (const [i, data] of frames.entries()) {
+          const at = new Map(strings(JSON.parse(replayed.frames[run][i])));
+          for (const [path, value] of strings(JSON.parse(data))) {
+            if (value === own) assert.equal(at.get(path), again, `run ${run} event ${i} (${JSON.parse(data).type}) ${path}`);
+          }
+        }
+      }
+    });
+
     test('every replayed event has its objects\' members in the order the live agent wrote them', () => {
       for (const [run, frames] of live.frames.entries()) {
         for (const [i, data] of frames.entries()) {

@@ -151,7 +151,7 @@ describe('agui-mock verify asks as a real client does', () => {
 
 describe('agui-mock verify sees tool calls inside MESSAGES_SNAPSHOT', () => {
   for (const [change, version, difference] of [
-    ['a renamed tool', { ...V1, uuidsOnly: false, tool: 'fetch_weather' }, 'message 2 of MESSAGES_SNAPSHOT 1 is now an assistant message calling fetch_weather (the fixture\'s is an assistant message calling get_weather)'],
+    ['a renamed tool', { ...V1, uuidsOnly: false, tool: 'fetch_weather' }, 'message 2 of the last MESSAGES_SNAPSHOT is now an assistant message calling fetch_weather (the fixture\'s is an assistant message calling get_weather)'],
     ['a renamed argument', { ...V1, uuidsOnly: false, arg: 'town' }, 'the arguments of tool get_weather: the agent now sends argument town'],
   ]) {
     test(`${change} is drift`, async () => {

@@ -24,8 +24,8 @@ type verifyOptions struct {
 	upstream, format, junit, timing string
 	transport                       string
 	timeout                         time.Duration
-	concurrency                     int
-	exactText, update               bool
+	concurrency, attempts           int
+	exactText, update, strict       bool
 	headers, redact                 listFlag
 }
 
@@ -47,6 +47,7 @@ func runVerify(ctx context.Context, args []string, lookupEnv func(string) (strin
 		flagCheck{"format", o.format, o.format == "text" || o.format == "json", "text or json"},
 		flagCheck{"timeout", o.timeout, o.timeout > 0, "positive"},
 		flagCheck{"concurrency", o.concurrency, o.concurrency >= 1, "1 or more"},
+		flagCheck{"attempts", o.attempts, o.attempts >= 1, "1 or more"},
 		flagCheck{"transport", o.transport, o.transport == "sse" || o.transport == "proto", "sse or proto"},
 	); err != nil {
 		return fail(err)
@@ -55,7 +56,7 @@ func runVerify(ctx context.Context, args []string, lookupEnv func(string) (strin
 		fs.Usage()
 		return 2
 	}
-	cfg := verify.Config{Timeout: o.timeout, Concurrency: o.concurrency, Compare: verify.Options{ExactText: o.exactText}, Proto: o.transport == "proto"}
+	cfg := verify.Config{Timeout: o.timeout, Concurrency: o.concurrency, Compare: verify.Options{ExactText: o.exactText}, Proto: o.transport == "proto", Strict: o.strict, Attempts: o.attempts}
 	cfg.Upstream, _ = url.Parse(o.upstream)
 	var err error
 	if cfg.Header, err = parseHeaders(o.headers); err != nil {
@@ -121,11 +122,13 @@ func verifyFlags(o *verifyOptions, stderr io.Writer) *flag.FlagSet {
 	fs.Var(&o.headers, "header", "a header sent with every request to the agent, Name: value (repeatable); never written to reports or files")
 	fs.DurationVar(&o.timeout, "timeout", time.Minute, "the longest one run of the agent may take")
 	fs.IntVar(&o.concurrency, "concurrency", 4, "how many scenarios are verified at once")
+	fs.IntVar(&o.attempts, "attempts", verify.DefaultAttempts, "how many times a conversation that drifts is held with the agent, each on a new thread, before it counts as drift: an agent's answers may differ from run to run")
 	fs.StringVar(&o.transport, "transport", "sse", "the transport to ask the agent for: sse, or proto (AG-UI protobuf frames); either is read")
 	fs.StringVar(&o.format, "format", "text", "report format on standard output: text or json")
 	fs.StringVar(&o.junit, "junit", "", "also write a JUnit XML report to this file: a test case per run of each conversation")
 	fs.BoolVar(&o.exactText, "exact-text", false, "compare the text of every message too, not only the structure")
 	fs.StringVar(&o.timing, "timing", "", "compare the timing too, within a tolerance: a duration (250ms) or a share of the fixture's times (50%)")
+	fs.BoolVar(&o.strict, "strict", false, "fail every break of an AG-UI producer rule (finished-run-id, ...), even one the scenario marks with breaks: (without it, a warning)")
 	fs.BoolVar(&o.update, "update", false, "re-record each drifted scenario from the agent, in its file, and say what changed")
 	fs.Var(&o.redact, "redact", "with -update, a regular expression scrubbed from the recordings (repeatable; members named like secrets and common credentials always are)")
 	fs.Usage = func() {
@@ -138,11 +141,17 @@ stream with what the scenario plays: the event types in order (a run of content 
 counts as one), the tools called and the shape of their arguments, the state paths
 touched, the interrupts with their reasons and response schemas, and how the run ends.
 Text, ids, timestamps and timing are ignored unless -exact-text or -timing says
-otherwise.
+otherwise; so are how many snapshots the agent sends and where (what counts is which
+kinds it sends, and its last MESSAGES_SNAPSHOT). A conversation that drifts is held
+again on a new thread, up to -attempts times: an agent whose answers differ from run
+to run passes when one matches, with a warning.
 
 Each scenario passes, drifts (the first difference is printed with its file:line) or
-fails with an error (the agent unreachable, or refusing). The exit status is 0 when
-every scenario passes, 1 when one drifted, 2 on errors and for usage errors.
+fails with an error (the agent unreachable, or refusing). A producer rule the agent
+breaks, as the scenario marks in breaks:, is a warning naming the rule; a break the
+agent makes and the recording does not, or the other way round, is drift; -strict
+makes every break drift. The exit status is 0 when every scenario passes (warnings
+included), 1 when one drifted, 2 on errors and for usage errors.
 
 Flags:
 `)

@@ -113,7 +113,7 @@ export interface JournalEntry {
   durationMs: number;
   /** the body as JSON, or as text when it is not */
   request?: unknown;
-  /** NearMisses, when the built-in catch-all answered, are the nearest of the
-developer's own scenarios and why each missed. */
+  /** NearMisses, when a built-in scenario answered while scenarios of the
+developer's own are loaded, are the nearest of theirs and why each missed. */
   nearMisses?: { id: string; source: string; reasons: string[] }[];
 }
