@@ -68,7 +68,7 @@ func Compare(fixture, agent Shape, opts Options) []string {
 			add("interrupt %d now asks for an answer of schema %s (the fixture %s)", i+1, orNone(a.ResponseSchema), orNone(f.ResponseSchema))
 		}
 	}
-	if added, removed := setDifference(fixture.Syncs, agent.Syncs); len(added)+len(removed) > 0 {
+	if added, removed := setDifference(fixture.Unordered, agent.Unordered); len(added)+len(removed) > 0 {
 		for _, kind := range added {
 			add("the agent now sends %s", kind)
 		}

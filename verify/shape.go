@@ -18,14 +18,16 @@ import (
 // interrupts it raises and how it ends. Text, ids and timestamps are left out; the text
 // and the timing are kept apart, for the comparisons that ask for them.
 //
-// Snapshots (MESSAGES_SNAPSHOT, STATE_SNAPSHOT) send again what the client holds; how
-// many an agent sends and where is its scheduling, not its answer — LangGraph's subgraphs
-// send one as each of their steps ends, in an order that differs from run to run. So the
-// steps leave them out: what counts is which kinds of snapshot the run sends (Syncs), the
-// state paths they touch, and the messages of its last MESSAGES_SNAPSHOT.
+// Some events come as often as the agent's scheduling has them, not its answer: snapshots
+// (MESSAGES_SNAPSHOT, STATE_SNAPSHOT) send again what the client holds — LangGraph's
+// subgraphs send one as each of their steps ends, in an order that differs from run to
+// run — and RAW events pass on the framework's own, one per chunk of text
+// (@ag-ui/langgraph sends one after every event). So the steps leave them out: what
+// counts is which of these kinds the run sends (Unordered), the state paths snapshots
+// touch, and the messages of the last MESSAGES_SNAPSHOT.
 type Shape struct {
 	Steps      []Step
-	Syncs      []string // the kinds of snapshot the run sends, sorted
+	Unordered  []string // the kinds of event compared by their presence alone, sorted
 	Tools      []ToolCall
 	Snapshots  [][]SnapshotMessage // the messages of each MESSAGES_SNAPSHOT, in order
 	StatePaths []string            // sorted, array indices as *
@@ -156,7 +158,7 @@ func ShapeOf(events []protocol.Event, at []time.Duration) Shape {
 	paths := map[string]bool{}
 	var streams protocol.StreamTracker
 	subagents := map[string]string{} // subagentRunId → the subagent's name
-	syncs := map[string]bool{}
+	unordered := map[string]bool{}
 	for i, ev := range events {
 		if i < len(at) {
 			if sh.FirstStep == 0 && ev.Type != protocol.RunStarted {
@@ -168,8 +170,8 @@ func ShapeOf(events []protocol.Event, at []time.Duration) Shape {
 		stream, streamed, isDelta := streams.Next(ev)
 		step := Step{Type: ev.Type, Name: stepName(ev), Subagent: subagentOf(ev, subagents)}
 		switch n := len(sh.Steps); {
-		case ev.Type == protocol.MessagesSnapshot || ev.Type == protocol.StateSnapshot:
-			syncs[ev.Type] = true
+		case ev.Type == protocol.MessagesSnapshot || ev.Type == protocol.StateSnapshot || ev.Type == protocol.Raw:
+			unordered[ev.Type] = true
 		case !(isDelta && n > 0 && sh.Steps[n-1] == step):
 			sh.Steps = append(sh.Steps, step)
 		}
@@ -226,7 +228,7 @@ func ShapeOf(events []protocol.Event, at []time.Duration) Shape {
 		sh.Texts = append(sh.Texts, b.String())
 	}
 	sh.StatePaths = slices.Sorted(maps.Keys(paths))
-	sh.Syncs = slices.Sorted(maps.Keys(syncs))
+	sh.Unordered = slices.Sorted(maps.Keys(unordered))
 	return sh
 }
 

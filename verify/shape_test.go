@@ -25,8 +25,8 @@ func TestShapeOfCountsARunOfDeltasAsOneStep(t *testing.T) {
 	if got := strings.Join(steps, " "); got != want {
 		t.Errorf("steps\n%s\nwant\n%s", got, want)
 	}
-	if !slices.Equal(sh.Syncs, []string{protocol.StateSnapshot}) {
-		t.Errorf("syncs %q", sh.Syncs)
+	if !slices.Equal(sh.Unordered, []string{protocol.StateSnapshot}) {
+		t.Errorf("unordered %q", sh.Unordered)
 	}
 	if want := []string{"/items/*/done", "/user", "/user/name"}; !slices.Equal(sh.StatePaths, want) {
 		t.Errorf("state paths %q, want %q", sh.StatePaths, want)
@@ -186,5 +186,28 @@ func TestSnapshotsCountByKindAndTheLastOne(t *testing.T) {
 		if d := Compare(recorded, tt.agent, Options{}); !slices.Contains(d, tt.want) {
 			t.Errorf("%s: %q, want %q among them", name, d, tt.want)
 		}
+	}
+}
+
+// A RAW event passes on a framework's own event: @ag-ui/langgraph sends one after every
+// event, between text deltas too, so their number follows the text's chunks. A reply one
+// chunk shorter is the same structure; a run that stops sending RAW events is not.
+func TestRawEventsCountByTheirPresence(t *testing.T) {
+	in := &protocol.RunAgentInput{ThreadID: "t", RunID: "r"}
+	raw := protocol.NewEvent(protocol.Raw, "event", map[string]any{"event": "on_chat_model_stream"}, "source", "langgraph")
+	run := func(words ...string) Shape {
+		parts := []any{protocol.NewEvent(protocol.RunStarted, "threadId", "t", "runId", "r"), raw,
+			protocol.NewEvent(protocol.TextMessageStart, "messageId", "m", "role", "assistant"), raw}
+		for _, w := range words {
+			parts = append(parts, protocol.NewEvent(protocol.TextMessageContent, "messageId", "m", "delta", w), raw)
+		}
+		return ShapeOf(join(append(parts, protocol.NewEvent(protocol.TextMessageEnd, "messageId", "m"), finished(in))...), nil)
+	}
+	if d := Compare(run("Hello ", "there ", "friend."), run("Hi."), Options{}); len(d) != 0 {
+		t.Errorf("a reply in fewer chunks: %q", d)
+	}
+	without := ShapeOf(join(protocol.NewEvent(protocol.RunStarted, "threadId", "t", "runId", "r"), text("m", "Hi."), finished(in)), nil)
+	if d := Compare(run("Hi."), without, Options{}); !slices.Equal(d, []string{"the agent no longer sends RAW"}) {
+		t.Errorf("no RAW events: %q", d)
 	}
 }

@@ -11,13 +11,16 @@ import { startServer } from '@langchain/langgraph-api/server';
 import { serveAgent } from './serve.js';
 
 const here = import.meta.dirname;
+// AGENT_GRAPH=variance serves langgraph-variance-graph.mjs instead, under the same id.
+const GRAPHS = { agent: 'langgraph-graph.mjs:graph', variance: 'langgraph-variance-graph.mjs:graph' };
+const graph = process.env.AGENT_GRAPH || 'agent';
 const graphPort = Number(process.argv[3] ?? 0) || (await freePort());
 const { host } = await startServer({
   port: graphPort,
   host: '127.0.0.1',
   nWorkers: 1,
   cwd: here,
-  graphs: { agent: path.join(here, 'langgraph-graph.mjs:graph') },
+  graphs: { agent: path.join(here, GRAPHS[graph] ?? GRAPHS.agent) },
 });
 
 await serveAgent(() => new LangGraphAgent({ deploymentUrl: `http://${host}`, graphId: 'agent' }), Number(process.argv[2] ?? 0));

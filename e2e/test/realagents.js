@@ -1,8 +1,10 @@
 // What the real-agent tests share: running `agui-mock verify`, what a conversation
-// showed its user, and a CopilotKit app on the runtime of copilotkit.js.
+// showed its user, a user's turn with @ag-ui/client's HttpAgent (Stop pressed or not),
+// and a CopilotKit app on the runtime of copilotkit.js.
 
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { promisify } from 'node:util';
 import { agentOf, CopilotKitCore, startRuntime } from './copilotkit.js';
 import { REPO_ROOT, serverBinary } from './harness.js';
@@ -43,6 +45,49 @@ export async function recordedLines(recorder, count, timeoutMs = 10_000) {
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
 }
+
+/**
+ * Says content in agent's thread and resolves with the run's events: `seen`, those delivered
+ * until the user pressed Stop (agent.abortRun(), when stop(events) says so after an event),
+ * `events`, all of them, with what the client adds on stopping (the ends of open messages,
+ * and a RUN_ERROR of its own with code abort), and `warnings`, what the client wrote to
+ * console.warn meanwhile.
+ */
+export async function say(agent, content, stop = () => false) {
+  agent.addMessage({ id: randomUUID(), role: 'user', content });
+  const events = [];
+  const warnings = [];
+  let seen;
+  const runId = randomUUID();
+  const warn = console.warn;
+  console.warn = (...args) => warnings.push(args.join(' '));
+  try {
+    await agent.runAgent(
+      { runId },
+      {
+        onEvent: ({ event }) => {
+          events.push(event);
+          if (seen === undefined && stop(events)) {
+            seen = [...events];
+            agent.abortRun();
+          }
+        },
+      },
+    );
+  } finally {
+    console.warn = warn;
+  }
+  return { runId, events, warnings, seen: seen ?? events };
+}
+
+/** The terminal events of a run that the client did not make up itself on stopping. */
+export const ends = (events) => events.filter((e) => e.type === 'RUN_FINISHED' || (e.type === 'RUN_ERROR' && e.code !== 'abort'));
+
+/** The text a run's content events carry. */
+export const textOf = (events) => events.filter((e) => e.type === 'TEXT_MESSAGE_CONTENT').map((e) => e.delta).join('');
+
+/** The scenarios of a `verify --format json` report, their random suffixes left out, with their status. */
+export const statuses = (results) => Object.fromEntries(results.map((r) => [r.scenario.replace(/-[0-9a-f]{8}$/, ''), r.status]));
 
 /** A run's CUSTOM on_interrupt values. */
 export function onInterrupts(run) {

@@ -7,7 +7,6 @@
 // turn replays as recorded: no built-in scenario answers any run of the session.
 
 import assert from 'node:assert/strict';
-import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -15,44 +14,12 @@ import { HttpAgent } from '@ag-ui/client';
 import { journalEntry } from './admin.js';
 import { agentsInstalled, startAgent } from './agents.js';
 import { makeTempDir, startServer } from './harness.js';
-import { recordedLines, verify } from './realagents.js';
+import { ends, recordedLines, say, textOf, verify } from './realagents.js';
 import { assertValid, canonical, listFiles, recordings, startRecorder } from './recording.js';
 
 const STORY = 'Tell me a story';
 const NEXT = 'Hello there';
 const STOP_AFTER = 5; // events the user sees before pressing Stop (a few more already on their way arrive too)
-
-/**
- * Says content in agent's thread and resolves with the run's events: `seen`, those delivered
- * until the user pressed Stop (agent.abortRun(), when stop(events) says so after an event),
- * and `events`, all of them, with what the client adds on stopping (the ends of open
- * messages, and a RUN_ERROR of its own with code abort).
- */
-async function say(agent, content, stop = () => false) {
-  agent.addMessage({ id: randomUUID(), role: 'user', content });
-  const events = [];
-  let seen;
-  const runId = randomUUID();
-  await agent.runAgent(
-    { runId },
-    {
-      onEvent: ({ event }) => {
-        events.push(event);
-        if (seen === undefined && stop(events)) {
-          seen = [...events];
-          agent.abortRun();
-        }
-      },
-    },
-  );
-  return { runId, events, seen: seen ?? events };
-}
-
-/** The terminal events of a run that the client did not make up itself on stopping. */
-const ends = (events) => events.filter((e) => e.type === 'RUN_FINISHED' || (e.type === 'RUN_ERROR' && e.code !== 'abort'));
-
-/** The text a run's content events carry. */
-const textOf = (events) => events.filter((e) => e.type === 'TEXT_MESSAGE_CONTENT').map((e) => e.delta).join('');
 
 if (agentsInstalled('a run stopped while recording')) {
   describe('a run the user stopped while recording', () => {

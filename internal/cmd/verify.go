@@ -141,8 +141,8 @@ stream with what the scenario plays: the event types in order (a run of content 
 counts as one), the tools called and the shape of their arguments, the state paths
 touched, the interrupts with their reasons and response schemas, and how the run ends.
 Text, ids, timestamps and timing are ignored unless -exact-text or -timing says
-otherwise; so are how many snapshots the agent sends and where (what counts is which
-kinds it sends, and its last MESSAGES_SNAPSHOT). A conversation that drifts is held
+otherwise; so are how many snapshots and RAW events the agent sends and where (what
+counts is which of these kinds it sends, and its last MESSAGES_SNAPSHOT). A conversation that drifts is held
 again on a new thread, up to -attempts times: an agent whose answers differ from run
 to run passes when one matches, with a warning.
 
