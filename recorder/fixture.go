@@ -5,7 +5,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -189,10 +188,7 @@ func idPrefix(field string) (string, bool) {
 // request brought as {{ (nth -2 .messages).id }}, the replayed client's own id for it,
 // which the client is never given a generated name for. Outside a member whose name
 // says it holds an id, only strings of minIDLen characters or more are taken for ids.
-// A UUID in a member that names an id, at any depth, is an id the agent minted too (an
-// A2A task's id in a RAW event), unless the request holds it.
-func (s *session) templated(events []capturedEvent, threadID, runID string, in *protocol.RunAgentInput) []scenarios.RecordedEvent {
-	sent := in.Messages
+func (s *session) templated(events []capturedEvent, threadID, runID string, sent []protocol.Message) []scenarios.RecordedEvent {
 	events = slices.Clone(events)
 	for i, ce := range events {
 		if ce.event.Type == protocol.MessagesSnapshot {
@@ -223,19 +219,11 @@ func (s *session) templated(events []capturedEvent, threadID, runID string, in *
 					if id, ok := in["id"].(string); ok {
 						name(id, "i")
 					}
+					if id, ok := in["toolCallId"].(string); ok && id != "" { // the call an approval stands for
+						name(id, "c")
+					}
 				}
 			}
-		}
-	}
-	asked := map[string]bool{}
-	stringsOf(in.Raw, func(s string) { asked[s] = true })
-	for _, ce := range events {
-		for _, f := range ce.event.Fields {
-			mintedUUIDs(f.Value, f.Name, func(id string) {
-				if !asked[id] && id != threadID && id != runID {
-					name(id, "x")
-				}
-			})
 		}
 	}
 	convert := func(v string, idMember bool) string {
@@ -250,8 +238,8 @@ func (s *session) templated(events []capturedEvent, threadID, runID string, in *
 		if name, ok := s.ids[v]; ok {
 			return "{{ id `" + name + "` }}"
 		}
-		if at, ok := client[v]; ok {
-			return fmt.Sprintf("{{ (nth %d .messages).id }}", at)
+		if expr, ok := client[v]; ok {
+			return expr
 		}
 		return escapeTemplate(v)
 	}
@@ -432,45 +420,6 @@ func templatedValue(v any, key string, convert func(s string, idMember bool) str
 	return v
 }
 
-// uuid is the form of the ids an agent mints with crypto.randomUUID and its kin.
-var uuid = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
-
-// mintedUUIDs calls found, in order of appearance, with each UUID of a JSON value that
-// stands in a member naming an id (key is the member the value is in, as for
-// templatedValue).
-func mintedUUIDs(v any, key string, found func(string)) {
-	switch x := v.(type) {
-	case string:
-		if isIDMember(key) && uuid.MatchString(x) {
-			found(x)
-		}
-	case []any:
-		for _, it := range x {
-			mintedUUIDs(it, key, found)
-		}
-	case map[string]any:
-		for _, k := range slices.Sorted(maps.Keys(x)) {
-			mintedUUIDs(x[k], k, found)
-		}
-	}
-}
-
-// stringsOf calls each with every string of a JSON value.
-func stringsOf(v any, each func(string)) {
-	switch x := v.(type) {
-	case string:
-		each(x)
-	case []any:
-		for _, it := range x {
-			stringsOf(it, each)
-		}
-	case map[string]any:
-		for _, it := range x {
-			stringsOf(it, each)
-		}
-	}
-}
-
 // minIDLen is the shortest string taken for a recorded id outside a member that names
 // one: a shorter one ("1", "a", "yes") could be any text that happens to equal an id.
 const minIDLen = 8
@@ -483,13 +432,25 @@ func isIDMember(key string) bool {
 		strings.HasSuffix(k, "_id") || strings.HasSuffix(k, "_ids")
 }
 
-// sentIDs are the ids of the messages a run's request brought, each with its index in
-// them counted from the end: the place a replay finds the replayed client's own id at.
-func sentIDs(sent []protocol.Message) map[string]int {
-	ids := make(map[string]int, len(sent))
+// sentIDs are the ids a run's request brought — its messages', their tool calls', and
+// the calls its tool messages answer — each with the template that reads the replayed
+// client's own id at the same place: the message counted from the end, its call by
+// position.
+func sentIDs(sent []protocol.Message) map[string]string {
+	ids := make(map[string]string, len(sent))
+	add := func(id, expr string) {
+		if _, taken := ids[id]; id != "" && !taken {
+			ids[id] = expr
+		}
+	}
 	for i, m := range sent {
-		if m.ID != "" {
-			ids[m.ID] = i - len(sent)
+		at := i - len(sent)
+		add(m.ID, fmt.Sprintf("{{ (nth %d .messages).id }}", at))
+		for j, call := range m.ToolCalls() {
+			add(call.ID, fmt.Sprintf("{{ (index (nth %d .messages).toolCalls %d).id }}", at, j))
+		}
+		if m.Role == "tool" {
+			add(m.ToolCallID, fmt.Sprintf("{{ (nth %d .messages).toolCallId }}", at))
 		}
 	}
 	return ids

@@ -220,3 +220,60 @@ func TestARecordedIDIsMappedWhereverItStandsAsAWholeString(t *testing.T) {
 		t.Errorf("ids mapped %v, want the agent's message and tool call ids", mapped)
 	}
 }
+
+// The tool call ids a request brings — an assistant message's calls, the call a tool
+// message answers — are the replayed client's own wherever the agent copies them (its
+// state's messages, as LangGraph keeps them): a replay of a later turn sends the ids the
+// replayed client holds, not the recording session's. The call an interrupt stands for
+// is one id with the result that later answers it.
+func TestARequestsToolCallIDsAreTheReplayedClients(t *testing.T) {
+	agent := func(in map[string]any, send func(map[string]any)) {
+		thread, run := in["threadId"], in["runId"]
+		msgs := in["messages"].([]any)
+		send(map[string]any{"type": "RUN_STARTED", "threadId": thread, "runId": run})
+		if in["resume"] != nil {
+			send(map[string]any{"type": "TOOL_CALL_RESULT", "messageId": "result-message-0001", "toolCallId": "call-approve-0001", "content": "approved"})
+			send(map[string]any{"type": "RUN_FINISHED", "threadId": thread, "runId": run})
+			return
+		}
+		var held []any
+		for _, m := range msgs {
+			m := m.(map[string]any)
+			if calls, ok := m["toolCalls"].([]any); ok {
+				held = append(held, map[string]any{"type": "ai", "tool_calls": []any{map[string]any{"id": calls[0].(map[string]any)["id"]}}})
+			}
+			if m["role"] == "tool" {
+				held = append(held, map[string]any{"type": "tool", "tool_call_id": m["toolCallId"]})
+			}
+		}
+		send(map[string]any{"type": "STATE_SNAPSHOT", "snapshot": map[string]any{"messages": held}})
+		send(map[string]any{"type": "RUN_FINISHED", "threadId": thread, "runId": run, "outcome": map[string]any{"type": "interrupt",
+			"interrupts": []any{map[string]any{"id": "interrupt-0001", "reason": "tool_call", "toolCallId": "call-approve-0001"}}}})
+	}
+	out := t.TempDir()
+	proxy := recordingProxy(t, recorder.Config{Upstream: scriptedUpstream(t, agent), OutDir: out, Dedupe: true})
+	later := func(call string) string {
+		return `{"threadId":"t","runId":"r1","messages":[{"id":"u1","role":"user","content":"search"},` +
+			`{"id":"a1","role":"assistant","toolCalls":[{"id":"` + call + `","type":"function","function":{"name":"search","arguments":"{}"}}]},` +
+			`{"id":"t1","role":"tool","toolCallId":"` + call + `","content":"found"},{"id":"u2","role":"user","content":"and then?"}]}`
+	}
+	live, _ := client{t, proxy.URL}.run(later("call-recorded-0001"))
+	interrupt := interruptIDs(live)[0]
+	client{t, proxy.URL}.run(`{"threadId":"t","runId":"r2","messages":[],"resume":[{"interruptId":"` + interrupt + `","status":"resolved"}]}`)
+
+	replay := client{t, serverFor(t, server.DefaultConfig(), scenarios.Source{FS: os.DirFS(out), Root: ".", Label: out}).URL}
+	replayed, _ := replay.run(later("call-replayed-0002"))
+	snapshot, _ := json.Marshal(replayed[1].Fields)
+	if strings.Contains(string(snapshot), "call-recorded-0001") || strings.Count(string(snapshot), "call-replayed-0002") != 2 {
+		t.Errorf("the state's messages replayed as %s, want the replayed client's call id twice", snapshot)
+	}
+	finished := replayed[len(replayed)-1]
+	call := finished.Outcome()["interrupts"].([]any)[0].(map[string]any)["toolCallId"].(string)
+	if call == "call-approve-0001" {
+		t.Errorf("the interrupt's call keeps the recording session's id: %v", finished)
+	}
+	answered, _ := replay.run(`{"threadId":"t","runId":"r2","messages":[],"resume":[{"interruptId":"` + interruptIDs(replayed)[0] + `","status":"resolved"}]}`)
+	if got := answered[1].Str("toolCallId"); got != call {
+		t.Errorf("the result answers call %q, the interrupt stood for %q", got, call)
+	}
+}

@@ -307,7 +307,7 @@ func (r *Recorder) save(route string, in *protocol.RunAgentInput, events []captu
 	if len(events) > 0 && events[0].event.Type == protocol.RunStarted {
 		threadID, runID = events[0].event.Str("threadId"), events[0].event.Str("runId")
 	}
-	recorded := s.templated(rd.events(slices.Clone(events)), threadID, runID, in)
+	recorded := s.templated(rd.events(slices.Clone(events)), threadID, runID, in.Messages)
 	if problem != "" {
 		file, err := r.saveUnfinished(s, route, in, recorded, problem, continuing, rd)
 		return file, rd.count, err
