@@ -24,6 +24,16 @@ const (
 	FaultStall      = "stall"
 	FaultMalformed  = "malformed"
 	FaultTruncate   = "truncate"
+
+	// Kinds that break a rule of AG-UI 1.0 the way a faulty agent does, each a faithful
+	// wire example of what clients reject or drop.
+	FaultWrongRunID           = "wrongRunId"
+	FaultWrongThreadID        = "wrongThreadId"
+	FaultOtherThread          = "otherThread"
+	FaultDuplicateInterruptID = "duplicateInterruptId"
+	FaultUnknownEvent         = "unknownEvent"
+	FaultBadField             = "badField"
+	FaultExpiredInterrupt     = "expiredInterrupt"
 )
 
 // FaultScope says where a fault kind acts, and so where it may be asked for.
@@ -37,6 +47,14 @@ const (
 	// FaultScopeStep kinds break the stream at one event: per request after a number
 	// of events, or as a scenario step where the step stands.
 	FaultScopeStep
+	// FaultScopeEvent kinds send one event of their own and the run goes on: per request
+	// after a number of events (never before RUN_STARTED, which must come first), or as
+	// a scenario step where the step stands, which later steps may follow.
+	FaultScopeEvent
+	// FaultScopeEnd kinds rewrite the run's RUN_FINISHED: per request, or as a scenario
+	// step anywhere in the run, which later steps may follow (the run's end is still to
+	// come).
+	FaultScopeEnd
 )
 
 // FaultKind is one entry of the table of fault kinds.
@@ -49,7 +67,19 @@ type FaultKind struct {
 
 // RequestOnly reports whether the kind applies to whole requests only, so that a
 // scenario cannot have it as a step.
-func (k FaultKind) RequestOnly() bool { return k.Scope != FaultScopeStep }
+func (k FaultKind) RequestOnly() bool {
+	return k.Scope == FaultScopeRequest || k.Scope == FaultScopeStream
+}
+
+// Terminal reports whether the kind ends the stream where it strikes, so that no step
+// may follow its fault step.
+func (k FaultKind) Terminal() bool { return k.Scope == FaultScopeStep }
+
+// NeedsInterrupts reports whether the kind acts on the interrupts of the run's interrupt
+// outcome: a run that ends without interrupts cannot take it.
+func (k FaultKind) NeedsInterrupts() bool {
+	return k.Name == FaultDuplicateInterruptID || k.Name == FaultExpiredInterrupt
+}
 
 // faultKinds is the table of fault kinds, in the order of their documentation. It is an
 // unexported array of values, read only: FaultKindTable hands out copies. `go generate
@@ -64,6 +94,13 @@ var faultKinds = [...]FaultKind{
 	{FaultStall, []string{"after", "keepAlive"}, FaultScopeStep, "Stop sending until the client gives up (or the run is cancelled); keepAlive: true keeps sending keep-alive comments meanwhile."},
 	{FaultMalformed, []string{"after"}, FaultScopeStep, "Send a data: frame that is not JSON, then end the stream."},
 	{FaultTruncate, []string{"after"}, FaultScopeStep, "End the stream cleanly but without a terminal event (no RUN_FINISHED, no RUN_ERROR)."},
+	{FaultWrongRunID, nil, FaultScopeEnd, "End the run with a RUN_FINISHED whose runId is not its RUN_STARTED's (rule finished-run-id); as a step, anywhere in the run, steps may follow."},
+	{FaultWrongThreadID, nil, FaultScopeEnd, "End the run with a RUN_FINISHED whose threadId is not its RUN_STARTED's (rule finished-thread-id); as a step, anywhere in the run, steps may follow."},
+	{FaultOtherThread, nil, FaultScopeEnd, "After the run's RUN_FINISHED, start and finish a second run on another threadId in the same stream (rule one-thread); as a step, anywhere in the run, steps may follow."},
+	{FaultDuplicateInterruptID, nil, FaultScopeEnd, "Give the interrupts of the run's interrupt outcome one id, the first's (a lone interrupt is sent twice) (rule unique-interrupt-ids); a run that ends without interrupts cannot take it (a load error at the step, 422 fault_not_applicable per request); as a step, anywhere in the run, steps may follow."},
+	{FaultUnknownEvent, []string{"after"}, FaultScopeEvent, "Send an event of a type AG-UI lacks (MOCK_UNKNOWN_EVENT) and go on with the run; per request after `after` events but never before RUN_STARTED; steps may follow."},
+	{FaultBadField, []string{"after"}, FaultScopeEvent, "Send a known event with a field of the wrong type (a CUSTOM whose name is a number) and go on with the run; per request after `after` events but never before RUN_STARTED; steps may follow."},
+	{FaultExpiredInterrupt, nil, FaultScopeEnd, "Give the interrupts of the run's interrupt outcome an expiresAt a minute before the RUN_FINISHED's timestamp; a run that ends without interrupts cannot take it (a load error at the step, 422 fault_not_applicable per request); as a step, anywhere in the run, steps may follow."},
 }
 
 // FaultKindTable returns the table of fault kinds, in the order of their documentation.
@@ -310,7 +347,8 @@ func stepFaultKeys() []string {
 	return keys
 }
 
-// faultStep breaks the stream at its place in the scenario.
+// faultStep breaks the stream at its place in the scenario, or, for a kind that does not
+// end the stream, marks its place for the player (see FaultKind.Terminal).
 type faultStep struct {
 	stepCommon
 	fault Fault
@@ -358,6 +396,18 @@ func (s *faultStep) emit(p *planner) error {
 	if p.trace {
 		p.origins = append(p.origins, p.current)
 	}
-	p.terminated = true
+	kind, _ := LookupFaultKind(f.Kind)
+	switch {
+	case kind.Scope == FaultScopeEnd:
+		p.ending = append(p.ending, endingFault{kind: kind, at: s.at})
+	case kind.Terminal():
+		p.terminated = true
+	}
 	return nil
+}
+
+// ends reports whether the step ends the stream, so that no step may follow it.
+func (s *faultStep) ends() bool {
+	kind, _ := LookupFaultKind(s.fault.Kind)
+	return kind.Terminal()
 }

@@ -13,7 +13,7 @@ import (
 func TestEveryFaultKindIsDescribedInFull(t *testing.T) {
 	seen := map[string]bool{}
 	for _, k := range FaultKindTable() {
-		if k.Name == "" || k.Does == "" || k.Scope < FaultScopeRequest || k.Scope > FaultScopeStep {
+		if k.Name == "" || k.Does == "" || k.Scope < FaultScopeRequest || k.Scope > FaultScopeEnd {
 			t.Errorf("%+v: want a name, a description and a scope", k)
 		}
 		if seen[k.Name] {
@@ -29,11 +29,15 @@ func TestEveryFaultKindIsDescribedInFull(t *testing.T) {
 				t.Errorf("%s is a step kind, but a fault step cannot read its %s", k.Name, name)
 			}
 		}
-		if k.Scope == FaultScopeStep && !slices.Contains(k.Params, "after") {
-			t.Errorf("%s breaks the stream at an event, so a request gives it after", k.Name)
+		if (k.Scope == FaultScopeStep || k.Scope == FaultScopeEvent) && !slices.Contains(k.Params, "after") {
+			t.Errorf("%s acts at an event, so a request gives it after", k.Name)
+		}
+		if k.Scope == FaultScopeEnd && len(k.Params) > 0 {
+			t.Errorf("%s acts on the run's end, which no parameter moves: it takes %v", k.Name, k.Params)
 		}
 	}
-	if got, want := FaultKinds(), []string{"status", "slowStart", "split", "runError", "disconnect", "stall", "malformed", "truncate"}; !slices.Equal(got, want) {
+	if got, want := FaultKinds(), []string{"status", "slowStart", "split", "runError", "disconnect", "stall", "malformed", "truncate",
+		"wrongRunId", "wrongThreadId", "otherThread", "duplicateInterruptId", "unknownEvent", "badField", "expiredInterrupt"}; !slices.Equal(got, want) {
 		t.Errorf("FaultKinds() = %v, want %v", got, want)
 	}
 }
@@ -84,7 +88,7 @@ func TestFaultParametersKeepTheirRangesAndMessages(t *testing.T) {
 		{"malformed; code=x", "code", "parameter code does not apply to a malformed fault (malformed takes after)"},
 		{"truncate; colour=red", "colour", `unknown fault parameter "colour" (one of after, status, body, retryAfter, delay, keepAlive, message, code)`},
 		{"truncate; after", "after", `fault parameter "after" is not key=value`},
-		{"explode", "kind", `unknown fault "explode" (one of status, slowStart, split, runError, disconnect, stall, malformed, truncate)`},
+		{"explode", "kind", `unknown fault "explode" (one of status, slowStart, split, runError, disconnect, stall, malformed, truncate, wrongRunId, wrongThreadId, otherThread, duplicateInterruptId, unknownEvent, badField, expiredInterrupt)`},
 	} {
 		_, err := ParseFault(tt.header)
 		var fe *FaultError

@@ -349,6 +349,7 @@ type planner struct {
 	activityTypes map[string]string // activity ids → their types
 	lastTexts     map[string]string // per subagentRunId ("" for the agent itself), its latest text message
 	terminated    bool
+	ending        []endingFault      // fault steps that rewrite the run's RUN_FINISHED
 	dialect       Dialect            // how the run's interrupts reach the client
 	usage         usageSpec          // the scenario's usage
 	estimateUsage bool               // the server's default for a scenario that says none

@@ -48,6 +48,12 @@ func (p *planner) playSteps(s *Scenario, in *protocol.RunAgentInput, start Start
 		}
 	}
 	if err := p.runFrames(stack); err != nil || p.terminated {
+		if err == nil {
+			err = p.endingUnsent()
+		}
+		return err
+	}
+	if err := p.endingApplies(); err != nil {
 		return err
 	}
 	p.wait(p.timing.StepGap)

@@ -44,7 +44,7 @@ func (l *fileLoader) steps(n *yaml.Node) []step {
 		}
 	}
 	for i, s := range list[:max(len(list)-1, 0)] {
-		switch s.(type) {
+		switch s := s.(type) {
 		case *errorStep:
 			hint := "RUN_ERROR ends the run"
 			if l.subagents > 0 {
@@ -52,7 +52,9 @@ func (l *fileLoader) steps(n *yaml.Node) []step {
 			}
 			l.diag.add(list[i+1].common().at, hint, "no step may follow an error step")
 		case *faultStep:
-			l.diag.add(list[i+1].common().at, "the fault ends the stream", "no step may follow a fault step")
+			if s.ends() { // a fault that rewrites the run's end or adds an event lets the run go on
+				l.diag.add(list[i+1].common().at, "the "+s.fault.Kind+" fault ends the stream", "no step may follow a fault step")
+			}
 		}
 	}
 	return list

@@ -29,6 +29,16 @@ type faultHook struct {
 	// strike breaks the stream where it stands (step scope): after the fault's number of
 	// events per request, at its step in a scenario.
 	strike func(f scenarios.Fault) faultStrike
+	// insert is an event sent where the fault strikes, after which the run goes on
+	// (event scope): per request after the fault's number of events, but never before
+	// RUN_STARTED; at its step in a scenario.
+	insert func(f scenarios.Fault) protocol.Event
+	// end rewrites the run's RUN_FINISHED, carrying the time at, into the events sent in
+	// its place (end scope).
+	end func(finished protocol.Event, at time.Time) []protocol.Event
+	// admit says, as an error answer before any stream, why the run planned cannot take
+	// the fault.
+	admit func(f scenarios.Fault, plan *scenarios.Plan) error
 }
 
 // faultStrike is what a fault does to the stream where it strikes, as the player
@@ -61,6 +71,20 @@ func faultHookFor(kind string) faultHook {
 		return faultHook{strike: malformedFault}
 	case scenarios.FaultTruncate:
 		return faultHook{strike: truncateFault}
+	case scenarios.FaultWrongRunID:
+		return faultHook{end: wrongRunID}
+	case scenarios.FaultWrongThreadID:
+		return faultHook{end: wrongThreadID}
+	case scenarios.FaultOtherThread:
+		return faultHook{end: otherThread}
+	case scenarios.FaultDuplicateInterruptID:
+		return faultHook{end: duplicateInterruptID, admit: needsInterrupts}
+	case scenarios.FaultExpiredInterrupt:
+		return faultHook{end: expiredInterrupt, admit: needsInterrupts}
+	case scenarios.FaultUnknownEvent:
+		return faultHook{insert: unknownEvent}
+	case scenarios.FaultBadField:
+		return faultHook{insert: badField}
 	}
 	return faultHook{}
 }

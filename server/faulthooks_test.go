@@ -17,11 +17,14 @@ import (
 func TestEveryFaultKindHasAHookThatFitsItsScope(t *testing.T) {
 	for _, k := range scenarios.FaultKindTable() {
 		h := faultHookFor(k.Name)
-		points := map[string]bool{"answer": h.answer != nil, "wait": h.wait != nil, "write": h.write != nil, "strike": h.strike != nil}
+		points := map[string]bool{"answer": h.answer != nil, "wait": h.wait != nil, "write": h.write != nil, "strike": h.strike != nil,
+			"insert": h.insert != nil, "end": h.end != nil, "admit": h.admit != nil}
 		allowed := map[scenarios.FaultScope][]string{
 			scenarios.FaultScopeRequest: {"answer", "wait"},
 			scenarios.FaultScopeStream:  {"write"},
 			scenarios.FaultScopeStep:    {"strike"},
+			scenarios.FaultScopeEvent:   {"insert"},
+			scenarios.FaultScopeEnd:     {"end", "admit"},
 		}[k.Scope]
 		used := 0
 		for point, set := range points {
@@ -37,7 +40,7 @@ func TestEveryFaultKindHasAHookThatFitsItsScope(t *testing.T) {
 			t.Errorf("%s: no hook", k.Name)
 		}
 	}
-	if h := hookOf(nil); h.answer != nil || h.wait != nil || h.write != nil || h.strike != nil {
+	if h := hookOf(nil); h.answer != nil || h.wait != nil || h.write != nil || h.strike != nil || h.insert != nil || h.end != nil || h.admit != nil {
 		t.Error("a request without a fault has a hook")
 	}
 }

@@ -38,6 +38,8 @@ func TestFaultParametersAreCheckedAlikeInEveryForm(t *testing.T) {
 		{"message on a disconnect", "disconnect; message=hi", `{"kind":"disconnect","message":"hi"}`, "fault: {kind: disconnect, message: hi}", "message", "parameter message does not apply to a disconnect fault (disconnect takes "},
 		{"code on a stall", "stall; code=x", `{"kind":"stall","code":"x"}`, "fault: {kind: stall, code: x}", "code", "parameter code does not apply to a stall fault (stall takes "},
 		{"body on a malformed", "malformed; body=x", `{"kind":"malformed","body":"x"}`, "", "body", "parameter body does not apply to a malformed fault (malformed takes after)"},
+		{"after on a wrongRunId", "wrongRunId; after=1", `{"kind":"wrongRunId","after":1}`, "", "after", "parameter after does not apply to a wrongRunId fault (wrongRunId takes no parameters)"},
+		{"message on an unknownEvent", "unknownEvent; message=x", `{"kind":"unknownEvent","message":"x"}`, "fault: {kind: unknownEvent, message: x}", "message", "parameter message does not apply to a unknownEvent fault (unknownEvent takes "},
 		{"retryAfter on a truncate", "truncate; retryAfter=3", `{"kind":"truncate","retryAfter":3}`, "", "retryAfter", "parameter retryAfter does not apply to a truncate fault"},
 		{"a negative retryAfter", "status; status=429; retryAfter=-1", `{"kind":"status","status":429,"retryAfter":-1}`, "", "retryAfter", "retryAfter must be a number of seconds from 1 up, not -1"},
 		{"a retryAfter of 0", "status; status=429; retryAfter=0", `{"kind":"status","status":429,"retryAfter":0}`, "", "retryAfter", "retryAfter must be a number of seconds from 1 up, not 0"},

@@ -40,6 +40,10 @@ type player struct {
 	requestID   string        // names the run in the journal stream's progress
 	reported    time.Time     // when the journal stream last heard of its progress
 	runtime     *runtimeRun   // nil unless the run is one the CopilotKit runtime keeps
+	replay      *replayRun    // nil unless the ids are cursors (reconnect.go)
+
+	// ending is a fault step's that rewrites the run's RUN_FINISHED (faultrules.go).
+	ending *scenarios.Fault
 }
 
 // runtimeRun is what a run of the CopilotKit runtime's routes sends besides its plan:
@@ -114,17 +118,18 @@ func (p *player) advance(ctx context.Context) (outcome protocol.Outcome, due tim
 			p.playedAt = now
 		}
 		// After the breakpoint, so that a test can pause a run at the event a fault breaks.
-		if f := p.fault; f != nil && f.After == i {
-			if strike := hookOf(f).strike; strike != nil {
-				p.rec.struck(f.Kind)
-				return p.strike(ctx, strike(*f)), time.Time{}, true
+		if f := p.fault; f != nil && strikesAt(f) == i {
+			if outcome, done := p.strikeFault(ctx, f); done {
+				return outcome, time.Time{}, true
 			}
 		}
 		if t.Fault != nil { // a scenario's fault step: its kind strikes
-			p.rec.struck(t.Fault.Kind)
-			return p.strike(ctx, faultHookFor(t.Fault.Kind).strike(*t.Fault)), time.Time{}, true
+			if outcome, done := p.strikeFault(ctx, t.Fault); done {
+				return outcome, time.Time{}, true
+			}
+			continue
 		}
-		if err := p.sendAt(t.Event, now); err != nil {
+		if err := p.sendPlanned(t.Event, now); err != nil {
 			return protocol.OutcomeCancelled, time.Time{}, true
 		}
 	}
@@ -385,6 +390,7 @@ type requestLink struct {
 	// keeps), which left only notes.
 	outlive bool
 	left    atomic.Bool
+	onLeave func() // nil, or told when the client leaves a run that outlives it
 }
 
 // link makes the link, once, unless the link has ended.
@@ -394,7 +400,7 @@ func (l *requestLink) link() {
 	}
 	req, cancel := l.req, l.cancel
 	if l.outlive {
-		l.stop = context.AfterFunc(req, func() { l.left.Store(true) })
+		l.stop = context.AfterFunc(req, l.leave)
 		return
 	}
 	l.stop = context.AfterFunc(req, func() { cancel(context.Cause(req)) })
@@ -412,8 +418,15 @@ func (l *requestLink) unlink() {
 	switch {
 	case l.req.Err() == nil:
 	case l.outlive:
-		l.left.Store(true)
+		l.leave()
 	default:
 		l.cancel(context.Cause(l.req))
+	}
+}
+
+// leave notes that the client of a run that outlives it has left.
+func (l *requestLink) leave() {
+	if !l.left.Swap(true) && l.onLeave != nil {
+		l.onLeave()
 	}
 }

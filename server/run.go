@@ -77,6 +77,9 @@ type runRequest struct {
 // call it has made and shrinks it only when less than a quarter is in use.
 func (s *Server) run(c echo.Context, target runTarget) error {
 	route := target.route
+	if id := c.Request().Header.Get(lastEventIDHeader); id != "" && s.reconnects != nil && target.agent == "" {
+		return s.reconnect(c, id)
+	}
 	rr, err := s.readRun(c, target)
 	if err != nil {
 		return err
@@ -122,6 +125,7 @@ func (s *Server) run(c echo.Context, target runTarget) error {
 		return err
 	}
 	run, plan := sr.run, sr.plan
+	replay := s.openReplay(rr, link, cancel)
 	if hook.wait != nil || hook.write != nil { // a fault that acts on the whole stream strikes now
 		sr.record.struck(rr.fault.Kind)
 	}
@@ -131,6 +135,7 @@ func (s *Server) run(c echo.Context, target runTarget) error {
 	defer func() {
 		if !finished {
 			run.Release() // the run panicked
+			replay.end()
 		}
 	}()
 	s.metrics.runStarted()
@@ -138,12 +143,12 @@ func (s *Server) run(c echo.Context, target runTarget) error {
 	rs := s.runStates.get(waits)
 	w, p, st := &rs.w, &rs.p, &rs.st
 	w.reset(c.Response(), rr.enc, s.cfg.WriteTimeout, waits, hook.write)
-	w.outlive = rr.kept
+	w.outlive, w.replay = rr.kept || replay != nil, replay
 	// The player keeps the ids, not the request: an open stream does not hold on to what
 	// only planning needed.
 	*p = player{server: s, w: w, peer: protocol.PeerFor(rr.in.ProtocolVersion), run: run, plan: plan, speed: rr.speed,
 		threadID: rr.in.ThreadID, runID: rr.in.RunID, testID: rr.testID, fault: rr.fault,
-		rec: sr.record, requestID: c.Response().Header().Get(echo.HeaderXRequestID), open: p.open, link: link, runtime: sr.runtime}
+		rec: sr.record, requestID: c.Response().Header().Get(echo.HeaderXRequestID), open: p.open, link: link, runtime: sr.runtime, replay: replay}
 	*st = stream{server: s, p: p, ctx: ctx, cancel: cancel, route: route, transport: rr.transport, started: time.Now(), entry: entryOf(c)}
 	var park func(time.Time) bool
 	if canPark(c, plan, rr.speed) {
@@ -285,12 +290,8 @@ func (s *Server) startRun(ctx, client context.Context, rr *runRequest, cancel co
 	in := rr.in
 	thread := threads.Key{Test: rr.testID, Thread: in.ThreadID}
 	s.seedFromFiles(thread)
-	run, cursor, err := s.threads.Begin(thread, in.RunID, cancel)
+	run, cursor, err := s.beginRun(client, thread, in.RunID, cancel)
 	if err != nil {
-		var busy *threads.BusyError
-		if errors.As(err, &busy) {
-			return startedRun{}, &httpError{status: http.StatusConflict, body: errorBody{Error: "run_in_progress", Message: busy.Error(), Details: map[string]any{"runId": busy.RunID}}}
-		}
 		return startedRun{}, err
 	}
 	started := false
@@ -305,7 +306,7 @@ func (s *Server) startRun(ctx, client context.Context, rr *runRequest, cancel co
 		Timing: s.cfg.Timing, Now: time.Now(), Speed: rr.speed, FixedTime: s.cfg.FixedTime, Limits: s.cfg.TemplateLimits, Dialect: s.cfg.Dialect, Usage: s.cfg.Usage,
 		Client: client}
 	plan, how, err := s.planRun(ctx, sreq, cursor, opts, s.forcedScenario(rr.header, rr.testID, run.Seeded()))
-	if err != nil {
+	if err = admitFault(err, rr.fault, plan); err != nil { // a fault the run cannot take: refused before any stream
 		return startedRun{}, err
 	}
 	var missed []scenarios.Candidate
@@ -352,7 +353,9 @@ func (s *Server) reportRun(st *stream, outcome protocol.Outcome, awaiting int) {
 	s.metrics.runEnded(scenario, outcome, awaiting, p.sent)
 	if e := st.entry; e != nil {
 		e.Scenario, e.Outcome, e.Awaiting, e.Events = scenario, outcome, awaiting, p.sent
-		if p.w.gone || p.link.left.Load() {
+		if p.replay != nil && (p.w.gone || p.link.left.Load()) {
+			e.Reason = p.replay.whyLeft(st.ctx)
+		} else if p.w.gone || p.link.left.Load() {
 			e.Reason = "the client went away during the run, which played on without it, as the CopilotKit runtime's runner plays a run, for a client that connects again"
 		}
 	}

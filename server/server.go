@@ -104,7 +104,10 @@ type Config struct {
 	// MaxStarting is the most connections the server starts to answer at once (package
 	// admission); 0: no limit.
 	MaxStarting int
-	Logger      *slog.Logger
+	// Reconnect, with Cursor set, writes cursor ids in place of EventIDs' and lets a
+	// client that lost its stream continue it (reconnect.go).
+	Reconnect ReconnectConfig
+	Logger    *slog.Logger
 }
 
 // DefaultConfig returns the configuration the command starts with.
@@ -112,6 +115,7 @@ func DefaultConfig() Config {
 	return Config{
 		Speed:           1,
 		EventIDs:        true,
+		Reconnect:       DefaultReconnectConfig(),
 		KeepAlive:       15 * time.Second,
 		MaxBodyBytes:    10 << 20,
 		MaxHeaderBytes:  DefaultMaxHeaderBytes,
@@ -185,6 +189,9 @@ type Server struct {
 	// dates is the Date header of the streams begun this second.
 	dates httpDates
 
+	// reconnects keeps the frames of runs with cursor ids; nil without them.
+	reconnects *reconnects
+
 	// seed is Config.Seed, or a random one when it is 0.
 	seed  uint64
 	idMu  sync.Mutex
@@ -211,6 +218,7 @@ func New(cfg Config, set *scenarios.Set) *Server {
 		idRNG:    rand.New(rand.NewPCG(seed, seed^0x5851f42d4c957f2d)),
 	}
 	s.root, s.stopRoot = context.WithCancelCause(context.Background())
+	s.reconnects = newReconnects(cfg.Reconnect)
 	s.tests = testctl.New(testctl.NewJournal(cfg.JournalSize, func(e *JournalEntry, seq int64) { e.Seq = seq }), s.threads)
 	s.set.Store(set)
 	s.load.memory = cfg.Memory

@@ -82,8 +82,11 @@ func (st *stream) park(c echo.Context, due time.Time) bool {
 	p.link.unlink()   // if the client has already gone, the run's context says so
 	st.entry, st.publish = st.server.detachEntry(c)
 	st.stopWatch = func() {}
-	if !p.w.outlive { // a run that outlives its client does not stop when it leaves
+	switch {
+	case !p.w.outlive: // a run that outlives its client does not stop when it leaves
 		st.stopWatch = st.server.hangups.Watch(conn, func() { st.cancel(context.Canceled) })
+	case p.replay != nil: // but one with cursor ids waits for it to come back
+		st.stopWatch = st.server.hangups.Watch(conn, p.link.leave)
 	}
 	st.timer = time.AfterFunc(st.until(due), st.wake)
 	st.stopWake = context.AfterFunc(st.ctx, st.wake)
@@ -121,6 +124,7 @@ func (st *stream) step() (ended bool) {
 		if r := recover(); r != nil {
 			st.server.cfg.Logger.Error("stream panicked", "route", st.route, "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
 			p.run.Release()
+			p.replay.end()
 			p.disconnect = true
 			st.close()
 			ended = true
@@ -179,6 +183,7 @@ func (st *stream) finish(outcome protocol.Outcome) {
 		st.p.run.Append(copilotkit.Incomplete(st.p.run.Live().Events())...)
 	}
 	st.p.run.Finish(outcome, next)
+	st.p.replay.end() // its readers get the rest, and its frames wait out the grace
 	st.server.reportRun(st, outcome, next.Awaiting())
 }
 

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -72,13 +73,38 @@ func TestOneStreamPerThread(t *testing.T) {
 		done := make(chan *streamRecorder)
 		go func() { done <- post(t.Context(), s, "/", `{"threadId":"t1","runId":"r1","messages":[]}`, nil) }()
 		time.Sleep(time.Second)
+		asked := time.Now()
 		status, answer := postJSON(t, s, "/", `{"threadId":"t1","runId":"r2","messages":[]}`, nil)
 		if status != http.StatusConflict || answer["error"] != "run_in_progress" {
 			t.Errorf("second run got %d %v", status, answer)
 		}
+		if waited := time.Since(asked); waited != busyWait {
+			t.Errorf("the second run was refused after %v, want after waiting %v for the first to end", waited, busyWait)
+		}
 		<-done
 		if rec := post(t.Context(), s, "/", `{"threadId":"t1","runId":"r3","messages":[]}`, nil); rec.status != 200 {
 			t.Errorf("a run after the first ended got %d", rec.status)
+		}
+	})
+}
+
+// A client that stops a run and at once starts the next one on the thread may come
+// before the server has seen it leave: the next run waits for the first to end, and
+// streams, as it would against an agent.
+func TestARunJustAfterAStoppedOneWaitsForItsEnd(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := newServer(t, timedScenario, nil)
+		stopped, stop := context.WithCancel(t.Context())
+		done := make(chan *streamRecorder)
+		go func() { done <- post(stopped, s, "/", `{"threadId":"t1","runId":"r1","messages":[]}`, nil) }()
+		time.Sleep(time.Second)
+		next := make(chan *streamRecorder)
+		go func() { next <- post(t.Context(), s, "/", `{"threadId":"t1","runId":"r2","messages":[]}`, nil) }()
+		time.Sleep(300 * time.Millisecond) // the server sees the first client leave only now
+		stop()
+		<-done
+		if rec := <-next; rec.status != http.StatusOK || !strings.Contains(rec.body(), "RUN_FINISHED") {
+			t.Errorf("the run after the stopped one got %d:\n%s", rec.status, rec.body())
 		}
 	})
 }

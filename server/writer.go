@@ -30,6 +30,7 @@ type eventWriter struct {
 	// drop what follows (gone) instead of failing the run.
 	outlive bool
 	gone    bool
+	replay  *replayRun // nil unless the ids are cursors: told when the client has gone
 }
 
 // maxBatch is about the most the writer gathers before it writes to the response: a
@@ -185,6 +186,9 @@ func (e *eventWriter) drain() error {
 // then gone.
 func (e *eventWriter) failed(err error) error {
 	if err != nil && e.outlive {
+		if !e.gone {
+			e.replay.leave()
+		}
 		e.gone = true
 		return nil
 	}

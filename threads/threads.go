@@ -89,7 +89,8 @@ type activeRun struct {
 	scenario string
 	cancel   context.CancelCauseFunc
 	// done is closed when the run's stream has ended; it is made when a cancel waits for
-	// that (Cancel), which most runs never meet. Guarded by the store's lock.
+	// that (Cancel), or a run that finds the thread busy may (Begin), which most runs
+	// never meet. Guarded by the store's lock.
 	done   chan struct{}
 	ending string // how the stream ended after a cancel, as the client got it
 	live   *Live  // its events as it sends them, when the thread keeps them
@@ -157,7 +158,12 @@ func (s *Store) touchAt(t *Thread, now time.Time) {
 }
 
 // BusyError says a thread already has a run streaming.
-type BusyError struct{ RunID string }
+type BusyError struct {
+	RunID string
+	// Ended is closed when that run's stream has ended: a client that stopped it and
+	// at once starts the next run may come before the server has seen it leave.
+	Ended <-chan struct{}
+}
 
 // Error says which run still streams, and what the client can do.
 func (e *BusyError) Error() string {
@@ -195,8 +201,11 @@ func (s *Store) Begin(key Key, runID string, cancel context.CancelCauseFunc) (*R
 		t.elem = s.lru.PushFront(t)
 		s.threads[key] = t
 	}
-	if t.active != nil {
-		return nil, nil, &BusyError{RunID: t.active.runID}
+	if a := t.active; a != nil {
+		if a.done == nil {
+			a.done = make(chan struct{})
+		}
+		return nil, nil, &BusyError{RunID: a.runID, Ended: a.done}
 	}
 	s.touchAt(t, now)
 	r := &Run{store: s, thread: t, own: activeRun{runID: runID, cancel: cancel}, record: -1, created: created, turn: t.started, next: t.next}

@@ -134,7 +134,17 @@ func TestOneRunAtATimePerThread(t *testing.T) {
 	if !errors.As(err, &busy) || busy.RunID != "r1" {
 		t.Fatalf("second run: %v", err)
 	}
+	select {
+	case <-busy.Ended:
+		t.Fatal("the busy run's end is told before it ended")
+	default:
+	}
 	run.Finish("success", nil)
+	select {
+	case <-busy.Ended:
+	default:
+		t.Fatal("the busy run's end is not told once it ended")
+	}
 	if _, _, err := s.Begin(key("t"), "r3", noCancel); err != nil {
 		t.Fatalf("after the first run ended: %v", err)
 	}

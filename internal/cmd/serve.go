@@ -40,7 +40,7 @@ type options struct {
 	dialect    string
 	runtime    string
 	usage      bool
-	sseIDs     bool
+	ids        idOptions
 	keepAlive  time.Duration
 	maxBody    int64
 	logFormat  string
@@ -115,7 +115,7 @@ func serveFlags(o *options, stderr io.Writer) *flag.FlagSet {
 	fs.StringVar(&o.dialect, "dialect", string(scenarios.DialectAGUI), "how interrupts reach the client in scenarios that name no dialect: agui (RUN_FINISHED with an interrupt outcome, answered by resume) or langgraph (an on_interrupt custom event, answered by forwardedProps.command.resume)")
 	fs.StringVar(&o.runtime, "copilotkit-path", copilotkit.DefaultBasePath, "where the CopilotKit runtime's routes are served, so that a CopilotKit app's runtimeUrl can point at the mock (e.g. /api/copilotkit); off serves none")
 	fs.BoolVar(&o.usage, "usage", false, "report estimated token usage on RUN_FINISHED and RUN_ERROR of the scenarios of steps that say nothing of usage")
-	fs.BoolVar(&o.sseIDs, "sse-ids", true, "write an id line (id: <TYPE>_<timestamp>) before each event")
+	idFlags(fs, &o.ids)
 	fs.DurationVar(&o.keepAlive, "keepalive", 15*time.Second, "interval of keep-alive comments during long pauses (0 disables)")
 	fs.Int64Var(&o.maxBody, "max-body", 10<<20, "largest request body in bytes")
 	fs.StringVar(&o.logFormat, "log-format", "text", "log format: text or json")
@@ -169,6 +169,9 @@ func serve(ctx context.Context, o options, stdout, stderr io.Writer) error {
 		return err
 	}
 	if err := checkMemoryLimits(o.memory); err != nil {
+		return err
+	}
+	if err := checkIDFlags(o.ids); err != nil {
 		return err
 	}
 	redact, err := compileRedactions(o.redact)
@@ -231,7 +234,7 @@ func serve(ctx context.Context, o options, stdout, stderr io.Writer) error {
 	cfg.FixedTime = fixedTime
 	cfg.Speed = o.speed
 	cfg.Strict = o.strict
-	cfg.EventIDs = o.sseIDs
+	o.ids.apply(&cfg)
 	cfg.Dialect = scenarios.Dialect(o.dialect) // checked by checkServeFlags
 	cfg.RuntimePath = runtimePath(o.runtime)
 	cfg.Usage = o.usage

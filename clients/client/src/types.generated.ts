@@ -10,8 +10,15 @@
  * - `stall`: Stop sending until the client gives up (or the run is cancelled); keepAlive: true keeps sending keep-alive comments meanwhile.
  * - `malformed`: Send a data: frame that is not JSON, then end the stream.
  * - `truncate`: End the stream cleanly but without a terminal event (no RUN_FINISHED, no RUN_ERROR).
+ * - `wrongRunId`: End the run with a RUN_FINISHED whose runId is not its RUN_STARTED's (rule finished-run-id); as a step, anywhere in the run, steps may follow.
+ * - `wrongThreadId`: End the run with a RUN_FINISHED whose threadId is not its RUN_STARTED's (rule finished-thread-id); as a step, anywhere in the run, steps may follow.
+ * - `otherThread`: After the run's RUN_FINISHED, start and finish a second run on another threadId in the same stream (rule one-thread); as a step, anywhere in the run, steps may follow.
+ * - `duplicateInterruptId`: Give the interrupts of the run's interrupt outcome one id, the first's (a lone interrupt is sent twice) (rule unique-interrupt-ids); a run that ends without interrupts cannot take it (a load error at the step, 422 fault_not_applicable per request); as a step, anywhere in the run, steps may follow.
+ * - `unknownEvent`: Send an event of a type AG-UI lacks (MOCK_UNKNOWN_EVENT) and go on with the run; per request after `after` events but never before RUN_STARTED; steps may follow.
+ * - `badField`: Send a known event with a field of the wrong type (a CUSTOM whose name is a number) and go on with the run; per request after `after` events but never before RUN_STARTED; steps may follow.
+ * - `expiredInterrupt`: Give the interrupts of the run's interrupt outcome an expiresAt a minute before the RUN_FINISHED's timestamp; a run that ends without interrupts cannot take it (a load error at the step, 422 fault_not_applicable per request); as a step, anywhere in the run, steps may follow.
  */
-export type FaultKind = "status" | "slowStart" | "split" | "runError" | "disconnect" | "stall" | "malformed" | "truncate";
+export type FaultKind = "status" | "slowStart" | "split" | "runError" | "disconnect" | "stall" | "malformed" | "truncate" | "wrongRunId" | "wrongThreadId" | "otherThread" | "duplicateInterruptId" | "unknownEvent" | "badField" | "expiredInterrupt";
 
 /** The parameters each fault kind takes (see docs/e2e-testing.md#faults). */
 export interface FaultParameters {
@@ -31,6 +38,20 @@ export interface FaultParameters {
   malformed: { after?: number };
   /** End the stream cleanly but without a terminal event (no RUN_FINISHED, no RUN_ERROR). */
   truncate: { after?: number };
+  /** End the run with a RUN_FINISHED whose runId is not its RUN_STARTED's (rule finished-run-id); as a step, anywhere in the run, steps may follow. */
+  wrongRunId: {};
+  /** End the run with a RUN_FINISHED whose threadId is not its RUN_STARTED's (rule finished-thread-id); as a step, anywhere in the run, steps may follow. */
+  wrongThreadId: {};
+  /** After the run's RUN_FINISHED, start and finish a second run on another threadId in the same stream (rule one-thread); as a step, anywhere in the run, steps may follow. */
+  otherThread: {};
+  /** Give the interrupts of the run's interrupt outcome one id, the first's (a lone interrupt is sent twice) (rule unique-interrupt-ids); a run that ends without interrupts cannot take it (a load error at the step, 422 fault_not_applicable per request); as a step, anywhere in the run, steps may follow. */
+  duplicateInterruptId: {};
+  /** Send an event of a type AG-UI lacks (MOCK_UNKNOWN_EVENT) and go on with the run; per request after `after` events but never before RUN_STARTED; steps may follow. */
+  unknownEvent: { after?: number };
+  /** Send a known event with a field of the wrong type (a CUSTOM whose name is a number) and go on with the run; per request after `after` events but never before RUN_STARTED; steps may follow. */
+  badField: { after?: number };
+  /** Give the interrupts of the run's interrupt outcome an expiresAt a minute before the RUN_FINISHED's timestamp; a run that ends without interrupts cannot take it (a load error at the step, 422 fault_not_applicable per request); as a step, anywhere in the run, steps may follow. */
+  expiredInterrupt: {};
 }
 
 /** How a run ended (protocol/outcome.go). */
@@ -41,6 +62,7 @@ export type ErrorCode =
   | "body_timeout"
   | "body_too_large"
   | "duplicate_answer"
+  | "fault_not_applicable"
   | "forbidden_host"
   | "forbidden_origin"
   | "injected_fault"
@@ -48,6 +70,7 @@ export type ErrorCode =
   | "interrupt_expired"
   | "interrupt_not_answered"
   | "interrupts_pending"
+  | "invalid_cursor"
   | "invalid_header"
   | "invalid_input"
   | "invalid_payload"
@@ -59,6 +82,8 @@ export type ErrorCode =
   | "not_found"
   | "not_reached"
   | "not_runtime"
+  | "reconnect_expired"
+  | "reconnect_mismatch"
   | "reload_rejected"
   | "request_stopped"
   | "run_in_progress"
