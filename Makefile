@@ -10,21 +10,35 @@ VERSION ?=
 static:
 	CGO_ENABLED=0 go build -trimpath -buildvcs=false -ldflags="-s -w$(if $(VERSION), -X github.com/agui-mock/agui-mock/internal/cmd.version=$(VERSION))" -o $(OUT) .
 
-# npm cross-compiles the binary (as static does) for each platform of NPM_PLATFORMS into
-# one npm package per platform, and writes agui-mock, the package whose bin runs the
-# right one (npm/pack.mjs), all in NPM_DIR: `npm pack` or `npm publish` each directory.
+# npm writes every npm package of a release into NPM_DIR, all at NPM_VERSION: `npm pack`
+# or `npm publish` each directory.
+# - one package per platform of NPM_PLATFORMS, holding the binary cross-compiled as
+#   static builds it, and agui-mock, the package whose bin runs the right one;
+# - the clients of NPM_CLIENTS (client first: the others build against it), each built
+#   with its own `npm ci` and `npm run build` in a copy of clients/ in NPM_CLIENTS_BUILD,
+#   so that a build never rewrites the dist or node_modules that tests of this tree may
+#   be reading at the time; their file:../client dependencies become NPM_VERSION, which
+#   is what a project installing them from a registry or from their tarballs resolves.
+# npm/pack.mjs writes the manifests.
 NPM_VERSION ?= 0.0.0-dev
 NPM_PLATFORMS ?= linux-x64 linux-arm64 darwin-x64 darwin-arm64 win32-x64
 NPM_DIR ?= build/npm
+NPM_CLIENTS = client playwright testcontainers copilotkit
+NPM_CLIENTS_BUILD ?= $(NPM_DIR).clients
 npm:
-	rm -rf $(NPM_DIR)
+	rm -rf $(NPM_DIR) $(NPM_CLIENTS_BUILD)
 	for platform in $(NPM_PLATFORMS); do \
 	  os=$${platform%-*}; cpu=$${platform#*-}; exe=agui-mock; \
 	  goos=$$os; [ $$os = win32 ] && goos=windows && exe=agui-mock.exe; \
 	  goarch=$$cpu; [ $$cpu = x64 ] && goarch=amd64; \
 	  GOOS=$$goos GOARCH=$$goarch $(MAKE) --no-print-directory static OUT=$(NPM_DIR)/$$platform/bin/$$exe VERSION=$(NPM_VERSION) || exit 1; \
 	done
-	node npm/pack.mjs $(NPM_DIR) $(NPM_VERSION) $(NPM_PLATFORMS)
+	mkdir -p $(NPM_CLIENTS_BUILD)
+	tar -C clients --exclude=node_modules --exclude=dist -cf - $(NPM_CLIENTS) | tar -C $(NPM_CLIENTS_BUILD) -xf -
+	for pkg in $(NPM_CLIENTS); do \
+	  (cd $(NPM_CLIENTS_BUILD)/$$pkg && npm ci --no-audit --no-fund && npm run build) || exit 1; \
+	done
+	node npm/pack.mjs --clients $(NPM_CLIENTS_BUILD) $(NPM_DIR) $(NPM_VERSION) $(NPM_PLATFORMS)
 
 # image builds the Dockerfile's final stage offline as agui-mock:dev (see the Dockerfile):
 # a single-stage copy of it, written into a small build context, whose base is a scratch
@@ -32,14 +46,56 @@ npm:
 # `make static` builds. Nothing is pulled, and any builder builds it: BuildKit through
 # buildx where the plugin is installed, else the legacy builder, which a Docker 23+ CLI
 # without buildx, or Debian's docker.io 20.10, still runs (DOCKER names another CLI).
+#
+# BINARY=path builds it around a binary built elsewhere instead, with no Go toolchain:
+# e.g. the one of the npm package @agui-mock/cli-linux-x64. The image runs it on an empty
+# base, so it is checked first: a Linux ELF executable of the architecture the daemon
+# builds for (IMAGE_ARCH, amd64 or arm64; asked of the daemon unless given), without an
+# ELF interpreter, i.e. statically linked, as make static links it.
 IMAGE ?= agui-mock:dev
 DOCKER ?= docker
 IMAGE_CONTEXT = build/image
-CA_BUNDLE ?= /etc/ssl/certs/ca-certificates.crt
+# where Debian and Alpine, macOS, and Fedora keep the system's CA bundle
+CA_BUNDLE ?= $(firstword $(wildcard /etc/ssl/certs/ca-certificates.crt /etc/ssl/cert.pem /etc/pki/tls/certs/ca-bundle.crt))
+BINARY ?=
+IMAGE_ARCH ?= $(shell $(DOCKER) version --format '{{.Server.Arch}}' 2>/dev/null)
 image:
+ifneq ($(BINARY),)
+	@bin="$(BINARY)"; arch="$(IMAGE_ARCH)"; cpu=$$arch; [ "$$arch" = amd64 ] && cpu=x64; \
+	fail() { echo "make image: BINARY=$$bin $$*" >&2; exit 1; }; \
+	use="use the binary of @agui-mock/cli-linux-$${cpu:-x64} or cli-linux-arm64, for the daemon's architecture (docs/docker.md#building-the-image)"; \
+	[ -z "$$arch" ] || use="use the binary of @agui-mock/cli-linux-$$cpu (docs/docker.md#building-the-image)"; \
+	[ -f "$$bin" ] || fail "is not a file"; \
+	head=$$(od -An -tx1 -N20 -v "$$bin" | tr -d ' \n'); \
+	case $$head in \
+	  7f454c46*) ;; \
+	  cffaedfe*|cefaedfe*|cafebabe*) fail "is a macOS binary, but the image runs Linux: $$use";; \
+	  4d5a*) fail "is a Windows binary, but the image runs Linux: $$use";; \
+	  *) fail "is not an executable: $$use";; \
+	esac; \
+	[ -n "$$arch" ] || { echo "make image: no Docker daemon answers $(DOCKER) version, so the image's architecture is unknown: start Docker, or set IMAGE_ARCH=amd64 or arm64" >&2; exit 1; }; \
+	case $$head in \
+	  7f454c4602010100*3e00) got=amd64;; 7f454c4602010100*b700) got=arm64;; \
+	  7f454c4602010109*) got=freebsd;; *) got="machine $$(printf %s "$$head" | cut -c33-40)";; \
+	esac; \
+	[ "$$got" = "$$arch" ] || fail "is an ELF binary for $$got, but the daemon builds linux/$$arch images: $$use"; \
+	phoff=$$(od -An -tu8 -j32 -N8 "$$bin" | tr -d ' '); phent=$$(od -An -tu2 -j54 -N2 "$$bin" | tr -d ' '); \
+	phnum=$$(od -An -tu2 -j56 -N2 "$$bin" | tr -d ' '); i=0; \
+	while [ $$i -lt $$phnum ]; do \
+	  [ "$$(od -An -tu4 -j$$((phoff + i * phent)) -N4 "$$bin" | tr -d ' ')" != 3 ] \
+	    || fail "is dynamically linked, and the image has no libc: build it with CGO_ENABLED=0, as make static does, or $$use"; \
+	  i=$$((i + 1)); \
+	done
+endif
+	@[ -n "$(CA_BUNDLE)" ] || { echo "make image: no CA bundle where the system keeps one: set CA_BUNDLE=path" >&2; exit 1; }
 	rm -rf $(IMAGE_CONTEXT)
 	mkdir -p $(IMAGE_CONTEXT)/out/scenarios $(IMAGE_CONTEXT)/rootfs/etc/ssl/certs $(IMAGE_CONTEXT)/rootfs/tmp
+ifeq ($(BINARY),)
 	$(MAKE) static OUT=$(IMAGE_CONTEXT)/out/agui-mock
+else
+	cp "$(BINARY)" $(IMAGE_CONTEXT)/out/agui-mock
+	chmod 755 $(IMAGE_CONTEXT)/out/agui-mock
+endif
 	cp docker/passwd docker/group $(IMAGE_CONTEXT)/rootfs/etc/
 	cp $(CA_BUNDLE) $(IMAGE_CONTEXT)/rootfs/etc/ssl/certs/ca-certificates.crt
 	chmod 1777 $(IMAGE_CONTEXT)/rootfs/tmp

@@ -3,6 +3,7 @@ package scenarios
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"regexp"
 	"strconv"
@@ -48,9 +49,33 @@ func yamlDiagnostic(file string, data []byte, err error) Diagnostic {
 			d.Hint = `a quoted value ends at its closing quote: write \" inside double quotes and '' inside single quotes, or quote the value with the other kind`
 		case unquotedPatternInFlow.MatchString(text):
 			d.Hint = `quote a regular expression inside { } or [ ]: characters such as (? [ ] { } mean something to YAML there, e.g. match: {message: '(?i)hello'}`
+		case strings.Contains(leadingSpace(text), "\t"):
+			d.Hint = fmt.Sprintf("line %d is indented with a tab: YAML indents with spaces only", line)
+		default:
+			d.Hint = genericSyntaxHint(line, msg)
 		}
 	}
 	return d
+}
+
+// genericSyntaxHint is the hint of a syntax error none of the usual causes explains.
+// Most such errors in hand-written scenarios come from a line indented one level too
+// deep or too shallow, an unclosed quote or bracket, or an unquoted value holding what
+// YAML reads as its own syntax, so the hint says what to check on the line, as every
+// other load problem says what to do.
+func genericSyntaxHint(line int, problem string) string {
+	switch {
+	case strings.HasPrefix(problem, "did not find expected ',' or"):
+		return fmt.Sprintf("close the { or [ that line %d opens or continues, separate its items with commas, and quote an item there that holds : [ ] { } or #", line)
+	case problem == "found unexpected end of stream":
+		return fmt.Sprintf("close the quote or bracket that line %d opens, or check the indentation of the lines after it", line)
+	}
+	return fmt.Sprintf(`check the indentation of line %d against the lines above it (a key lines up with the other keys of its mapping, a step's keys with the first one after its "- "), and quote a value there that holds ": " or " #" or starts with [ { > | * & ! %% or @`, line)
+}
+
+// leadingSpace returns the blanks a line starts with.
+func leadingSpace(line string) string {
+	return line[:len(line)-len(strings.TrimLeft(line, " \t"))]
 }
 
 // syntaxErrorLine finds the line of a YAML syntax error: the first line at which the

@@ -16,13 +16,21 @@ func TestYAMLSyntaxErrorsNameTheirLine(t *testing.T) {
 		quoteHint    = `a quoted value ends at its closing quote: write \" inside double quotes and '' inside single quotes, or quote the value with the other kind`
 		patternHint  = `quote a regular expression inside { } or [ ]: characters such as (? [ ] { } mean something to YAML there, e.g. match: {message: '(?i)hello'}`
 	)
+	// every other syntax error still gets a hint at its line, as every other load
+	// problem has one: about indentation and quoting, the usual causes
+	indentHint := func(line int) string {
+		return fmt.Sprintf(`check the indentation of line %d against the lines above it (a key lines up with the other keys of its mapping, a step's keys with the first one after its "- "), and quote a value there that holds ": " or " #" or starts with [ { > | * & ! %% or @`, line)
+	}
+	flowHint := func(line int) string {
+		return fmt.Sprintf("close the { or [ that line %d opens or continues, separate its items with commas, and quote an item there that holds : [ ] { } or #", line)
+	}
 	tests := []struct {
 		name, yaml string
 		line       int
 		message    string
 		hint       string
 	}{
-		{"flow mapping on the last line", "id: a\nmatch:\n  message: hi\nsteps:\n  - text: hello\n  - tool:\n      args: {question: Which format?, choices: [MP4]}\n", 7, "did not find expected ',' or '}'", ""},
+		{"flow mapping on the last line", "id: a\nmatch:\n  message: hi\nsteps:\n  - text: hello\n  - tool:\n      args: {question: Which format?, choices: [MP4]}\n", 7, "did not find expected ',' or '}'", flowHint(7)},
 		{"a quote inside double quotes", "id: b\nsteps:\n  - text: \"say \"hi\" now\"\n", 3, "did not find expected key", quoteHint},
 		{"a quote inside single quotes", "id: b\nsteps:\n  - text: 'it's'\n", 3, "did not find expected key", quoteHint},
 		{"deep in a mapping", "id: c\nsteps:\n  - text: a\n    delay: 1s\n    chunk: \"a\"b\n", 5, "did not find expected key", quoteHint},
@@ -31,10 +39,13 @@ func TestYAMLSyntaxErrorsNameTheirLine(t *testing.T) {
 		{"a quoted template is no template problem", "steps:\n  - text: \"{{ .message }}\" there\n", 2, "did not find expected key", quoteHint},
 		{"an unquoted (?i) in a flow mapping", "id: e\nmatch: {message: (?i)hello}\nsteps: [{text: hi}]\n", 2, "did not find expected ',' or '}'", patternHint},
 		{"an unquoted class in a flow mapping", "id: e\nmatch: {tools: [x], message: order [0-9]+}\nsteps: [{text: hi}]\n", 2, "did not find expected ',' or '}'", patternHint},
-		{"a tab", "steps:\n\t- text: a\n", 2, "found character that cannot start any token", ""},
-		{"an unterminated quote", "steps:\n  - text: 'open\n", 2, "found unexpected end of stream", ""},
-		{"on the first line", "a: b: c\n", 1, "mapping values are not allowed in this context", ""},
-		{"in a later document", "steps: [{text: a}]\n---\nsteps:\n  - text: [x\n", 4, "did not find expected ',' or ']'", ""},
+		{"a tab", "steps:\n\t- text: a\n", 2, "found character that cannot start any token", "line 2 is indented with a tab: YAML indents with spaces only"},
+		{"an unterminated quote", "steps:\n  - text: 'open\n", 2, "found unexpected end of stream", "close the quote or bracket that line 2 opens, or check the indentation of the lines after it"},
+		{"on the first line", "a: b: c\n", 1, "mapping values are not allowed in this context", indentHint(1)},
+		{"a key indented too deep", "id: f\nmatch:\n  message: hi\n    tools: [x]\n", 4, "mapping values are not allowed in this context", indentHint(4)},
+		{"a step's key indented too shallow", "id: f\nsteps:\n  - text: a\n delay: 1s\n", 4, "did not find expected key", indentHint(4)},
+		{"a step's key indented too deep", "id: f\nsteps:\n  - text: a\n   delay: 1s\n", 4, "did not find expected '-' indicator", indentHint(4)},
+		{"in a later document", "steps: [{text: a}]\n---\nsteps:\n  - text: [x\n", 4, "did not find expected ',' or ']'", flowHint(4)},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -145,6 +145,13 @@ describe('the inspector at /_mock/ui, in headless Chromium', () => {
     await page.click('#token-form button');
     await page.waitForSelector('body[data-live="true"]');
     assert.equal(await page.evaluate(() => sessionStorage.getItem('agui-mock-admin-token')), TOKEN);
+    // no run yet: the page says how to make the first one, with this mock's URL
+    await page.waitForSelector('#runs-empty:not([hidden])');
+    const empty = await page.$eval('#runs-empty', (el) => el.textContent);
+    assert.match(empty, /No runs yet/);
+    assert.ok(empty.includes(`curl -N ${mock.url}/agui/chat`), empty);
+    assert.ok(empty.includes(`Point your app's AG-UI client, or a CopilotKit runtime, at ${mock.url}/agui/chat`), empty);
+    await shot('runs-empty');
     const csp = (await page.request.get(`${mock.url}/_mock/ui`)).headers()['content-security-policy'];
     assert.match(csp, /script-src 'self'/);
   });
@@ -155,6 +162,7 @@ describe('the inspector at /_mock/ui, in headless Chromium', () => {
     await run.ready;
     const requestId = run.headers.get('x-request-id');
     const live = await rowOf(requestId, (c) => c.status === 'streaming');
+    assert.equal(await page.$eval('#runs-empty', (el) => el.hidden), true, 'the first-run note stays once there is a run');
     assert.deepEqual([live.test, live.route, live.thread, live.scenario, live.duration], [testId, '/agui/chat', 'thread-normal', 'greet', '…']);
     await shot('runs-live');
     const { events } = await run.done;

@@ -88,13 +88,14 @@ function uniqueName(label) {
 }
 
 /**
- * Starts the image detached: `docker run -d` with the given options (env {NAME: value},
- * volumes ['host:container[:ro]'], extra docker options, the command after the image).
+ * Starts the image (or the one given) detached: `docker run -d` with the given options
+ * (env {NAME: value}, volumes ['host:container[:ro]'], extra docker options, the command
+ * after the image).
  * The port 8000 is published on a random loopback port unless network is 'host'.
  * Resolves with a handle: id, name, url (unless it has already exited), logs(),
  * records(), inspect(), wait(), stop(), remove().
  */
-export async function runContainer({ label = 'mock', env = {}, volumes = [], options = [], command = [], network } = {}) {
+export async function runContainer({ image = IMAGE, label = 'mock', env = {}, volumes = [], options = [], command = [], network } = {}) {
   const name = uniqueName(label);
   const args = ['run', '-d', '--name', name];
   if (network) args.push('--network', network);
@@ -102,7 +103,7 @@ export async function runContainer({ label = 'mock', env = {}, volumes = [], opt
   for (const [key, value] of Object.entries(env)) args.push('-e', `${key}=${value}`);
   for (const volume of volumes) args.push('-v', volume);
   liveContainers.add(name);
-  const { stdout } = await docker([...args, ...options, IMAGE, ...command]);
+  const { stdout } = await docker([...args, ...options, image, ...command]);
   const id = stdout.trim();
   const container = {
     id,
@@ -152,11 +153,19 @@ export async function runContainer({ label = 'mock', env = {}, volumes = [], opt
 export async function waitReady(container, url = container.url, timeoutMs = READY_TIMEOUT_MS) {
   const deadline = performance.now() + timeoutMs;
   for (;;) {
+    // A request that docker's port proxy accepted for a container not listening yet can
+    // hang on a socket that does not keep node alive, and AbortSignal.timeout's timer does
+    // not either: with nothing else pending, node would end the test run mid-wait
+    // ("Promise resolution is still pending"). A plain timer keeps it alive.
+    const abort = new AbortController();
+    const timer = setTimeout(() => abort.abort(), 1_000);
     try {
-      const res = await fetch(`${url}/_mock/readyz`, { signal: AbortSignal.timeout(1_000) });
+      const res = await fetch(`${url}/_mock/readyz`, { signal: abort.signal });
       if (res.status === 200) return;
     } catch {
       // not listening yet
+    } finally {
+      clearTimeout(timer);
     }
     const { State } = await container.inspect();
     if (!State.Running || performance.now() > deadline) {

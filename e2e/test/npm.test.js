@@ -1,18 +1,24 @@
 // The npm packages `make npm` builds, as a frontend developer without Go gets them: the
 // package of this platform and the agui-mock launcher, packed, installed from their
 // tarballs into an empty project with no registry (--offline), and run with npx: its
-// --version, its init, and a server that the official client talks to.
+// --version, its init, and a server that the official client talks to. Then every
+// package `make npm` writes (the clients too), packed and installed together offline into
+// a project that has the clients' peer dependencies, and imported; and there `npx
+// agui-mock init`, whose Playwright spec then passes against a chat page.
 //
 // Only the host's platform is built (all five take minutes; see the Makefile's npm).
 
 import assert from 'node:assert/strict';
 import { execFile, spawn } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { createServer } from 'node:net';
 import { createInterface } from 'node:readline';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { after, before, describe, test } from 'node:test';
+import { build } from 'esbuild';
+import { chromiumPath } from '../browser/chromium.js';
 import { assertCleanRun, CLIENTS, Conversation } from './clients.js';
 import { freePort, makeTempDir, printedLine, REPO_ROOT } from './harness.js';
 
@@ -22,32 +28,82 @@ const PLATFORM = `${process.platform}-${process.arch}`;
 const HOSTED = ['linux-x64', 'linux-arm64', 'darwin-x64', 'darwin-arm64', 'win32-x64'].includes(PLATFORM);
 const current = CLIENTS.find((c) => c.version === '1.0.0');
 
-/** Runs npm (or npx) in a directory, without the developer's AGUI_MOCK_* variables. */
-const npm = (cmd, args, cwd) =>
-  run(cmd, args, { cwd, timeout: 120_000, env: Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('AGUI_MOCK_'))) });
+/**
+ * A directory whose `go` fails, first on the PATH of what a user runs: installing and
+ * running the packages must not need Go.
+ */
+const NO_GO = makeTempDir('agui-mock-npm-nogo-');
+writeFileSync(path.join(NO_GO, 'go'), '#!/bin/sh\necho "the npm packages ran go" >&2; exit 1\n', { mode: 0o755 });
+
+/**
+ * Runs npm (or npx) in a directory as a user without Go does: without the developer's
+ * AGUI_MOCK_* variables, and with a go that fails first on the PATH.
+ */
+const npm = (cmd, args, cwd, timeout = 120_000) => {
+  const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('AGUI_MOCK_')));
+  env.PATH = `${NO_GO}${path.delimiter}${env.PATH}`;
+  return run(cmd, args, { cwd, timeout, env });
+};
+
+/** Whether a port of 127.0.0.1 is free to listen on. */
+const portFree = (port) =>
+  new Promise((resolve) => {
+    const probe = createServer().once('error', () => resolve(false));
+    probe.listen(port, '127.0.0.1', () => probe.close(() => resolve(true)));
+  });
+
+/**
+ * Installs, into the project dir, the third-party packages the clients expect beside them
+ * (their peer dependencies), at the versions the clients are built against (their
+ * devDependencies), as a user's project has them: from the npm cache, else the registry.
+ */
+async function installPeers(dir) {
+  const peers = {};
+  for (const client of readdirSync(path.join(REPO_ROOT, 'clients'))) {
+    const file = path.join(REPO_ROOT, 'clients', client, 'package.json');
+    if (!existsSync(file)) continue;
+    const m = JSON.parse(readFileSync(file, 'utf8'));
+    for (const name of Object.keys(m.peerDependencies ?? {})) {
+      if (name !== 'agui-mock' && !name.startsWith('@agui-mock/')) peers[name] = m.devDependencies[name];
+    }
+  }
+  writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: 'all-packages', private: true, devDependencies: peers }));
+  const t = performance.now();
+  await npm('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund'], dir, 300_000);
+  return performance.now() - t;
+}
 
 describe('the npm packages', { skip: !HOSTED && `no npm package is built for ${PLATFORM}` }, () => {
   const out = makeTempDir('agui-mock-npm-');
   const project = makeTempDir('agui-mock-npm-project-');
   const timings = {};
+  const tarballs = new Map(); // directory of make npm's output -> its tarball
+  // the project that every package installs into: its third-party packages install while
+  // make npm builds (see installPeers)
+  const all = makeTempDir('agui-mock-npm-all-');
+  let peersInstalled;
+  let installedAll = false;
 
   before(async () => {
+    peersInstalled = installPeers(all).then((ms) => { timings.peers = ms; }, (err) => err);
     let t = performance.now();
-    await run('make', ['--no-print-directory', 'npm', `NPM_DIR=${out}/packages`, `NPM_VERSION=${VERSION}`, `NPM_PLATFORMS=${PLATFORM}`], { cwd: REPO_ROOT, timeout: 300_000 });
+    await run('make', ['--no-print-directory', 'npm', `NPM_DIR=${out}/packages`, `NPM_VERSION=${VERSION}`, `NPM_PLATFORMS=${PLATFORM}`], { cwd: REPO_ROOT, timeout: 600_000, maxBuffer: 64 << 20 });
     timings.build = performance.now() - t;
     t = performance.now();
-    for (const dir of ['agui-mock', PLATFORM]) {
-      await npm('npm', ['pack', '--silent', '--pack-destination', out, path.join(out, 'packages', dir)], out);
-    }
+    await Promise.all(readdirSync(path.join(out, 'packages')).map(async (dir) => {
+      const { stdout } = await npm('npm', ['pack', '--silent', '--pack-destination', out, path.join(out, 'packages', dir)], out);
+      tarballs.set(dir, path.join(out, stdout.trim().split('\n').at(-1)));
+    }));
     timings.pack = performance.now() - t;
     writeFileSync(path.join(project, 'package.json'), JSON.stringify({ name: 'first-hour', private: true }));
     t = performance.now();
-    await npm('npm', ['install', '--offline', '--no-audit', '--no-fund', path.join(out, `agui-mock-${VERSION}.tgz`), path.join(out, `agui-mock-cli-${PLATFORM}-${VERSION}.tgz`)], project);
+    await npm('npm', ['install', '--offline', '--no-audit', '--no-fund', tarballs.get('agui-mock'), tarballs.get(PLATFORM)], project);
     timings.install = performance.now() - t;
   });
 
   after(() => {
-    console.log(`npm packages for ${PLATFORM}: build ${Math.round(timings.build)} ms, pack ${Math.round(timings.pack)} ms, install ${Math.round(timings.install)} ms`);
+    const ms = (k) => `${Math.round(timings[k])} ms`;
+    console.log(`npm packages for ${PLATFORM}: build ${ms('build')}, pack ${ms('pack')}, install ${ms('install')}; every package: peers ${ms('peers')}, install ${ms('all')}`);
   });
 
   test('installs the launcher and this platform only, as dependencies of the project', () => {
@@ -126,10 +182,93 @@ describe('the npm packages', { skip: !HOSTED && `no npm package is built for ${P
   test('the launcher says what to do when the platform package is missing', async () => {
     const bare = makeTempDir('agui-mock-npm-bare-');
     writeFileSync(path.join(bare, 'package.json'), JSON.stringify({ name: 'bare', private: true }));
-    await npm('npm', ['install', '--offline', '--no-audit', '--no-fund', '--omit=optional', path.join(out, `agui-mock-${VERSION}.tgz`)], bare);
+    await npm('npm', ['install', '--offline', '--no-audit', '--no-fund', '--omit=optional', tarballs.get('agui-mock')], bare);
     await assert.rejects(npm('npx', ['agui-mock', '--version'], bare), (err) => {
       assert.match(err.stderr, new RegExp(`@agui-mock/cli-${PLATFORM}, the package with this platform's binary, is not installed`));
       return true;
     });
+  });
+
+  test('every package installs together offline from its tarball, at one version, and imports', async () => {
+    // A project as a user's, which has the third-party packages the clients expect beside
+    // them (installPeers). Into it, every package of make npm from its tarball alone, with
+    // --offline: a dependency among them that only a registry could resolve (a file: path,
+    // a version no registry has) fails here, and anything third-party they need comes from
+    // the project or the npm cache (which make npm's npm ci of the clients fills).
+    const manifests = [...tarballs.keys()].filter((d) => d !== PLATFORM).map((d) => JSON.parse(readFileSync(path.join(out, 'packages', d, 'package.json'), 'utf8')));
+    const ours = new Set(manifests.map((m) => m.name).concat(`@agui-mock/cli-${PLATFORM}`));
+    assert.deepEqual([...ours].sort(), ['@agui-mock/cli-' + PLATFORM, '@agui-mock/client', '@agui-mock/copilotkit', '@agui-mock/playwright', '@agui-mock/testcontainers', 'agui-mock']);
+    for (const m of manifests) {
+      assert.equal(m.version, VERSION, `${m.name} is at ${VERSION}`);
+      for (const [name, spec] of Object.entries(m.dependencies ?? {})) {
+        if (ours.has(name)) assert.equal(spec, VERSION, `${m.name} depends on ${name} at ${VERSION}`);
+      }
+    }
+    const err = await peersInstalled;
+    if (err) throw err;
+    const t = performance.now();
+    await npm('npm', ['install', '--offline', '--no-audit', '--no-fund', ...tarballs.values()], all, 300_000);
+    timings.all = performance.now() - t;
+
+    const lock = JSON.parse(readFileSync(path.join(all, 'package-lock.json'), 'utf8'));
+    for (const name of ours) {
+      const copies = Object.entries(lock.packages).filter(([p]) => p === `node_modules/${name}` || p.endsWith(`/node_modules/${name}`));
+      assert.deepEqual(copies.map(([p, e]) => [p, e.version]), [[`node_modules/${name}`, VERSION]], `one ${name}, at ${VERSION}`);
+    }
+
+    // each entry point of each package, as its type loads it: import for ES modules,
+    // require for the CommonJS launcher
+    const entries = manifests.flatMap((m) => Object.keys(m.exports).map((sub) => ({ specifier: path.posix.join(m.name, sub), cjs: m.type === 'commonjs' })));
+    const script = `import { createRequire } from 'node:module';
+      const require = createRequire(process.cwd() + '/');
+      const loaded = {};
+      for (const { specifier, cjs } of ${JSON.stringify(entries)}) {
+        loaded[specifier] = Object.keys(cjs ? require(specifier) : await import(specifier)).sort();
+      }
+      console.log(JSON.stringify(loaded));`;
+    const { stdout } = await npm('node', ['--input-type=module', '-e', script], all);
+    const loaded = JSON.parse(stdout);
+    assert.deepEqual(Object.keys(loaded).sort(), entries.map((e) => e.specifier).sort());
+    for (const [specifier, names] of Object.entries(loaded)) assert.ok(names.length > 0, `${specifier} exports nothing`);
+    assert.ok(loaded['@agui-mock/client'].includes('AguiMockClient'), loaded['@agui-mock/client'].join(', '));
+    assert.ok(loaded['@agui-mock/playwright'].includes('test'), loaded['@agui-mock/playwright'].join(', '));
+    assert.ok(loaded['@agui-mock/playwright/server'].includes('aguiMockServer'), loaded['@agui-mock/playwright/server'].join(', '));
+
+    const { stdout: version } = await npm('npx', ['agui-mock', '--version'], all);
+    assert.match(version, new RegExp(`^agui-mock ${VERSION.replaceAll('.', '\\.')} `));
+    installedAll = true;
+  });
+
+  test("npx agui-mock init, then Playwright runs the spec it wrote against a chat page", async (t) => {
+    assert.ok(installedAll, 'every package installed (the test above)');
+    // init's config starts the mock on 8000 and expects the app on 3000 (npm run dev)
+    for (const port of [8000, 3000]) {
+      if (await portFree(port)) continue;
+      const why = `port ${port} is taken: init's playwright.config.ts listens there`;
+      if (process.env.CI) assert.fail(why); // CI has the ports free: a taken one is a fault to see
+      console.warn(`\n*** SKIPPED: ${why} ***\n`);
+      return t.skip(why);
+    }
+    await npm('npx', ['agui-mock', 'init'], all);
+    // the app: the example app's chat page (examples/playwright-app), which has what the
+    // spec's selectors look for, bundled with this suite's @ag-ui/client and esbuild
+    const example = path.join(REPO_ROOT, 'examples', 'playwright-app');
+    await build({
+      entryPoints: [path.join(example, 'src', 'main.ts')],
+      bundle: true, format: 'esm', target: 'es2022', logLevel: 'warning',
+      nodePaths: [path.join(REPO_ROOT, 'e2e', 'node_modules')],
+      outfile: path.join(all, 'dist', 'app.js'),
+    });
+    for (const file of ['index.html', 'serve.js']) copyFileSync(path.join(example, file), path.join(all, file));
+    const manifest = JSON.parse(readFileSync(path.join(all, 'package.json'), 'utf8'));
+    writeFileSync(path.join(all, 'package.json'), JSON.stringify({ ...manifest, type: 'module', scripts: { dev: 'node serve.js' } }, null, 2));
+    // init's config as it is, with this suite's Chromium (Playwright downloads none here)
+    writeFileSync(path.join(all, 'chromium.config.ts'), `import config from "./playwright.config";
+export default { ...config, use: { ...config.use, launchOptions: { executablePath: ${JSON.stringify(await chromiumPath())}, args: ["--headless=new", "--no-sandbox", "--disable-gpu"] } } };
+`);
+    const { stdout } = await npm('npx', ['playwright', 'test', '--config', 'chromium.config.ts', '--reporter', 'line'], all, 180_000).catch((err) => {
+      throw new Error(`the spec init wrote failed:\n${err.stdout}\n${err.stderr}`);
+    });
+    assert.match(stdout, /\b2 passed\b/);
   });
 });

@@ -4,6 +4,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -120,5 +122,44 @@ func TestInitForCopilotKitWritesItsSpecAndAThreadDocument(t *testing.T) {
 	var usage strings.Builder
 	if code := run(t.Context(), []string{"init", "--copilotkitt", dir}, env(nil), &usage, &usage); code != 2 || !strings.Contains(usage.String(), `unknown flag "--copilotkitt"`) {
 		t.Errorf("a misspelt flag: exit %d, %q", code, usage.String())
+	}
+}
+
+// TestInitNamesThePackagesItsSpecNeeds checks that init's advice installs every package
+// the files it wrote import, and agui-mock, which the config starts: without them the
+// first `npx playwright test` fails on a missing module.
+func TestInitNamesThePackagesItsSpecNeeds(t *testing.T) {
+	imported := regexp.MustCompile(`from "(@[^/"]+/[^/"]+|[^@./"][^/"]*)`)
+	for _, flavour := range []struct {
+		args  []string
+		files fs.FS
+	}{{[]string{"init"}, starter.Files(starter.AGUI)}, {[]string{"init", "--copilotkit"}, starter.Files(starter.CopilotKit)}} {
+		var stdout, stderr strings.Builder
+		if code := run(t.Context(), append(flavour.args, t.TempDir()), env(nil), &stdout, &stderr); code != 0 {
+			t.Fatalf("%q: exit %d: %s", flavour.args, code, stderr.String())
+		}
+		_, next, _ := strings.Cut(stdout.String(), "Next:")
+		install := regexp.MustCompile(`npm i -D ([^\n]+)`).FindStringSubmatch(next)
+		if install == nil {
+			t.Fatalf("%q: Next: names no packages to install:\n%s", flavour.args, next)
+		}
+		want := []string{"agui-mock"}
+		for _, spec := range []string{"tests/chat.spec.ts", "tests/copilotkit.spec.ts", "playwright.config.ts"} {
+			src, err := fs.ReadFile(flavour.files, spec)
+			if err != nil {
+				continue // each flavour has one of the two specs
+			}
+			for _, m := range imported.FindAllStringSubmatch(string(src), -1) {
+				want = append(want, m[1])
+			}
+		}
+		if len(want) < 3 {
+			t.Fatalf("%q: found only %q imported", flavour.args, want)
+		}
+		for _, pkg := range want {
+			if !slices.Contains(strings.Fields(install[1]), pkg) {
+				t.Errorf("%q: `npm i -D %s` lacks %s", flavour.args, install[1], pkg)
+			}
+		}
 	}
 }

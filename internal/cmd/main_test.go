@@ -341,6 +341,20 @@ func TestHelpListsEveryCommand(t *testing.T) {
 	}
 }
 
+// TestHelpListsCommandsBeforeFlags keeps the commands where a first reader of --help
+// sees them: before serve's long list of flags, not after it.
+func TestHelpListsCommandsBeforeFlags(t *testing.T) {
+	var stdout, stderr strings.Builder
+	if code := run(t.Context(), []string{"--help"}, env(nil), &stdout, &stderr); code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	help := stdout.String() + stderr.String()
+	commands, flags := strings.Index(help, "agui-mock init "), strings.Index(help, "  -addr ")
+	if commands < 0 || flags < 0 || commands > flags {
+		t.Errorf("the commands (at %d) do not come before the flags (at %d):\n%s", commands, flags, help)
+	}
+}
+
 func TestTheFirstLoadHoldsTheCollectorBackAndRestoresIt(t *testing.T) {
 	for _, c := range []struct{ before, during int }{{100, 400}, {800, 800}, {-1, -1}} {
 		debug.SetGCPercent(c.before)

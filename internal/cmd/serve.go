@@ -147,12 +147,11 @@ func serveFlags(o *options, stderr io.Writer) *flag.FlagSet {
 		if recordAll {
 			fmt.Fprintf(stderr, "Usage: agui-mock record -upstream URL [flags]\n\nProxies every AG-UI request to the agent at -upstream, relays its events as they\narrive, and writes each session into -record-dir as a scenario file that replays it.\n\nFlags:\n")
 		} else {
-			fmt.Fprintf(stderr, "Usage: agui-mock [serve] [flags]\n\nServes AG-UI run endpoints from YAML scenarios, reloading scenario directories\nwhen their files change. Every flag can also be set through the environment\nvariable AGUI_MOCK_<NAME> (e.g. AGUI_MOCK_SPEED=0).\n\nFlags:\n")
+			// serve is the default command, so its help is the first one read: the
+			// commands come before its long list of flags, where they are seen at once.
+			fmt.Fprintf(stderr, "Usage: agui-mock [serve] [flags]\n\nServes AG-UI run endpoints from YAML scenarios, reloading scenario directories\nwhen their files change. Every flag can also be set through the environment\nvariable AGUI_MOCK_<NAME> (e.g. AGUI_MOCK_SPEED=0).\n\nCommands (run 'agui-mock COMMAND -h' for a command's flags):\n%s\nFlags of serve:\n", commandList())
 		}
 		fs.PrintDefaults()
-		if !recordAll { // serve is the default command, so its help is the first one read
-			fmt.Fprintf(stderr, "\nAll commands (run 'agui-mock COMMAND -h' for a command's flags):\n%s", commandList())
-		}
 	}
 	return fs
 }
@@ -274,13 +273,7 @@ func serve(ctx context.Context, o options, stdout, stderr io.Writer) error {
 	}
 	base := "http://" + ln.Addr().String()
 	announce(stdout, o.logFormat, base)
-	logger.Info("endpoints", "run", strings.Join(prefixAll(base, set.Routes()), " "),
-		"inspector", base+server.AdminPrefix+"/ui",
-		"history", "POST "+base+server.HistoryPath, "cancel", "POST "+base+server.CancelPath,
-		"scenarios", "GET "+base+server.AdminPrefix+"/scenarios")
-	for _, sc := range set.Scenarios() {
-		logger.Debug("scenario", "id", sc.ID, "source", sc.Source.String(), "priority", sc.Priority)
-	}
+	logEndpoints(logger, base, set, o)
 	watchCtx, stopWatching := context.WithCancel(ctx)
 	watching := make(chan struct{})
 	go func() {
@@ -405,6 +398,10 @@ func logStarted(logger *slog.Logger, loaded []*scenarios.Scenario, sources []sce
 		seed = strconv.FormatUint(o.seed, 10)
 	}
 	n := len(loaded)
+	if o.recordAll && n > 0 {
+		logRecording(logger, o, streams)
+		return
+	}
 	attrs := []any{"scenarios", n, "from", scenarioOrigins(loaded, sources), "seed", seed, "speed", o.speed, "strict", o.strict, "auth", o.authToken != "", "admin", adminGuard(o), "maxStreams", streams}
 	if o.fixedTime != "" {
 		attrs = append(attrs, "fixedTime", o.fixedTime)

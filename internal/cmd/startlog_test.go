@@ -98,3 +98,24 @@ func TestPrintedLinesAreJSONInAJSONLog(t *testing.T) {
 		t.Errorf("text: %q", out.String())
 	}
 }
+
+// TestRecordAnnouncesOnlyWhatItDoes: record proxies every request to the agent, so its
+// start-up log names the agent and the record directory, and neither the built-in
+// scenarios nor the routes only they would answer, which it never plays.
+func TestRecordAnnouncesOnlyWhatItDoes(t *testing.T) {
+	dir := t.TempDir()
+	var logged syncBuffer
+	url := startLogged(t, []string{"record", "--addr", "127.0.0.1:0", "--upstream", "http://127.0.0.1:9", "--record-dir", dir, "--log-level", "debug"}, nil, &logged)
+	testkit.Eventually(t, "the ready line", func() bool { return strings.Contains(logged.String(), "msg=ready") })
+	log := logged.String()
+	for _, want := range []string{"msg=ready", "upstream=http://127.0.0.1:9", "recordDir=" + dir, `run="POST ` + url + "/<any path> → http://127.0.0.1:9", "inspector=" + url + "/_mock/ui"} {
+		if !strings.Contains(log, want) {
+			t.Errorf("the start-up log of record lacks %q:\n%s", want, log)
+		}
+	}
+	for _, unwanted := range []string{"builtin", "scenarios=", "/agentic_chat", "/_mock/scenarios", "seed=", "speed=", "msg=scenario "} {
+		if strings.Contains(log, unwanted) {
+			t.Errorf("the start-up log of record announces %q, which it does not serve:\n%s", unwanted, log)
+		}
+	}
+}

@@ -243,6 +243,9 @@ function renderRuns() {
     shown = rows.filter(matches).reverse();
     stale = false;
   }
+  // an empty journal is a first visit: say how to make the first run rather than show
+  // an empty grid
+  $('#runs-empty').hidden = rows.length > 0;
   const scroller = $('#runs-scroller');
   $('#runs-spacer').style.height = `${shown.length * ROW_HEIGHT}px`;
   $('#runs-grid').setAttribute('aria-rowcount', shown.length + 1);
@@ -287,6 +290,10 @@ function moveActive(to) {
 }
 
 function setupRuns() {
+  const url = `${location.origin}/agui/chat`;
+  $('#runs-empty-url').textContent = url;
+  $('#runs-empty-curl').textContent = `curl -N ${url} -H 'Content-Type: application/json' \\
+  -d '{"threadId": "thread-1", "runId": "run-1", "messages": [{"id": "m1", "role": "user", "content": "hello"}]}'`;
   const form = $('#run-filters');
   form.addEventListener('input', () => {
     for (const k of Object.keys(filters)) filters[k] = form.elements[k].value.trim();
