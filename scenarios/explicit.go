@@ -95,18 +95,27 @@ func (l *fileLoader) branches(n *yaml.Node) []eventsBranch {
 			continue
 		}
 		b.run = eventsRun{events: l.explicitEvents(f[keyEvents]), next: l.branches(f[keyNext])}
-		if v := f[keyStopped]; v != nil {
-			b.run.stopped = l.str(v)
-			switch {
-			case strings.TrimSpace(b.run.stopped) == "":
-				l.diag.add(l.pos(v), "e.g. stopped: the client stopped the run while it was recorded", "stopped needs the reason the run stops without a terminal event")
-			case f[keyNext] != nil:
-				l.diag.add(l.pos(f[keyNext]), "a run that stops is not continued", "a stopped continuation has no next")
-			}
+		if f[keyStopped] != nil {
+			b.run.stopped = l.stopped(f, "continuation")
 		}
 		out = append(out, b)
 	}
 	return out
+}
+
+// stopped reads the stopped of a scenario or a continuation (what names it in the
+// problems): the reason its run stops without a terminal event. Such a run is not
+// continued: it has no next.
+func (l *fileLoader) stopped(f map[string]*yaml.Node, what string) string {
+	v := f[keyStopped]
+	why := l.str(v)
+	switch {
+	case strings.TrimSpace(why) == "":
+		l.diag.add(l.pos(v), "e.g. stopped: the client stopped the run while it was recorded", "stopped needs the reason the run stops without a terminal event")
+	case f[keyNext] != nil:
+		l.diag.add(l.pos(f[keyNext]), "a run that stops is not continued", "a stopped %s has no next", what)
+	}
+	return why
 }
 
 // resumeConditions reads when.resume: per interrupt, in order, {status, payload}.

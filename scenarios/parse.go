@@ -124,14 +124,9 @@ func (l *fileLoader) scenario(n *yaml.Node, doc int) *Scenario {
 		sc.Breaks = l.breaks(v)
 	}
 	if v := f[keyStopped]; v != nil {
-		sc.Stopped = l.str(v)
-		switch {
-		case strings.TrimSpace(sc.Stopped) == "":
-			l.diag.add(l.pos(v), "e.g. stopped: the client stopped the run while it was recorded", "stopped needs the reason the run stops without a terminal event")
-		case f[keyEvents] == nil:
+		sc.Stopped = l.stopped(f, "scenario")
+		if f[keyEvents] == nil {
 			l.diag.add(l.pos(v), "list the events the run sends before it stops", "stopped belongs to the explicit events form")
-		case f[keyNext] != nil:
-			l.diag.add(l.pos(f[keyNext]), "a run that stops is not continued", "a stopped scenario has no next")
 		}
 	}
 	l.dialect = ""
