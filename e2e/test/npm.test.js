@@ -1,7 +1,8 @@
 // The npm packages `make npm` builds, as a frontend developer without Go gets them: the
 // package of this platform and the agui-mock launcher, packed, installed from their
-// tarballs into an empty project with no registry (--offline), and run with npx: its
-// --version, its init, and a server that the official client talks to. Then every
+// tarballs into an empty project with no registry (--offline), and run with npx as
+// docs/installing.md shows it: its --version, its init, and a server that the official
+// client talks to. Then every
 // package `make npm` writes (the clients too), packed and installed together offline into
 // a project that has the clients' peer dependencies, and imported; and there `npx
 // agui-mock init`, whose Playwright spec then passes against a chat page.
@@ -44,6 +45,33 @@ const npm = (cmd, args, cwd, timeout = 120_000) => {
   env.PATH = `${NO_GO}${path.delimiter}${env.PATH}`;
   return run(cmd, args, { cwd, timeout, env });
 };
+
+/**
+ * The npx commands docs/installing.md shows a frontend developer in its npm section (its
+ * first sh block), each as its arguments after `npx`, comments left out: what the tests
+ * below run, so that the documented commands are the ones that work.
+ */
+function documentedNpx() {
+  const doc = readFileSync(path.join(REPO_ROOT, 'docs', 'installing.md'), 'utf8');
+  const section = doc.slice(doc.indexOf('\n## npm\n'));
+  const block = /```sh\n([\s\S]*?)```/.exec(section)[1];
+  const commands = block
+    .split('\n')
+    .map((line) => line.replace(/\s+#.*$/, '').trim())
+    .filter((line) => line.startsWith('npx agui-mock'))
+    .map((line) => line.split(/\s+/).slice(1));
+  const find = (what, test) => {
+    const found = commands.find(test);
+    assert.ok(found, `docs/installing.md's npm section shows no npx command that ${what}: ${JSON.stringify(commands)}`);
+    return found;
+  };
+  return {
+    version: find('prints the version', (c) => c.includes('--version')),
+    init: find('writes the starter', (c) => c[1] === 'init'),
+    serve: find('serves scenarios', (c) => c.includes('--scenarios')),
+  };
+}
+const DOCUMENTED = documentedNpx();
 
 /** Whether a port of 127.0.0.1 is free to listen on. */
 const portFree = (port) =>
@@ -114,14 +142,15 @@ describe('the npm packages', { skip: !HOSTED && `no npm package is built for ${P
     assert.deepEqual(installed, ['node_modules/@agui-mock/cli-' + PLATFORM, 'node_modules/agui-mock']);
   });
 
-  test('npx agui-mock --version prints the stamped version', async () => {
-    const { stdout } = await npm('npx', ['agui-mock', '--version'], project);
+  test('npx agui-mock --version, as docs/installing.md shows it, prints the stamped version', async () => {
+    const { stdout } = await npm('npx', DOCUMENTED.version, project);
     assert.match(stdout, new RegExp(`^agui-mock ${VERSION.replaceAll('.', '\\.')} \\(go1\\.`));
   });
 
-  test('npx agui-mock init and serve: the official client plays the starter scenario', async () => {
-    await npm('npx', ['agui-mock', 'init'], project);
-    const server = spawn('npx', ['agui-mock', '--addr', '127.0.0.1:0', '--scenarios', 'scenarios', '--log-format', 'json'], {
+  test('npx agui-mock init and serve, as docs/installing.md shows them: the official client plays the starter scenario', async () => {
+    await npm('npx', DOCUMENTED.init, project);
+    // as documented, on a free port of the test's instead of 8000
+    const server = spawn('npx', [...DOCUMENTED.serve, '--addr', '127.0.0.1:0', '--log-format', 'json'], {
       cwd: project,
       stdio: ['ignore', 'pipe', 'pipe'],
       detached: true, // its own process group: npx, the launcher and the binary stop together
