@@ -75,12 +75,7 @@ cat "$last/Dockerfile" >> "$log"
 // buildx plugin and with one that lacks it (a Docker 23+ CLI refuses BuildKit builds
 // then): both build, and what they build is the Dockerfile's final stage, offline.
 func TestMakeImageBuildsWithTheCLIAtHand(t *testing.T) {
-	if _, err := exec.LookPath("make"); err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatal("make is not installed")
-		}
-		t.Skip("SKIPPED: make is not installed")
-	}
+	needMake(t)
 	release, err := os.ReadFile("Dockerfile")
 	if err != nil {
 		t.Fatal(err)
@@ -171,12 +166,7 @@ func elfHeader(machine uint16, interp bool) []byte {
 // once that is a static Linux executable for the daemon's architecture; anything else
 // stops it before docker is called, saying what the file is and which one to use.
 func TestMakeImageAroundAPrebuiltBinary(t *testing.T) {
-	if _, err := exec.LookPath("make"); err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatal("make is not installed")
-		}
-		t.Skip("SKIPPED: make is not installed")
-	}
+	needMake(t)
 	noGo := t.TempDir()
 	if err := os.WriteFile(filepath.Join(noGo, "go"), []byte("#!/bin/sh\necho 'make image ran go' >&2; exit 1\n"), 0o755); err != nil {
 		t.Fatal(err)
@@ -240,5 +230,17 @@ func TestMakeImageAroundAPrebuiltBinary(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// needMake skips a test of a make target, loudly, where make is not installed; in CI,
+// which installs it, its absence fails the test.
+func needMake(t *testing.T) {
+	t.Helper()
+	if _, err := exec.LookPath("make"); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatal("make is not installed")
+		}
+		t.Skip("SKIPPED: make is not installed")
 	}
 }
