@@ -158,7 +158,7 @@ func TestFloorStreamsOneValidTextMessage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var v protocol.Verifier
+	var v protocol.RuleChecker
 	var types []string
 	for _, ev := range events {
 		if err := v.Check(ev); err != nil {

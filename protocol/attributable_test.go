@@ -43,7 +43,7 @@ func TestAToolCallBelongsToItsParentMessage(t *testing.T) {
 			call = call.With("subagentRunId", callOwner)
 		}
 		events = append(append([]protocol.Event{start}, events...), text, protocol.NewEvent(protocol.TextMessageEnd, "messageId", "m"), call, protocol.NewEvent(protocol.RunError, "message", "over"))
-		_, err := protocol.VerifyStream(events, "t")
+		_, err := protocol.CheckStream(events, "t")
 		return err
 	}
 	for _, tt := range []struct {

@@ -19,9 +19,9 @@ type conformanceFixture struct {
 	} `json:"expect"`
 }
 
-// TestVerifierAgreesWithConformanceCorpus replays every stream of the official corpus
-// through the Verifier and compares the verdict with the corpus's expected outcome.
-func TestVerifierAgreesWithConformanceCorpus(t *testing.T) {
+// TestRuleCheckerAgreesWithConformanceCorpus replays every stream of the official corpus
+// through the RuleChecker and compares the verdict with the corpus's expected outcome.
+func TestRuleCheckerAgreesWithConformanceCorpus(t *testing.T) {
 	base := spectest.Dir(t)
 	files, _ := filepath.Glob(filepath.Join(base, "1.1", "conformance", "streams", "*.json"))
 	draft, _ := filepath.Glob(filepath.Join(base, "draft", "conformance", "streams", "*.json"))
@@ -47,7 +47,7 @@ func TestVerifierAgreesWithConformanceCorpus(t *testing.T) {
 				}
 				events = append(events, EventFromMap(v.(map[string]any)))
 			}
-			_, err := VerifyStream(events, "")
+			_, err := CheckStream(events, "")
 			got := "completed"
 			if err != nil {
 				got = "failed"

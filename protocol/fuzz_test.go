@@ -74,7 +74,7 @@ func FuzzFrameReader(f *testing.F) {
 				t.Fatalf("a frame of %d bytes passed a 256-byte limit", len(frame.Data))
 			}
 			if ev, err := DecodeEvent([]byte(frame.Data)); err == nil {
-				var v Verifier
+				var v RuleChecker
 				_ = v.Check(ev)
 				if _, err := ev.MarshalJSON(); err != nil {
 					t.Fatalf("a decoded event does not encode: %v", err)

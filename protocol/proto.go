@@ -279,7 +279,7 @@ func fromScalar(fd protoreflect.FieldDescriptor, v protoreflect.Value) any {
 			return strings.ToLower(string(ev.Name()))
 		}
 		// An operation this build cannot name rides on as its number, as @ag-ui/proto
-		// passes it: the verifier then names it as the unknown operation it is.
+		// passes it: the checker then names it as the unknown operation it is.
 		return strconv.Itoa(int(v.Enum()))
 	case protoreflect.MessageKind:
 		switch x := v.Message().Interface().(type) {

@@ -8,8 +8,8 @@ import (
 
 // Rule names one of the rules AG-UI 1.0 sets for the producer of a stream that real
 // agents are known to break while the official client still reads their streams:
-// @ag-ui/langgraph, for one, ends a run with LangGraph's own run id. Verifier fails a
-// stream that breaks one, unless it is told to tolerate the rule (Verifier.Tolerate);
+// @ag-ui/langgraph, for one, ends a run with LangGraph's own run id. RuleChecker fails a
+// stream that breaks one, unless it is told to tolerate the rule (RuleChecker.Tolerate);
 // a recording names the rules its agent breaks, so that the loader, replay and verify
 // treat the break as the agent's known behaviour rather than a mistake.
 type Rule string
@@ -79,9 +79,9 @@ type RuleError struct {
 // Error is the message with the rule's name.
 func (e *RuleError) Error() string { return e.Message + " (rule " + string(e.Rule) + ")" }
 
-// broke notes that the stream breaks a rule: a RuleError unless the verifier tolerates
+// broke notes that the stream breaks a rule: a RuleError unless the checker tolerates
 // the rule, which is then noted in Breaks, once.
-func (v *Verifier) broke(rule Rule, format string, args ...any) error {
+func (v *RuleChecker) broke(rule Rule, format string, args ...any) error {
 	if !slices.Contains(v.Tolerate, rule) {
 		return &RuleError{Rule: rule, Message: fmt.Sprintf(format, args...)}
 	}
@@ -114,7 +114,7 @@ func RuleNames(rules []Rule) string {
 // BreaksOf returns the named rules a stream breaks, each once, in the order it first
 // breaks them; it stops at the first violation of another rule.
 func BreaksOf(events []Event) []Rule {
-	v := &Verifier{Tolerate: Rules()}
+	v := &RuleChecker{Tolerate: Rules()}
 	_ = v.Stream(events) // a violation of another rule ends the search
 	return v.Breaks
 }

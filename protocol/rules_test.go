@@ -9,7 +9,7 @@ import (
 
 // Each named producer rule fails a stream that breaks it, naming the rule; tolerated, the
 // break is noted once and the check goes on.
-func TestVerifierNamesAndToleratesTheProducerRules(t *testing.T) {
+func TestRuleCheckerNamesAndToleratesTheProducerRules(t *testing.T) {
 	started := NewEvent(RunStarted, "threadId", "t", "runId", "r")
 	interrupt := func(id string) map[string]any { return map[string]any{"id": id, "reason": "approval"} }
 	for _, tt := range []struct {
@@ -26,12 +26,12 @@ func TestVerifierNamesAndToleratesTheProducerRules(t *testing.T) {
 		{RuleOpenEnd, []Event{started}},
 	} {
 		t.Run(string(tt.rule), func(t *testing.T) {
-			_, err := VerifyStream(tt.stream, "")
+			_, err := CheckStream(tt.stream, "")
 			var se *SequenceError
 			if !errors.As(err, &se) || se.Rule != tt.rule || !strings.HasSuffix(err.Error(), "(rule "+string(tt.rule)+")") {
 				t.Fatalf("got %v, want a SequenceError of rule %s", err, tt.rule)
 			}
-			v := &Verifier{Tolerate: []Rule{tt.rule}}
+			v := &RuleChecker{Tolerate: []Rule{tt.rule}}
 			for _, ev := range tt.stream {
 				if err := v.Check(ev); err != nil {
 					t.Fatalf("tolerated: %v", err)
@@ -52,7 +52,7 @@ func TestVerifierNamesAndToleratesTheProducerRules(t *testing.T) {
 
 // A tolerated rule does not let any other rule be broken.
 func TestToleratingARuleKeepsTheOthers(t *testing.T) {
-	v := &Verifier{Tolerate: []Rule{RuleFinishedRunID}}
+	v := &RuleChecker{Tolerate: []Rule{RuleFinishedRunID}}
 	stream := []Event{NewEvent(RunStarted, "threadId", "t", "runId", "r"), NewEvent(RunFinished, "threadId", "x", "runId", "other")}
 	var err error
 	for _, ev := range stream {
@@ -64,7 +64,7 @@ func TestToleratingARuleKeepsTheOthers(t *testing.T) {
 	if !errors.As(err, &se) || se.Rule != RuleFinishedThreadID {
 		t.Errorf("got %v, want the thread id's rule broken", err)
 	}
-	if _, err := VerifyStream([]Event{NewEvent(RunStarted, "threadId", "t", "runId", "r"), NewEvent(TextMessageContent, "messageId", "m", "delta", "x")}, ""); err == nil || err.(*SequenceError).Rule != "" {
+	if _, err := CheckStream([]Event{NewEvent(RunStarted, "threadId", "t", "runId", "r"), NewEvent(TextMessageContent, "messageId", "m", "delta", "x")}, ""); err == nil || err.(*SequenceError).Rule != "" {
 		t.Errorf("a rule without a name: %v", err)
 	}
 }

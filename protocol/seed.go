@@ -383,7 +383,7 @@ func (b *seedBuilder) end(t *SeededThread, run SeededRun) {
 // verify checks the run's events against the protocol's rules, and names the seeded
 // member of the first event that breaks one.
 func (b *seedBuilder) verify(threadID string) error {
-	v := Verifier{ThreadID: threadID}
+	v := RuleChecker{ThreadID: threadID}
 	for i, ev := range b.events {
 		if err := v.Check(ev); err != nil {
 			return &InputError{Field: b.fields[i], Problem: seedProblem(err)}

@@ -223,7 +223,7 @@ func TestARunFinishedWithTheAgentsOwnRunIDIsRecorded(t *testing.T) {
 	}
 	replay := serverFor(t, server.DefaultConfig(), scenarios.Source{FS: os.DirFS(out), Root: ".", Label: out})
 	replayed, _ := client{t, replay.URL}.run(`{"threadId":"t2","runId":"r9","messages":[{"id":"u1","role":"user","content":"hi"}]}`)
-	v := &protocol.Verifier{ThreadID: "t2", Tolerate: []protocol.Rule{protocol.RuleFinishedRunID}}
+	v := &protocol.RuleChecker{ThreadID: "t2", Tolerate: []protocol.Rule{protocol.RuleFinishedRunID}}
 	for _, ev := range replayed {
 		if err := v.Check(ev); err != nil {
 			t.Fatalf("the replay breaks another rule: %v", err)

@@ -202,7 +202,7 @@ func (r *Recorder) relay(ctx context.Context, w http.ResponseWriter, frames upst
 	}
 	// Agents that mint their own thread and run ids (instead of echoing the request's)
 	// are still recorded: the fixture echoes whatever request replays it.
-	verify := protocol.Verifier{Tolerate: protocol.MarkableRules()} // a break is recorded as sent, and marked
+	verify := protocol.RuleChecker{Tolerate: protocol.MarkableRules()} // a break is recorded as sent, and marked
 	defer func() { kept.breaks = verify.Breaks }()
 	last := started
 	ended := false // by a terminal event

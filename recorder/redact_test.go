@@ -166,7 +166,7 @@ func TestEveryDeltaTypeHasItsSplitSecretRedacted(t *testing.T) {
 			t.Run(typ+"/"+name, func(t *testing.T) {
 				run := append(append([]protocol.Event{protocol.NewEvent(protocol.RunStarted, "threadId", "t", "runId", "r")}, build(pieces)...),
 					protocol.NewEvent(protocol.RunFinished, "threadId", "t", "runId", "r"))
-				if _, err := protocol.VerifyStream(run, "t"); err != nil {
+				if _, err := protocol.CheckStream(run, "t"); err != nil {
 					t.Fatalf("the run sent is not valid: %v", err)
 				}
 				captured := make([]capturedEvent, len(run))
@@ -193,7 +193,7 @@ func TestEveryDeltaTypeHasItsSplitSecretRedacted(t *testing.T) {
 				if want := strings.Replace(text, token, redacted, 1); joined.String() != want || rd.count != 1 {
 					t.Errorf("the deltas say %q with %d redactions, want %q with 1", joined.String(), rd.count, want)
 				}
-				if _, err := protocol.VerifyStream(written, "t"); err != nil {
+				if _, err := protocol.CheckStream(written, "t"); err != nil {
 					t.Errorf("the redacted run is not valid: %v\n%v", err, written)
 				}
 				if total != time.Duration(len(run))*time.Millisecond {
@@ -244,7 +244,7 @@ func TestTheFormsOfOneMessageAreOneStream(t *testing.T) {
 		protocol.NewEvent(protocol.TextMessageChunk, "delta", " more"),
 		protocol.NewEvent(protocol.RunFinished, "threadId", "t", "runId", "r"),
 	}
-	if _, err := protocol.VerifyStream(run, "t"); err != nil {
+	if _, err := protocol.CheckStream(run, "t"); err != nil {
 		t.Fatal(err)
 	}
 	captured := make([]capturedEvent, len(run))
@@ -259,7 +259,7 @@ func TestTheFormsOfOneMessageAreOneStream(t *testing.T) {
 	if len(written) != 6 || written[2].Str("delta") != "key "+redacted || written[4].Str("delta") != " more" || written[4].Str("messageId") != "m1" || rd.count != 1 {
 		t.Fatalf("written %v with %d redactions", written, rd.count)
 	}
-	if _, err := protocol.VerifyStream(written, "t"); err != nil {
+	if _, err := protocol.CheckStream(written, "t"); err != nil {
 		t.Errorf("the redacted run is not valid: %v", err)
 	}
 }

@@ -91,7 +91,7 @@ func TestARunRefusedByItsStepsIsRefusedWhereItsDryRunWouldBe(t *testing.T) {
 	}
 	data := fanOut(20_001)
 	_, diags := Parse("d/fanout.yaml", data)
-	dryRun := scenarioOf(t, "d/fanout.yaml", data).check(context.Background(), Limits{})
+	dryRun := scenarioOf(t, "d/fanout.yaml", data).dryRun(context.Background(), Limits{})
 	if len(diags) != 1 || len(dryRun) != 1 || diags[0].Error() != "d/fanout.yaml:20004:5: "+fanOutProblem+
 		": its 40002 steps, nested ones included, send at least 100007 events (hint: split the scenario, or pause its run with an interrupt: the next run plays the steps after it)" ||
 		dryRun[0].Error() != "d/fanout.yaml:20004:5: "+fanOutProblem {

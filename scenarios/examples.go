@@ -92,12 +92,12 @@ func (s *Set) stillSelects(o exampleOutcome, fresh []*Scenario) bool {
 	return true
 }
 
-// checked returns what the dry runs of a scenario of the set found, and whether the set
+// dryRunOf returns what the dry runs of a scenario of the set found, and whether the set
 // holds it; a nil set holds none.
-func (s *Set) checked(sc *Scenario) ([]Diagnostic, bool) {
+func (s *Set) dryRunOf(sc *Scenario) ([]Diagnostic, bool) {
 	if s == nil {
 		return nil, false
 	}
-	d, ok := s.checks[sc]
+	d, ok := s.dryRuns[sc]
 	return d, ok
 }

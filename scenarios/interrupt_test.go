@@ -74,7 +74,7 @@ func (c *conversation) run(body string) []protocol.Event {
 	for i, e := range plan.Events {
 		events[i] = e.Event
 	}
-	if _, err := protocol.VerifyStream(events, "t"); err != nil {
+	if _, err := protocol.CheckStream(events, "t"); err != nil {
 		c.t.Fatalf("run %d breaks the rules: %v", c.runs, err)
 	}
 	c.cursor = plan.Next

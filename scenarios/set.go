@@ -19,7 +19,7 @@ type Set struct {
 	index     *index // finds the scenarios that may match a request
 	byID      map[string]*Scenario
 	limits    Limits                     // of the dry runs
-	checks    map[*Scenario][]Diagnostic // what each scenario's dry runs found: warnings alone, in a valid set
+	dryRuns   map[*Scenario][]Diagnostic // what each scenario's dry runs found: warnings alone, in a valid set
 	examples  map[*Scenario][]exampleOutcome
 	threads   []*Scenario // the thread documents (Scenario.Thread)
 	routes    map[string]bool
@@ -163,22 +163,22 @@ func newSet(ctx context.Context, limits Limits, list []*Scenario, prev *Set) (*S
 		}
 		seen[doc.ID] = doc
 	}
-	set.checks = make(map[*Scenario][]Diagnostic, len(set.scenarios))
-	checks := make([][]Diagnostic, len(set.scenarios))
+	set.dryRuns = make(map[*Scenario][]Diagnostic, len(set.scenarios))
+	found := make([][]Diagnostic, len(set.scenarios))
 	parallel(len(set.scenarios), func(i int) {
 		sc := set.scenarios[i]
-		if warnings, ok := prev.checked(sc); ok {
-			checks[i] = warnings
+		if warnings, ok := prev.dryRunOf(sc); ok {
+			found[i] = warnings
 		} else if ctx.Err() == nil {
-			checks[i] = sc.check(ctx, limits)
+			found[i] = sc.dryRun(ctx, limits)
 		}
 	})
 	if ctx.Err() != nil {
 		return nil, fmt.Errorf("loading scenarios: %w", context.Cause(ctx))
 	}
 	var warnings []Diagnostic
-	for i, c := range checks {
-		set.checks[set.scenarios[i]] = c
+	for i, c := range found {
+		set.dryRuns[set.scenarios[i]] = c
 		for _, d := range c {
 			if d.Severity == Warning {
 				warnings = append(warnings, d)

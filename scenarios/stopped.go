@@ -6,10 +6,10 @@ import (
 	"github.com/agui-mock/agui-mock/protocol"
 )
 
-// verifyStopped checks the planned run of a stopped scenario: its events by the rules
+// checkStopped checks the planned run of a stopped scenario: its events by the rules
 // of a run under way, every rule but the one that a run ends, and that it does not end,
 // since it stops without a terminal event where the stall the planner adds holds it.
-func (sc *Scenario) verifyStopped(plan *Plan, origins []pos, threadID string, broke map[protocol.Rule]bool) []Diagnostic {
+func (sc *Scenario) checkStopped(plan *Plan, origins []pos, threadID string, broke map[protocol.Rule]bool) []Diagnostic {
 	at := func(index int, msg, hint string) Diagnostic {
 		if index < 0 || index >= len(origins) {
 			return sc.diagnostic(msg, hint)
@@ -17,7 +17,7 @@ func (sc *Scenario) verifyStopped(plan *Plan, origins []pos, threadID string, br
 		o := origins[index]
 		return Diagnostic{File: o.File, Line: o.Line, Column: o.Column, Message: msg, Hint: hint}
 	}
-	v := &protocol.Verifier{ThreadID: threadID, Tolerate: sc.Breaks}
+	v := &protocol.RuleChecker{ThreadID: threadID, Tolerate: sc.Breaks}
 	defer func() {
 		for _, r := range v.Breaks {
 			broke[r] = true

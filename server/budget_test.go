@@ -30,7 +30,7 @@ func TestARunPastATemplateLimitEndsWithARunErrorNamingIt(t *testing.T) {
 	if msg := events[1].Str("message"); events[1].Str("code") != "template_limit" || !strings.Contains(msg, "the limit of 1000 iterations (-template-iterations)") {
 		t.Errorf("RUN_ERROR %v", events[1])
 	}
-	if _, err := protocol.VerifyStream(events, "t"); err != nil {
+	if _, err := protocol.CheckStream(events, "t"); err != nil {
 		t.Errorf("the stream breaks the event rules: %v", err)
 	}
 	rec = post(t.Context(), s, "/agui/chat", `{"threadId":"t","runId":"r2","messages":[{"role":"user","content":"hello"}]}`, nil)

@@ -57,7 +57,7 @@ func TestTheDialectFlagPlaysInterruptsAsLangGraphDoes(t *testing.T) {
 	}
 
 	events = post(t.Context(), s, "/", `{"threadId":"t1","runId":"r3","messages":[],"forwardedProps":{"command":{"resume":"{\"ok\":true}"}}}`, nil).events(t)
-	if _, err := protocol.VerifyStream(events, "t1"); err != nil {
+	if _, err := protocol.CheckStream(events, "t1"); err != nil {
 		t.Fatal(err)
 	}
 	if text := textOf(events); text != "Went ahead: resolved." {

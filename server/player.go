@@ -24,9 +24,9 @@ type player struct {
 	threadID    string
 	runID       string
 	testID      string
-	fault       *scenarios.Fault  // asked for by the request
-	open        protocol.Verifier // what is open, to close it if the run is cut short; see opened
-	tracked     int               // the plan's events open has followed
+	fault       *scenarios.Fault     // asked for by the request
+	open        protocol.RuleChecker // what is open, to close it if the run is cut short; see opened
+	tracked     int                  // the plan's events open has followed
 	sent        int
 	next        int           // the index in the plan of the next event to play
 	start       time.Time     // when the run's timeline began
@@ -197,7 +197,7 @@ func (p *player) pause(ctx context.Context, bp *testctl.Breakpoint) (time.Durati
 
 // opened returns what the run has open, having followed the plan's events played so
 // far: only a run cut short needs it, so a run that plays to its end never pays for it.
-func (p *player) opened() *protocol.Verifier {
+func (p *player) opened() *protocol.RuleChecker {
 	for ; p.tracked < p.next; p.tracked++ {
 		_ = p.open.Track(p.plan.Events[p.tracked].Event) // scenarios marked broken may violate the rules; tracking goes on
 	}

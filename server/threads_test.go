@@ -46,7 +46,7 @@ func TestCancelEndsTheStreamWithACancelledOutcome(t *testing.T) {
 					t.Errorf("cancel answered %d %v, want a message with %q", status, answer, tt.message)
 				}
 				events := (<-done).events(t)
-				if _, err := protocol.VerifyStream(events, "t1"); err != nil {
+				if _, err := protocol.CheckStream(events, "t1"); err != nil {
 					t.Errorf("the cancelled stream breaks the rules: %v\n%v", err, types(events))
 				}
 				last := events[len(events)-1]

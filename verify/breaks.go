@@ -13,7 +13,7 @@ import (
 // Strict a difference; a break only one makes is a difference: it appeared in the agent
 // or disappeared from it.
 func (c *conversation) checkRules(t *Turn, agent, mock []protocol.Event) {
-	v := &protocol.Verifier{Tolerate: protocol.MarkableRules()}
+	v := &protocol.RuleChecker{Tolerate: protocol.MarkableRules()}
 	err := v.Stream(agent)
 	if err != nil {
 		t.Differences = append(t.Differences, "the agent's stream breaks the AG-UI event rules: "+err.Error())

@@ -185,7 +185,7 @@ func validateStream(p string) []scenarios.Diagnostic {
 		}
 		return d
 	}
-	v := &protocol.Verifier{}
+	v := &protocol.RuleChecker{}
 	for _, pe := range events {
 		if err := v.Check(pe.Event); err != nil {
 			var se *protocol.SequenceError

@@ -5,10 +5,10 @@ import (
 	"testing"
 )
 
-// A verifier reused for another stream is a new one: nothing the last stream opened,
+// A checker reused for another stream is a new one: nothing the last stream opened,
 // started or was warned of carries over.
-func TestAReusedVerifierChecksAsANewOne(t *testing.T) {
-	var v Verifier
+func TestAReusedRuleCheckerChecksAsANewOne(t *testing.T) {
+	var v RuleChecker
 	v.ThreadID = "t"
 	for _, ev := range []Event{
 		NewEvent(RunStarted, "threadId", "t", "runId", "r1"),
@@ -23,7 +23,7 @@ func TestAReusedVerifierChecksAsANewOne(t *testing.T) {
 		t.Fatalf("reused: thread %q, warnings %v, closers %v", v.ThreadID, v.Warnings, v.Closers())
 	}
 	if err := v.Track(NewEvent(TextMessageContent, "messageId", "m", "delta", "x")); err == nil || !strings.Contains(err.Error(), "First event must be 'RUN_STARTED'") {
-		t.Errorf("the reused verifier took an event before RUN_STARTED: %v", err)
+		t.Errorf("the reused checker took an event before RUN_STARTED: %v", err)
 	}
 	v.Reuse()
 	for _, ev := range []Event{

@@ -12,20 +12,20 @@ import (
 
 // Limits of the load-time exploration of a conversation's branches.
 const (
-	maxCheckDepth = 6  // runs in one conversation
-	maxCheckRuns  = 64 // runs per scenario
+	maxDryRunDepth = 6  // runs in one conversation
+	maxDryRunRuns  = 64 // runs per scenario
 )
 
-// check dry-runs the scenario on a sample request, and every branch of its
+// dryRun plays the scenario on a sample request, and every branch of its
 // continuations: templates must render within limits, JSON Patches must apply, and the
 // events must follow the protocol unless the scenario says it is broken on purpose.
-func (sc *Scenario) check(ctx context.Context, limits Limits) []Diagnostic {
+func (sc *Scenario) dryRun(ctx context.Context, limits Limits) []Diagnostic {
 	req, err := sc.sampleRequest()
 	if err != nil {
 		return nil // the example that cannot be sent is the set's problem to report
 	}
 	captures, _ := sc.Match.test(req)
-	x := explorer{ctx: ctx, limits: limits, runs: maxCheckRuns, broke: map[protocol.Rule]bool{}}
+	x := explorer{ctx: ctx, limits: limits, runs: maxDryRunRuns, broke: map[protocol.Rule]bool{}}
 	diags := x.explore(sc, req, Start{Captures: captures}, 1)
 	diags = append(diags, sc.unbrokenMarks(x.broke)...)
 	seen := map[string]bool{}
@@ -74,7 +74,7 @@ func (x *explorer) explore(sc *Scenario, req *Request, start Start, depth int) [
 		return append(diags, Diagnostic{File: at.File, Line: at.Line, Column: at.Column,
 			Message: "this run waits for no answer (no interrupt outcome, no tool call left without a result), so what follows in next never plays"})
 	}
-	if next == nil || depth >= maxCheckDepth {
+	if next == nil || depth >= maxDryRunDepth {
 		return diags
 	}
 	variants := []*branchChoice{nil}
@@ -145,7 +145,7 @@ func (sc *Scenario) verify(plan *Plan, origins []pos, threadID string, broke map
 		return nil
 	}
 	if plan.Stopped != "" {
-		return sc.verifyStopped(plan, origins, threadID, broke)
+		return sc.checkStopped(plan, origins, threadID, broke)
 	}
 	events := make([]protocol.Event, 0, len(plan.Events))
 	for _, t := range plan.Events {
@@ -154,7 +154,7 @@ func (sc *Scenario) verify(plan *Plan, origins []pos, threadID string, broke map
 		}
 		events = append(events, t.Event)
 	}
-	v := &protocol.Verifier{ThreadID: threadID, Tolerate: sc.Breaks}
+	v := &protocol.RuleChecker{ThreadID: threadID, Tolerate: sc.Breaks}
 	err := v.Stream(events)
 	for _, r := range v.Breaks {
 		broke[r] = true

@@ -30,13 +30,13 @@ func (e *SequenceError) message() string {
 	return fmt.Sprintf("event %d (%s): %s", e.Index, e.Type, e.Message)
 }
 
-// Verifier checks a stream event by event against the rules the official client enforces:
+// RuleChecker checks a stream event by event against the rules the official client enforces:
 // the shape of every known event, run boundaries and identity, open/close pairing of
 // messages, tool calls, steps, reasoning spans and subagents, chunk expansion, and
 // interrupt outcomes. It follows the 1.x client (plus the post-1.1 identity and truncation
 // rules), the strictest line a scenario must satisfy. Things that client only warns about
 // are collected in Warnings.
-type Verifier struct {
+type RuleChecker struct {
 	// ThreadID, when set, is the input's thread: every run must carry it.
 	ThreadID string
 	Warnings []SequenceError
@@ -73,7 +73,7 @@ type chunkState struct {
 }
 
 // Check verifies the next event of the stream.
-func (v *Verifier) Check(ev Event) error {
+func (v *RuleChecker) Check(ev Event) error {
 	if err := checkShape(ev); err != nil {
 		err := v.fail(ev, err)
 		v.index++
@@ -85,7 +85,7 @@ func (v *Verifier) Check(ev Event) error {
 // Track is Check without the checks of the event's own shape, for events whose shape is
 // known to be good (a planned run's): it still follows the sequence and its rules, and
 // keeps what is open for Closers.
-func (v *Verifier) Track(ev Event) error {
+func (v *RuleChecker) Track(ev Event) error {
 	defer func() { v.index++ }()
 	if !knownEvent(ev.Type) {
 		v.Warnings = append(v.Warnings, SequenceError{Index: v.index, Type: ev.Type, Message: fmt.Sprintf("unknown event type %q is dropped by 1.x clients and fatal for 0.0.x clients", ev.Type)})
@@ -104,7 +104,7 @@ func (v *Verifier) Track(ev Event) error {
 }
 
 // End verifies that the stream ended properly: with a terminal event for its last run.
-func (v *Verifier) End() error {
+func (v *RuleChecker) End() error {
 	if !v.started && !v.errored {
 		return &SequenceError{Index: -1, Message: "the stream ended without any event"}
 	}
@@ -116,14 +116,14 @@ func (v *Verifier) End() error {
 	return nil
 }
 
-// VerifyStream checks a whole stream.
-func VerifyStream(events []Event, threadID string) (*Verifier, error) {
-	v := &Verifier{ThreadID: threadID}
+// CheckStream checks a whole stream.
+func CheckStream(events []Event, threadID string) (*RuleChecker, error) {
+	v := &RuleChecker{ThreadID: threadID}
 	return v, v.Stream(events)
 }
 
 // Stream checks a whole stream's events, then its end: the first error found.
-func (v *Verifier) Stream(events []Event) error {
+func (v *RuleChecker) Stream(events []Event) error {
 	for _, ev := range events {
 		if err := v.Check(ev); err != nil {
 			return err
@@ -134,7 +134,7 @@ func (v *Verifier) Stream(events []Event) error {
 
 // fail is the SequenceError of an error at the event, with the rule it breaks if it
 // breaks a named one.
-func (v *Verifier) fail(ev Event, err error) error {
+func (v *RuleChecker) fail(ev Event, err error) error {
 	if re, ok := err.(*RuleError); ok {
 		return &SequenceError{Index: v.index, Type: ev.Type, Message: re.Message, Rule: re.Rule}
 	}
@@ -184,7 +184,7 @@ func chunkNameField(f StreamFamily) string {
 
 // expandChunks turns chunk events into the start/content/end events the client
 // synthesizes, and closes an open chunk stream before an event that ends it.
-func (v *Verifier) expandChunks(ev Event) ([]Event, error) {
+func (v *RuleChecker) expandChunks(ev Event) ([]Event, error) {
 	var out []Event
 	closeOpen := func() {
 		if v.chunk.family != "" {
@@ -263,7 +263,7 @@ func (v *Verifier) expandChunks(ev Event) ([]Event, error) {
 
 // reset forgets what is open. The sets are made when something opens: a run that opens
 // no step or tool call costs no map for them.
-func (v *Verifier) reset() {
+func (v *RuleChecker) reset() {
 	for _, m := range []map[string]bool{v.messages, v.tools, v.steps, v.spans, v.reasonings, v.subagents} {
 		clear(m)
 	}
@@ -271,17 +271,17 @@ func (v *Verifier) reset() {
 	v.chunk = chunkState{}
 }
 
-// Reuse empties the verifier for another stream, as a zero Verifier, keeping the memory
+// Reuse empties the checker for another stream, as a zero RuleChecker, keeping the memory
 // of what it tracked: a server reuses one for many runs.
-func (v *Verifier) Reuse() {
+func (v *RuleChecker) Reuse() {
 	v.reset()
-	keep := Verifier{messages: v.messages, tools: v.tools, steps: v.steps, spans: v.spans,
+	keep := RuleChecker{messages: v.messages, tools: v.tools, steps: v.steps, spans: v.spans,
 		reasonings: v.reasonings, subagents: v.subagents, owners: v.owners}
 	*v = keep
 }
 
 // apply enforces the sequence rules for one (expanded) event.
-func (v *Verifier) apply(ev Event) error {
+func (v *RuleChecker) apply(ev Event) error {
 	if v.errored && ev.Type != RunStarted {
 		return fmt.Errorf("Cannot send event type '%s': The run has already errored with 'RUN_ERROR'. Start a new run with 'RUN_STARTED'", ev.Type)
 	}
@@ -375,7 +375,7 @@ func entityOf(typ string) (StreamedType, bool) {
 // checkAttribution rejects an event whose subagentRunId differs from the one its entity
 // was opened with (without one: the parent agent), and a tool call whose subagentRunId
 // differs from its parent message's: a tool call belongs to the message that carries it.
-func (v *Verifier) checkAttribution(ev Event) error {
+func (v *RuleChecker) checkAttribution(ev Event) error {
 	sa := ev.Str("subagentRunId")
 	if parent := ev.Str("parentMessageId"); ev.Type == ToolCallStart && sa != "" && parent != "" {
 		if owner, ok := v.owners[entityKey{TextStream, parent}]; ok && sa != owner {
@@ -415,7 +415,7 @@ func ownerName(subagentRunID string) string {
 	return strconv.Quote(subagentRunID)
 }
 
-func (v *Verifier) openItems() string {
+func (v *RuleChecker) openItems() string {
 	var parts []string
 	describe := func(set map[string]bool, what string) {
 		if len(set) > 0 {
@@ -436,7 +436,7 @@ func (v *Verifier) openItems() string {
 	return strings.Join(parts, "; ")
 }
 
-func (v *Verifier) checkOutcome(ev Event) error {
+func (v *RuleChecker) checkOutcome(ev Event) error {
 	raw, ok := ev.Get("outcome")
 	if !ok {
 		return nil
@@ -526,7 +526,7 @@ func closeItem(set map[string]bool, id, format string) error {
 // Closers returns the events that close everything the stream has open, so that a run
 // cut short can still end with RUN_FINISHED. An open chunk stream needs none: the
 // terminal event closes it.
-func (v *Verifier) Closers() []Event {
+func (v *RuleChecker) Closers() []Event {
 	var out []Event
 	add := func(set map[string]bool, typ, field string, chunk StreamFamily) {
 		ids := make([]string, 0, len(set))
