@@ -2,7 +2,6 @@ package scenarios
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/agui-mock/agui-mock/protocol"
@@ -53,7 +52,7 @@ func (f *eventFloor) list(n *yaml.Node) bool {
 // parser will refuse counts as few events as it may (none, mostly): the count stays a
 // floor.
 func (f *eventFloor) step(n *yaml.Node) bool {
-	kind, body := stepKind(n)
+	kind, body := stepKindOf(n)
 	if kind == "" {
 		return true
 	}
@@ -101,15 +100,15 @@ func (f *eventFloor) step(n *yaml.Node) bool {
 	return true
 }
 
-// stepKind returns the kind of a step and what the kind's key holds, or "" when the
+// stepKindOf returns the kind of a step and what the kind's key holds, or "" when the
 // step does not name exactly one kind (the parser reports it).
-func stepKind(n *yaml.Node) (string, *yaml.Node) {
+func stepKindOf(n *yaml.Node) (string, *yaml.Node) {
 	if n.Kind != yaml.MappingNode {
 		return "", nil
 	}
 	kind, body := "", (*yaml.Node)(nil)
 	for i := 0; i+1 < len(n.Content); i += 2 {
-		if k := n.Content[i].Value; slices.Contains(stepKinds, k) {
+		if k := n.Content[i].Value; lookupStepKind(k) != nil {
 			if kind != "" {
 				return "", nil
 			}

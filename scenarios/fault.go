@@ -11,8 +11,6 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-//go:generate go run ../internal/cmd/genfaults -root ..
-
 // Fault kinds: deliberate misbehaviour, as a scenario step or per request. What each
 // does, and where it may be asked for, is in the table of kinds (see FaultKindTable).
 const (
@@ -84,7 +82,7 @@ func (k FaultKind) NeedsInterrupts() bool {
 // faultKinds is the table of fault kinds, in the order of their documentation. It is an
 // unexported array of values, read only: FaultKindTable hands out copies. `go generate
 // ./scenarios` writes the schema's faultKind and the TypeScript client's fault types
-// from it (internal/cmd/genfaults).
+// from it (internal/cmd/genschema).
 var faultKinds = [...]FaultKind{
 	{FaultStatus, []string{"status", "body", "retryAfter"}, FaultScopeRequest, "Answer an HTTP error instead of a stream."},
 	{FaultSlowStart, []string{"delay"}, FaultScopeRequest, "Send nothing, not even headers, for the delay; then the run."},

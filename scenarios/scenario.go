@@ -1,5 +1,3 @@
-// Package scenarios loads YAML scenario files, selects the scenario that answers a run
-// request, and turns it into a timed plan of AG-UI events.
 package scenarios
 
 import (

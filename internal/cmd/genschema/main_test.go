@@ -14,10 +14,11 @@ import (
 
 const root = "../../.."
 
-// TestTheGeneratedFilesAreCurrent fails while the schema or the client says of the fault
-// kinds something other than the table: run `go generate ./scenarios`.
+// TestTheGeneratedFilesAreCurrent fails while the schema or the client says of the step
+// kinds, the fault kinds or the admin API something other than the Go code: run
+// `go generate ./scenarios`.
 func TestTheGeneratedFilesAreCurrent(t *testing.T) {
-	files, err := generate(root, scenarios.FaultKindTable())
+	files, err := generate(root, current())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -41,11 +42,8 @@ func TestANewKindReachesBothFiles(t *testing.T) {
 		scenarios.FaultKind{Name: "reorder", Scope: scenarios.FaultScopeStep, Does: "Swap two events."},
 		scenarios.FaultKind{Name: "gzip", Scope: scenarios.FaultScopeStream, Does: "Compress the stream."})
 
-	schema, err := os.ReadFile(filepath.Join(root, schemaFile))
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, err := rewriteSchema(schema, table)
+	schema := readSchema(t)
+	got, err := rewriteFaultKinds(schema, table)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,7 +63,7 @@ func TestANewKindReachesBothFiles(t *testing.T) {
 	if !strings.Contains(def.ErrorMessage, "split and gzip apply to a whole request") {
 		t.Errorf("errorMessage = %q", def.ErrorMessage)
 	}
-	if again, _ := rewriteSchema(got, table); !bytes.Equal(again, got) {
+	if again, _ := rewriteFaultKinds(got, table); !bytes.Equal(again, got) {
 		t.Error("a second rewrite of the schema changed it")
 	}
 
@@ -81,6 +79,68 @@ func TestANewKindReachesBothFiles(t *testing.T) {
 		if !strings.Contains(string(client), want) {
 			t.Errorf("the client's types lack %q:\n%s", want, client)
 		}
+	}
+}
+
+// stepSchema is what the schema says of steps that the table of step kinds decides.
+type stepSchema struct {
+	Description string `json:"description"`
+	Properties  map[string]struct {
+		Description string `json:"description"`
+		Type        string `json:"type"`
+	} `json:"properties"`
+	OneOf []stepBranch `json:"oneOf"`
+}
+
+// TestANewStepKindReachesTheSchema adds a step kind to the table and takes one away, and
+// checks that the step's members, its branches and their messages follow, that the
+// rest of a kind's member stays as written, and that a second rewrite changes nothing.
+func TestANewStepKindReachesTheSchema(t *testing.T) {
+	kinds := slices.DeleteFunc(scenarios.StepKindTable(), func(k scenarios.StepKind) bool { return k.Name == "raw" })
+	kinds = append(kinds, scenarios.StepKind{Name: "image", Title: "image step", Hint: "Sends an image."})
+	kinds[0].Hint = "Streams a text."
+	got, err := rewriteSteps(readSchema(t), kinds, scenarios.StepOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Defs struct {
+			Step stepSchema `json:"step"`
+		} `json:"$defs"`
+	}
+	if err := json.Unmarshal(got, &doc); err != nil {
+		t.Fatalf("the rewritten schema is not JSON: %v", err)
+	}
+	step := doc.Defs.Step
+	if p, ok := step.Properties["image"]; !ok || p.Description != "Sends an image." {
+		t.Errorf("the new kind's member is %+v", p)
+	}
+	if _, ok := step.Properties["raw"]; ok {
+		t.Error("the kind taken away kept its member")
+	}
+	if p := step.Properties["text"]; p.Description != "Streams a text." {
+		t.Errorf("text's member says %q, not its hint", p.Description)
+	}
+	if p := step.Properties["custom"]; p.Type != "object" {
+		t.Errorf("custom's member lost what was written by hand: %+v", p)
+	}
+	if p := step.Properties["chunk"]; p.Description == "" {
+		t.Error("an option's member was lost")
+	}
+	last := step.OneOf[len(step.OneOf)-1]
+	if len(step.OneOf) != len(kinds) || last.Title != "image step" || !slices.Equal(last.Required, []string{"image"}) {
+		t.Errorf("the branches end with %+v, of %d", last, len(step.OneOf))
+	}
+	for _, b := range step.OneOf {
+		if !strings.HasSuffix(b.ErrorMessage, ", fault, image.") || strings.Contains(b.ErrorMessage, "raw") {
+			t.Errorf("the %s branch says %q", b.Title, b.ErrorMessage)
+		}
+	}
+	if !strings.Contains(step.Description, "fault, image), plus the optional keys id, delay, tokensPerSecond, chunk and metadata.") {
+		t.Errorf("the step's description is %q", step.Description)
+	}
+	if again, _ := rewriteSteps(got, kinds, scenarios.StepOptions()); !bytes.Equal(again, got) {
+		t.Error("a second rewrite of the schema changed it")
 	}
 }
 
@@ -115,11 +175,31 @@ func TestTheClientTypesFollowTheGoSource(t *testing.T) {
 }
 
 func TestFilesWithoutTheirPlaceAreRefused(t *testing.T) {
-	if _, err := rewriteSchema([]byte(`{"$defs": {}}`), nil); err == nil {
+	if _, err := rewriteFaultKinds([]byte(`{"$defs": {}}`), nil); err == nil {
 		t.Error("a schema without faultKind was rewritten")
+	}
+	options := scenarios.StepOptions()
+	for _, schema := range []string{
+		`{"$defs": {}}`,
+		`{"$defs": {"step": {"description": "", "properties": [], "oneOf": []}}}`,
+		`{"$defs": {"step": {"description": "", "properties": {"text": {}}, "oneOf": []}}}`, // a kind's member without a description
+		`{"$defs": {"step": {"description": "", "properties": {}, "oneOf": []}}}`,           // no member for the options
+	} {
+		if _, err := rewriteSteps([]byte(schema), scenarios.StepKindTable()[:1], options); err == nil {
+			t.Errorf("the schema %s was rewritten", schema)
+		}
 	}
 	bad := []scenarios.FaultKind{{Name: "odd", Params: []string{"nonsense"}, Scope: scenarios.FaultScopeStep}}
 	if _, err := clientTypes(bad, api{constants: map[string][]string{"protocol.Outcome": {"x"}}, errorCodes: []string{"x"}}); err == nil {
 		t.Error("a kind with an unknown parameter was written")
 	}
+}
+
+func readSchema(t *testing.T) []byte {
+	t.Helper()
+	schema, err := os.ReadFile(filepath.Join(root, schemaFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return schema
 }

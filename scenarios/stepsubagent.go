@@ -5,6 +5,13 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
+const subagentHint = "Delegates to a subagent: SUBAGENT_STARTED, the child steps, SUBAGENT_FINISHED with outcome success. " +
+	"Every event of the child steps that can belong to a subagent carries the invocation's subagentRunId (and each interrupt they raise); a subagent inside another names it as parentSubagentRunId. " +
+	"An error step among the child steps ends the subagent with SUBAGENT_ERROR instead of ending the run, and the run goes on after it. " +
+	"Where the run pauses inside the subagent (an interrupt, or frontend tool calls that more steps follow), the subagent finishes with outcome suspended and the interrupts it raised in interruptIds, and the run that continues the conversation announces it again with the same subagentRunId. " +
+	"Clients of 0.0.x get the child steps' events without the subagent events or their attribution. " +
+	"The step's id names the subagentRunId."
+
 // subagentStep delegates to a subagent: its child steps play between SUBAGENT_STARTED
 // and SUBAGENT_FINISHED, every event of theirs that can belong to a subagent carries the
 // invocation's subagentRunId, and an error step among them ends it with SUBAGENT_ERROR

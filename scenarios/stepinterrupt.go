@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -18,15 +17,11 @@ import (
 	"github.com/agui-mock/agui-mock/protocol"
 )
 
-// branchCase is one alternative of a continuation: the first case whose conditions all
-// hold is played.
-type branchCase struct {
-	at      pos
-	status  string         // interrupts: resolved or cancelled
-	payload any            // interrupts: a subset the answer's payload must contain
-	content *regexp.Regexp // frontend tools: searched in the tool result's text
-	steps   []step
-}
+const interruptHint = "Pauses the conversation for the user: the run ends with RUN_FINISHED carrying outcome {type: interrupt, interrupts: [...]}. " +
+	"Write one interrupt, or a list of them to ask several things at once. " +
+	"The thread's next run must answer every interrupt in its resume list, each resolved or cancelled (an expired interrupt can only be cancelled; a resolved answer's payload, an empty object when it has none, must satisfy the responseSchema). " +
+	"That run plays each interrupt's on branch, in the order written, then the steps after this one. " +
+	"Cannot be inside a step span."
 
 // interruptDef is one interrupt an interrupt step raises.
 type interruptDef struct {
@@ -48,14 +43,6 @@ type interruptDef struct {
 type interruptStep struct {
 	stepCommon
 	interrupts []*interruptDef
-}
-
-// toolResultStep answers a tool call with TOOL_CALL_RESULT: the call of the interrupt
-// being answered, or the tool step named by call.
-type toolResultStep struct {
-	stepCommon
-	content *value
-	call    string
 }
 
 var interruptKeys = []string{"id", "reason", "message", "toolCall", "responseSchema", "expiresIn", "expiresAt", "metadata", "on"}
@@ -167,110 +154,6 @@ func compileRecordedSchema(at pos, schema any) (*jsonschema.Schema, error) {
 		return nil, fmt.Errorf("responseSchema is not JSON: %w", err)
 	}
 	return compileResponseSchema(at, doc)
-}
-
-// cases reads a continuation: for interrupts a mapping {resolved: steps, cancelled:
-// steps} or a list of cases; for frontend tools a list of cases.
-func (l *fileLoader) cases(n *yaml.Node, forInterrupt bool) []branchCase {
-	if n.Kind == yaml.MappingNode && forInterrupt {
-		var out []branchCase
-		for status, body := range l.fields(n, "on", []string{protocol.ResumeResolved, protocol.ResumeCancelled}) {
-			out = append(out, branchCase{at: l.pos(body), status: status, steps: l.steps(body)})
-		}
-		slices.SortFunc(out, func(a, b branchCase) int {
-			if a.at.Line != b.at.Line {
-				return a.at.Line - b.at.Line
-			}
-			return a.at.Column - b.at.Column
-		})
-		return out
-	}
-	if n.Kind != yaml.SequenceNode {
-		if forInterrupt {
-			l.diag.add(l.pos(n), "e.g. on: {resolved: [...], cancelled: [...]}", "on must be a mapping from status to steps, or a list of cases")
-		} else {
-			l.diag.add(l.pos(n), "e.g. on: [{content: (?i)yes, steps: [...]}, {steps: [...]}]", "on must be a list of cases")
-		}
-		return nil
-	}
-	keys := []string{"content", "steps"}
-	if forInterrupt {
-		keys = []string{keyStatus, keyPayload, keySteps}
-	}
-	var out []branchCase
-	for _, item := range n.Content {
-		f := l.fields(item, "a case", keys)
-		if f == nil {
-			continue
-		}
-		bc := l.answerCondition(item, f)
-		if v := f["content"]; v != nil {
-			bc.content = l.regex(v)
-		}
-		if v := f["steps"]; v != nil {
-			bc.steps = l.steps(v)
-		} else {
-			l.diag.add(l.pos(item), "an empty list plays nothing", "a case needs steps")
-		}
-		out = append(out, bc)
-	}
-	return out
-}
-
-// answerCondition reads the status and payload an interrupt's answer must have.
-func (l *fileLoader) answerCondition(n *yaml.Node, f map[string]*yaml.Node) branchCase {
-	bc := branchCase{at: l.pos(n)}
-	if v := f[keyStatus]; v != nil {
-		bc.status = l.str(v)
-		if bc.status != protocol.ResumeResolved && bc.status != protocol.ResumeCancelled {
-			l.diag.add(l.pos(v), "", "status is resolved or cancelled, got %q", bc.status)
-		}
-	}
-	if v := f[keyPayload]; v != nil {
-		bc.payload = l.literal(v)
-	}
-	return bc
-}
-
-func (l *fileLoader) toolResultStep(c stepCommon, n *yaml.Node) step {
-	if n.Kind == yaml.ScalarNode {
-		if n.ShortTag() == "!!null" {
-			l.diag.add(l.pos(n), "", "toolResult needs content")
-			return nil
-		}
-		return &toolResultStep{stepCommon: c, content: l.valueFromNode(n)}
-	}
-	f := l.fields(n, "toolResult", []string{"content", "call"})
-	if f == nil || f["content"] == nil {
-		l.diag.add(l.pos(n), "", "toolResult needs content")
-		return nil
-	}
-	s := &toolResultStep{stepCommon: c, content: l.valueFromNode(f["content"])}
-	if v := f["call"]; v != nil {
-		s.call = l.name(v, "call")
-	}
-	return s
-}
-
-func (s *toolResultStep) emit(p *planner) error {
-	callID := ""
-	if s.call != "" {
-		callID = p.ids[s.call]
-		if !p.openCalls[callID] {
-			return fmt.Errorf("toolResult call %q is not the id of an earlier tool step without a result", s.call)
-		}
-	} else if answered, _ := p.r.answer.(map[string]any); answered["interruptId"] != nil {
-		callID, _ = answered["toolCallId"].(string)
-	}
-	if callID == "" {
-		return fmt.Errorf("toolResult needs call: <tool step id> outside the branch of a tool-bound interrupt")
-	}
-	content, err := p.renderText(s.content)
-	if err != nil {
-		return err
-	}
-	p.emit(protocol.NewEvent(protocol.ToolCallResult, "messageId", p.newID("msg"), "toolCallId", callID, "content", content, "role", "tool"))
-	return nil
 }
 
 func (s *interruptStep) emit(p *planner) error {
