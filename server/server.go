@@ -110,7 +110,8 @@ type Config struct {
 	Logger    *slog.Logger
 }
 
-// DefaultConfig returns the configuration the command starts with.
+// DefaultConfig returns the configuration the command starts with: each field's
+// default, which its flag shows in the command's help.
 func DefaultConfig() Config {
 	return Config{
 		Speed:           1,
@@ -119,6 +120,7 @@ func DefaultConfig() Config {
 		KeepAlive:       15 * time.Second,
 		MaxBodyBytes:    10 << 20,
 		MaxHeaderBytes:  DefaultMaxHeaderBytes,
+		BodiesMaxBytes:  DefaultBodiesMaxBytes,
 		BodyTimeout:     headerTimeout,
 		WriteTimeout:    10 * time.Second,
 		Timing:          scenarios.DefaultTiming(),
@@ -126,6 +128,8 @@ func DefaultConfig() Config {
 		CORSOrigins:     []string{"*"},
 		CancelWait:      5 * time.Second,
 		RuntimePath:     copilotkit.DefaultBasePath,
+		Dialect:         scenarios.DialectAGUI,
+		TemplateLimits:  scenarios.DefaultLimits(),
 		JournalSize:     1000,
 		JournalEvents:   200,
 		JournalMaxBytes: DefaultJournalMaxBytes,

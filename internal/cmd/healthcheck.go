@@ -18,10 +18,11 @@ import (
 //
 // It sends the admin token as the server resolves it, from the same flags or
 // variables: the container's environment serves both.
-func runHealthcheck(ctx context.Context, args []string, lookupEnv func(string) (string, bool), stdout, stderr io.Writer) int {
-	var o healthcheckOptions
-	fs := healthcheckFlags(&o, stderr)
-	if _, code := parseFlags(fs, args, false, lookupEnv, stderr); code >= 0 {
+func runHealthcheck(ctx context.Context, in invocation) int {
+	stdout, stderr := in.stdout, in.stderr
+	o := newHealthcheckConfig()
+	fs := healthcheckFlags(o, stderr)
+	if _, code := parseFlags(fs, in.args, false, in.lookupEnv, stderr); code >= 0 {
 		return min(code, 1)
 	}
 	host, port, err := net.SplitHostPort(o.addr)
@@ -60,19 +61,29 @@ func runHealthcheck(ctx context.Context, args []string, lookupEnv func(string) (
 	return 0
 }
 
-// healthcheckOptions are the healthcheck command's settings.
-type healthcheckOptions struct {
+// healthcheckConfig is what healthcheck runs with.
+type healthcheckConfig struct {
 	addr                  string
 	timeout               time.Duration
 	adminToken, authToken tokenFlag
 }
 
-// healthcheckFlags defines the healthcheck command's flags into o.
-func healthcheckFlags(o *healthcheckOptions, stderr io.Writer) *flag.FlagSet {
+// newHealthcheckConfig returns the settings healthcheck starts with: it asks where serve
+// listens by default.
+func newHealthcheckConfig() *healthcheckConfig {
+	return &healthcheckConfig{addr: defaultAddr, timeout: 2 * time.Second}
+}
+
+// healthcheckFlagSet is the flag set of healthcheck, for the command table.
+func healthcheckFlagSet() *flag.FlagSet { return healthcheckFlags(newHealthcheckConfig(), io.Discard) }
+
+// healthcheckFlags defines the healthcheck command's flags into o, each with the value o
+// holds as its default.
+func healthcheckFlags(o *healthcheckConfig, stderr io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet("agui-mock healthcheck", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.StringVar(&o.addr, "addr", "127.0.0.1:8000", "the server's listen address (AGUI_MOCK_ADDR, as for serve)")
-	fs.DurationVar(&o.timeout, "timeout", 2*time.Second, "how long to wait for an answer")
+	fs.StringVar(&o.addr, "addr", o.addr, "the server's listen address (AGUI_MOCK_ADDR, as for serve)")
+	fs.DurationVar(&o.timeout, "timeout", o.timeout, "how long to wait for an answer")
 	fs.Var(&o.adminToken, "admin-token", "the server's admin token (AGUI_MOCK_ADMIN_TOKEN, as for serve)")
 	fs.Var(&o.authToken, "auth-token", "the server's AG-UI token, sent when there is no admin token (AGUI_MOCK_AUTH_TOKEN, as for serve)")
 	return fs

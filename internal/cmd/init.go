@@ -1,8 +1,8 @@
 package cmd
 
 import (
+	"context"
 	"fmt"
-	"io"
 	"io/fs"
 	"path"
 	"path/filepath"
@@ -15,10 +15,11 @@ import (
 
 // runInit writes the starter folder into a directory (default: the current one):
 // `agui-mock init [--copilotkit] [DIR]`.
-func runInit(args []string, stdout, stderr io.Writer) int {
+func runInit(_ context.Context, in invocation) int {
+	stdout, stderr := in.stdout, in.stderr
 	dir, flavour, spec := ".", starter.AGUI, "chat.spec.ts"
 	var dirs []string
-	for _, arg := range args {
+	for _, arg := range in.args {
 		switch arg {
 		case "-h", "--help", "-help":
 			fmt.Fprint(stdout, "Usage: agui-mock init [--copilotkit] [DIR]\n\nWrites a starter folder into DIR (default: the current directory): scenarios to\nstart from and a Playwright spec using @agui-mock/playwright. With --copilotkit, for a\nCopilotKit app whose runtimeUrl points at the mock's CopilotKit routes: a spec that\nseeds the threads the app restores, and a config that starts the app so. Existing\nfiles are never overwritten: init then writes nothing.\n")

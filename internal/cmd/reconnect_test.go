@@ -26,16 +26,15 @@ func TestSSEIDsIsABooleanFlagThatAlsoTakesCursor(t *testing.T) {
 		{"the flag before the variable", []string{"--sse-ids=false"}, map[string]string{"AGUI_MOCK_SSE_IDS": "cursor"}, false, false, 30 * time.Second, 1 << 20, 32 << 20},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			var o options
-			fs := serveFlags(&o, io.Discard)
+			o := newServeConfig(false)
+			fs := serveFlags(o, io.Discard)
 			if _, code := parseFlags(fs, c.args, false, env(c.vars).lookup, io.Discard); code >= 0 {
 				t.Fatalf("parse: exit %d", code)
 			}
-			if err := checkIDFlags(o.ids); err != nil {
+			if err := checkIDFlags(o.server.Reconnect); err != nil {
 				t.Fatal(err)
 			}
-			cfg := server.DefaultConfig()
-			o.ids.apply(&cfg)
+			cfg := o.server
 			want := server.ReconnectConfig{Cursor: c.cursor, Grace: c.grace, MaxRunBytes: c.runBytes, MaxBytes: c.all}
 			if cfg.EventIDs != c.ids || cfg.Reconnect != want {
 				t.Errorf("ids %v, reconnect %+v; want %v, %+v", cfg.EventIDs, cfg.Reconnect, c.ids, want)
@@ -54,13 +53,13 @@ func TestBadSSEIDsAndReconnectValuesAreRefused(t *testing.T) {
 		{[]string{"--reconnect-run-max-bytes", "100"}, "-reconnect-run-max-bytes must be 4096 or more bytes"},
 		{[]string{"--reconnect-max-bytes", "8192"}, "-reconnect-max-bytes must be at least -reconnect-run-max-bytes"},
 	} {
-		var o options
+		o := newServeConfig(false)
 		var stderr strings.Builder
-		fs := serveFlags(&o, &stderr)
+		fs := serveFlags(o, &stderr)
 		_, code := parseFlags(fs, c.args, false, env(nil).lookup, &stderr)
 		var err error
 		if code < 0 {
-			err = checkIDFlags(o.ids)
+			err = checkIDFlags(o.server.Reconnect)
 		}
 		got := stderr.String()
 		if err != nil {

@@ -64,8 +64,8 @@ func TestMaxStreamsIsGivenOnlyWhenSet(t *testing.T) {
 		{"the flag before the variable", []string{"--max-streams", "7"}, map[string]string{"AGUI_MOCK_MAX_STREAMS": "9"}, streamLimit{n: 7, given: true}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			var o options
-			fs := serveFlags(&o, io.Discard)
+			o := newServeConfig(false)
+			fs := serveFlags(o, io.Discard)
 			if _, code := parseFlags(fs, c.args, false, env(c.vars).lookup, io.Discard); code >= 0 {
 				t.Fatalf("parse: exit %d", code)
 			}
@@ -75,7 +75,7 @@ func TestMaxStreamsIsGivenOnlyWhenSet(t *testing.T) {
 		})
 	}
 	var help strings.Builder
-	serveFlags(&options{}, &help).Usage()
+	serveFlags(newServeConfig(false), &help).Usage()
 	i := strings.Index(help.String(), "-max-streams n\n")
 	if i < 0 {
 		t.Fatalf("no -max-streams in the help:\n%s", help.String())

@@ -24,34 +24,35 @@ type report struct {
 
 // runValidate is the validate command: scenario files and directories, and AG-UI event
 // streams, checked as the server would check them.
-func runValidate(args []string, lookupEnv func(string) (string, bool), stdout, stderr io.Writer) int {
-	fs, format, limits, noBuiltin := validateFlags(stderr)
-	paths, code := parseFlags(fs, args, true, lookupEnv, stderr)
+func runValidate(_ context.Context, in invocation) int {
+	c := newValidateConfig()
+	fs := validateFlags(c, in.stderr)
+	paths, code := parseFlags(fs, in.args, true, in.lookupEnv, in.stderr)
 	if code >= 0 {
 		return code
 	}
-	err := checkFlags(flagCheck{"format", *format, *format == "text" || *format == "json", "text or json"})
+	err := checkFlags(flagCheck{"format", c.format, c.format == "text" || c.format == "json", "text or json"})
 	if err == nil {
-		err = checkTemplateLimits(*limits)
+		err = checkTemplateLimits(c.limits)
 	}
 	if err != nil {
-		fmt.Fprintln(stderr, "agui-mock validate:", err)
+		fmt.Fprintln(in.stderr, "agui-mock validate:", err)
 		return 2
 	}
 	if len(paths) == 0 {
 		fs.Usage()
 		return 2
 	}
-	rep := validatePaths(paths, *limits, !*noBuiltin)
-	if *format == "json" {
-		enc := json.NewEncoder(stdout)
+	rep := validatePaths(paths, c.limits, !c.noBuiltin)
+	if c.format == "json" {
+		enc := json.NewEncoder(in.stdout)
 		enc.SetIndent("", "  ")
 		_ = enc.Encode(rep)
 	} else {
 		for _, d := range rep.Problems {
-			fmt.Fprintln(stdout, d.Error())
+			fmt.Fprintln(in.stdout, d.Error())
 		}
-		fmt.Fprintf(stdout, "%d scenario(s), %d stream(s): %s\n", rep.Scenarios, rep.Streams, summary(rep))
+		fmt.Fprintf(in.stdout, "%d scenario(s), %d stream(s): %s\n", rep.Scenarios, rep.Streams, summary(rep))
 	}
 	if !rep.Valid {
 		return 1
@@ -59,14 +60,29 @@ func runValidate(args []string, lookupEnv func(string) (string, bool), stdout, s
 	return 0
 }
 
-// validateFlags defines the validate command's flags.
-func validateFlags(stderr io.Writer) (fs *flag.FlagSet, format *string, limits *scenarios.Limits, noBuiltin *bool) {
-	fs = flag.NewFlagSet("agui-mock validate", flag.ContinueOnError)
+// validateConfig is what validate runs with.
+type validateConfig struct {
+	format    string
+	noBuiltin bool
+	limits    scenarios.Limits
+}
+
+// newValidateConfig returns the settings validate starts with.
+func newValidateConfig() *validateConfig {
+	return &validateConfig{format: "text", limits: scenarios.DefaultLimits()}
+}
+
+// validateFlagSet is the flag set of validate, for the command table.
+func validateFlagSet() *flag.FlagSet { return validateFlags(newValidateConfig(), io.Discard) }
+
+// validateFlags defines the validate command's flags into c, each with the value c
+// holds as its default.
+func validateFlags(c *validateConfig, stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet("agui-mock validate", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	format = fs.String("format", "text", "output format: text or json")
-	noBuiltin = fs.Bool("no-builtin", false, "check the scenarios without the built-in ones, as serve -no-builtin serves them")
-	limits = &scenarios.Limits{}
-	templateLimitFlags(fs, limits)
+	fs.StringVar(&c.format, "format", c.format, "output format: text or json")
+	fs.BoolVar(&c.noBuiltin, "no-builtin", c.noBuiltin, "check the scenarios without the built-in ones, as serve -no-builtin serves them")
+	templateLimitFlags(fs, &c.limits)
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, `Usage: agui-mock validate [flags] PATH...
 
@@ -81,7 +97,7 @@ Flags:
 `)
 		fs.PrintDefaults()
 	}
-	return fs, format, limits, noBuiltin
+	return fs
 }
 
 func summary(rep report) string {

@@ -19,22 +19,36 @@ import (
 	"github.com/agui-mock/agui-mock/verify"
 )
 
-// verifyOptions are the verify command's settings.
-type verifyOptions struct {
+// verifyConfig is what verify runs with: the verify package's configuration, which its
+// flags set field by field, and the settings of the command around it, in the spelling
+// of the command line.
+type verifyConfig struct {
+	run                             verify.Config
 	upstream, format, junit, timing string
 	transport                       string
-	timeout                         time.Duration
-	concurrency, attempts           int
-	exactText, update, strict       bool
+	update                          bool
 	headers, redact                 listFlag
 }
 
+// newVerifyConfig returns the settings verify starts with.
+func newVerifyConfig() *verifyConfig {
+	return &verifyConfig{
+		run:       verify.Config{Timeout: time.Minute, Concurrency: 4, Attempts: verify.DefaultAttempts},
+		format:    "text",
+		transport: "sse",
+	}
+}
+
+// verifyFlagSet is the flag set of verify, for the command table.
+func verifyFlagSet() *flag.FlagSet { return verifyFlags(newVerifyConfig(), io.Discard) }
+
 // runVerify is the verify command: the examples of scenario files sent to the live
 // agent, its streams compared with what the scenarios play.
-func runVerify(ctx context.Context, args []string, lookupEnv func(string) (string, bool), stdout, stderr io.Writer) int {
-	var o verifyOptions
-	fs := verifyFlags(&o, stderr)
-	paths, code := parseFlags(fs, args, true, lookupEnv, stderr)
+func runVerify(ctx context.Context, in invocation) int {
+	stdout, stderr := in.stdout, in.stderr
+	c := newVerifyConfig()
+	fs := verifyFlags(c, stderr)
+	paths, code := parseFlags(fs, in.args, true, in.lookupEnv, stderr)
 	if code >= 0 {
 		return code
 	}
@@ -43,12 +57,12 @@ func runVerify(ctx context.Context, args []string, lookupEnv func(string) (strin
 		return 2
 	}
 	if err := checkFlags(
-		flagCheck{"upstream", o.upstream, isHTTPURL(o.upstream), "the http:// or https:// URL of the agent's run endpoint"},
-		flagCheck{"format", o.format, o.format == "text" || o.format == "json", "text or json"},
-		flagCheck{"timeout", o.timeout, o.timeout > 0, "positive"},
-		flagCheck{"concurrency", o.concurrency, o.concurrency >= 1, "1 or more"},
-		flagCheck{"attempts", o.attempts, o.attempts >= 1, "1 or more"},
-		flagCheck{"transport", o.transport, o.transport == "sse" || o.transport == "proto", "sse or proto"},
+		flagCheck{"upstream", c.upstream, isHTTPURL(c.upstream), "the http:// or https:// URL of the agent's run endpoint"},
+		flagCheck{"format", c.format, c.format == "text" || c.format == "json", "text or json"},
+		flagCheck{"timeout", c.run.Timeout, c.run.Timeout > 0, "positive"},
+		flagCheck{"concurrency", c.run.Concurrency, c.run.Concurrency >= 1, "1 or more"},
+		flagCheck{"attempts", c.run.Attempts, c.run.Attempts >= 1, "1 or more"},
+		flagCheck{"transport", c.transport, c.transport == "sse" || c.transport == "proto", "sse or proto"},
 	); err != nil {
 		return fail(err)
 	}
@@ -56,18 +70,19 @@ func runVerify(ctx context.Context, args []string, lookupEnv func(string) (strin
 		fs.Usage()
 		return 2
 	}
-	cfg := verify.Config{Timeout: o.timeout, Concurrency: o.concurrency, Compare: verify.Options{ExactText: o.exactText}, Proto: o.transport == "proto", Strict: o.strict, Attempts: o.attempts}
-	cfg.Upstream, _ = url.Parse(o.upstream)
+	cfg := c.run
+	cfg.Proto = c.transport == "proto"
+	cfg.Upstream, _ = url.Parse(c.upstream)
 	var err error
-	if cfg.Header, err = parseHeaders(o.headers); err != nil {
+	if cfg.Header, err = parseHeaders(c.headers); err != nil {
 		return fail(err)
 	}
-	if o.timing != "" {
-		if cfg.Compare.Timing, err = parseTolerance(o.timing); err != nil {
+	if c.timing != "" {
+		if cfg.Compare.Timing, err = parseTolerance(c.timing); err != nil {
 			return fail(err)
 		}
 	}
-	redact, err := compileRedactions(o.redact)
+	redact, err := compileRedactions(c.redact)
 	if err != nil {
 		return fail(err)
 	}
@@ -80,15 +95,15 @@ func runVerify(ctx context.Context, args []string, lookupEnv func(string) (strin
 		return 2
 	}
 	rep := verify.Run(ctx, cfg, set)
-	if o.update {
+	if c.update {
 		verify.Update(ctx, cfg, set, rep, verify.UpdateConfig{Redact: redact, Logger: slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))})
 	}
-	if o.junit != "" {
-		if err := writeReport(o.junit, rep.WriteJUnit); err != nil {
+	if c.junit != "" {
+		if err := writeReport(c.junit, rep.WriteJUnit); err != nil {
 			return fail(fmt.Errorf("writing the JUnit report: %w", err))
 		}
 	}
-	if o.format == "json" {
+	if c.format == "json" {
 		err = rep.WriteJSON(stdout)
 	} else {
 		err = rep.WriteText(stdout)
@@ -114,23 +129,24 @@ func verifyExitCode(rep *verify.Report) int {
 	return code
 }
 
-// verifyFlags defines the verify command's flags.
-func verifyFlags(o *verifyOptions, stderr io.Writer) *flag.FlagSet {
+// verifyFlags defines the verify command's flags into c, each with the value c holds as
+// its default.
+func verifyFlags(c *verifyConfig, stderr io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet("agui-mock verify", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.StringVar(&o.upstream, "upstream", "", "the agent's run endpoint (required); an example's route is appended to its path")
-	fs.Var(&o.headers, "header", "a header sent with every request to the agent, Name: value (repeatable); never written to reports or files")
-	fs.DurationVar(&o.timeout, "timeout", time.Minute, "the longest one run of the agent may take")
-	fs.IntVar(&o.concurrency, "concurrency", 4, "how many scenarios are verified at once")
-	fs.IntVar(&o.attempts, "attempts", verify.DefaultAttempts, "how many times a conversation that drifts is held with the agent, each on a new thread, before it counts as drift: an agent's answers may differ from run to run")
-	fs.StringVar(&o.transport, "transport", "sse", "the transport to ask the agent for: sse, or proto (AG-UI protobuf frames); either is read")
-	fs.StringVar(&o.format, "format", "text", "report format on standard output: text or json")
-	fs.StringVar(&o.junit, "junit", "", "also write a JUnit XML report to this file: a test case per run of each conversation")
-	fs.BoolVar(&o.exactText, "exact-text", false, "compare the text of every message too, not only the structure")
-	fs.StringVar(&o.timing, "timing", "", "compare the timing too, within a tolerance: a duration (250ms) or a share of the fixture's times (50%)")
-	fs.BoolVar(&o.strict, "strict", false, "fail every break of an AG-UI producer rule (finished-run-id, ...), even one the scenario marks with breaks: (without it, a warning)")
-	fs.BoolVar(&o.update, "update", false, "re-record each drifted scenario from the agent, in its file, and say what changed")
-	fs.Var(&o.redact, "redact", "with -update, a regular expression scrubbed from the recordings (repeatable; members named like secrets and common credentials always are)")
+	fs.StringVar(&c.upstream, "upstream", c.upstream, "the agent's run endpoint (required); an example's route is appended to its path")
+	fs.Var(&c.headers, "header", "a header sent with every request to the agent, Name: value (repeatable); never written to reports or files")
+	fs.DurationVar(&c.run.Timeout, "timeout", c.run.Timeout, "the longest one run of the agent may take")
+	fs.IntVar(&c.run.Concurrency, "concurrency", c.run.Concurrency, "how many scenarios are verified at once")
+	fs.IntVar(&c.run.Attempts, "attempts", c.run.Attempts, "how many times a conversation that drifts is held with the agent, each on a new thread, before it counts as drift: an agent's answers may differ from run to run")
+	fs.StringVar(&c.transport, "transport", c.transport, "the transport to ask the agent for: sse, or proto (AG-UI protobuf frames); either is read")
+	fs.StringVar(&c.format, "format", c.format, "report format on standard output: text or json")
+	fs.StringVar(&c.junit, "junit", c.junit, "also write a JUnit XML report to this file: a test case per run of each conversation")
+	fs.BoolVar(&c.run.Compare.ExactText, "exact-text", c.run.Compare.ExactText, "compare the text of every message too, not only the structure")
+	fs.StringVar(&c.timing, "timing", c.timing, "compare the timing too, within a tolerance: a duration (250ms) or a share of the fixture's times (50%)")
+	fs.BoolVar(&c.run.Strict, "strict", c.run.Strict, "fail every break of an AG-UI producer rule (finished-run-id, ...), even one the scenario marks with breaks: (without it, a warning)")
+	fs.BoolVar(&c.update, "update", c.update, "re-record each drifted scenario from the agent, in its file, and say what changed")
+	fs.Var(&c.redact, "redact", "with -update, a regular expression scrubbed from the recordings (repeatable; members named like secrets and common credentials always are)")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, `Usage: agui-mock verify -upstream URL [flags] PATH...
 

@@ -1,8 +1,8 @@
 package cmd
 
 import (
+	"context"
 	"fmt"
-	"io"
 	"runtime"
 	"runtime/debug"
 )
@@ -14,13 +14,13 @@ import (
 var version string
 
 // runVersion prints the version of the binary: `agui-mock version` and `agui-mock --version`.
-func runVersion(args []string, stdout, stderr io.Writer) int {
-	if len(args) > 0 {
-		fmt.Fprintf(stderr, "agui-mock version: unexpected argument %q\n", args[0])
+func runVersion(_ context.Context, in invocation) int {
+	if len(in.args) > 0 {
+		fmt.Fprintf(in.stderr, "agui-mock version: unexpected argument %q\n", in.args[0])
 		return 2
 	}
 	info, _ := debug.ReadBuildInfo()
-	fmt.Fprintf(stdout, "agui-mock %s (%s %s/%s)\n", versionOf(version, info), runtime.Version(), runtime.GOOS, runtime.GOARCH)
+	fmt.Fprintf(in.stdout, "agui-mock %s (%s %s/%s)\n", versionOf(version, info), runtime.Version(), runtime.GOOS, runtime.GOARCH)
 	return 0
 }
 
