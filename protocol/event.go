@@ -1,6 +1,3 @@
-// Package protocol models the AG-UI wire protocol in one place: the run input a client
-// posts, the events an agent streams back, their SSE framing, the sequence rules the
-// official clients enforce, and what each protocol version of a peer understands.
 package protocol
 
 import (

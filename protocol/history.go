@@ -3,7 +3,6 @@ package protocol
 import (
 	"encoding/json"
 	"fmt"
-	"strconv"
 
 	jsonpatch "github.com/evanphx/json-patch/v5"
 )
@@ -114,6 +113,7 @@ func CarriesHistory(in *RunAgentInput) bool {
 	return false
 }
 
+// find returns the index of the message with the given id, or -1.
 func (c *Conversation) find(id string) int {
 	for i, m := range c.Messages {
 		if m["id"] == id {
@@ -123,6 +123,7 @@ func (c *Conversation) find(id string) int {
 	return -1
 }
 
+// message returns the message with the given id, or nil.
 func (c *Conversation) message(id string) map[string]any {
 	if i := c.find(id); i >= 0 {
 		return c.Messages[i]
@@ -414,6 +415,7 @@ func CloneObject(m map[string]any) map[string]any {
 	return out
 }
 
+// cloneValue deep-copies a JSON value.
 func cloneValue(v any) any {
 	switch x := v.(type) {
 	case map[string]any:
@@ -426,153 +428,4 @@ func cloneValue(v any) any {
 		return out
 	}
 	return v // strings, numbers, booleans and null are immutable
-}
-
-// Awaited reads what a run waits for from its events: the interrupts of its
-// RUN_FINISHED outcome, as sent, or when it has none, those it raised in the LangGraph
-// dialect, as on_interrupt custom events (see LegacyInterrupt); when it raised no
-// interrupt, the TOOL_CALL_START events of the tool calls it left without a result. Each
-// list is in the order the run raised its items.
-func Awaited[T any](events []T, eventOf func(T) Event) (interrupts []map[string]any, toolCalls []Event) {
-	answered := map[string]bool{}
-	var starts []Event
-	var legacy []map[string]any
-	for _, item := range events {
-		ev := eventOf(item)
-		switch ev.Type {
-		case ToolCallStart:
-			starts = append(starts, ev)
-		case ToolCallResult:
-			answered[ev.Str("toolCallId")] = true
-		case Custom:
-			if ev.Str("name") == OnInterrupt {
-				value, _ := ev.Get("value")
-				legacy = append(legacy, LegacyInterrupt(value, len(legacy)))
-			}
-		case RunFinished:
-			list, _ := ev.Outcome()["interrupts"].([]any)
-			for _, item := range list {
-				if wire, ok := item.(map[string]any); ok {
-					interrupts = append(interrupts, wire)
-				}
-			}
-		}
-	}
-	if len(interrupts) == 0 {
-		interrupts = legacy
-	}
-	if len(interrupts) > 0 {
-		return interrupts, nil
-	}
-	for _, start := range starts {
-		if !answered[start.Str("toolCallId")] {
-			toolCalls = append(toolCalls, start)
-		}
-	}
-	return nil, toolCalls
-}
-
-// OnInterrupt is the name of the custom event a LangGraph agent raises an interrupt
-// with, in the dialect CopilotKit calls legacy: its value is the interrupt's value, a
-// JSON string or a string, and the run then finishes without an interrupt outcome.
-const OnInterrupt = "on_interrupt"
-
-// LegacyInterrupt reads the value of the index-th on_interrupt event of a run as an
-// interrupt, in the form a RUN_FINISHED outcome lists it. A value that is (or holds as
-// a JSON string) an object with a string id is taken as it is: agui-mock sends its
-// interrupts so. Any other value gets the id on_interrupt-<n> and keeps the value it was
-// raised with under value; its message is the value when that is a string, or the
-// value's message member.
-func LegacyInterrupt(value any, index int) map[string]any {
-	decoded := jsonInString(value)
-	obj, _ := decoded.(map[string]any)
-	if _, hasID := obj["id"].(string); hasID {
-		return obj
-	}
-	wire := map[string]any{"id": "on_interrupt-" + strconv.Itoa(index+1), "reason": "langgraph:interrupt", "value": value}
-	if s, ok := decoded.(string); ok {
-		wire["message"] = s
-	} else if s, ok := obj["message"].(string); ok {
-		wire["message"] = s
-	}
-	return wire
-}
-
-// Freeze settles the conversation and returns it as JSON, to keep while no run streams on
-// it: bytes the garbage collector need not walk, where its values are objects it would
-// trace on every collection. Thaw reads it back into equal values, numbers as
-// json.Number. Objects' members come in no particular order: frozen bytes are for
-// reading back, never for a client or a file.
-func (c *Conversation) Freeze() ([]byte, error) {
-	c.Settle()
-	dst := append(make([]byte, 0, 256), `{"messages":[`...)
-	var err error
-	for i, m := range c.Messages {
-		if i > 0 {
-			dst = append(dst, ',')
-		}
-		if dst, err = appendKept(dst, m); err != nil {
-			return nil, fmt.Errorf("freezing the conversation: %w", err)
-		}
-	}
-	dst = append(dst, `],"state":`...)
-	if dst, err = appendKept(dst, c.State); err != nil {
-		return nil, fmt.Errorf("freezing the conversation: %w", err)
-	}
-	return append(dst, '}'), nil
-}
-
-// Thaw returns the conversation Freeze wrote. Bytes of any other source are a
-// programming error, and it panics on them.
-func Thaw(frozen []byte) Conversation {
-	v, err := DecodeJSON(frozen)
-	if err != nil {
-		panic("thawing a conversation that Freeze did not write: " + err.Error())
-	}
-	doc, _ := v.(map[string]any)
-	list, _ := doc["messages"].([]any)
-	c := Conversation{State: doc["state"]}
-	if len(list) > 0 {
-		c.Messages = make([]map[string]any, 0, len(list))
-		for _, m := range list {
-			if m, ok := m.(map[string]any); ok {
-				c.Messages = append(c.Messages, m)
-			}
-		}
-	}
-	return c
-}
-
-// appendKept appends v as JSON, objects' members in map order: the values a
-// conversation holds, read by Freeze in one pass; any other through AppendValue.
-func appendKept(dst []byte, v any) ([]byte, error) {
-	var err error
-	switch x := v.(type) {
-	case map[string]any:
-		dst = append(dst, '{')
-		first := true
-		for k, item := range x {
-			if !first {
-				dst = append(dst, ',')
-			}
-			first = false
-			dst = append(appendString(dst, k), ':')
-			if dst, err = appendKept(dst, item); err != nil {
-				return nil, err
-			}
-		}
-		return append(dst, '}'), nil
-	case []any:
-		dst = append(dst, '[')
-		for i, item := range x {
-			if i > 0 {
-				dst = append(dst, ',')
-			}
-			if dst, err = appendKept(dst, item); err != nil {
-				return nil, err
-			}
-		}
-		return append(dst, ']'), nil
-	}
-	return AppendValue(dst, v)
 }

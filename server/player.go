@@ -3,7 +3,6 @@ package server
 import (
 	"context"
 	"errors"
-	"sync/atomic"
 	"time"
 
 	"github.com/agui-mock/agui-mock/copilotkit"
@@ -374,59 +373,5 @@ func (p *player) waitUntil(ctx context.Context, due time.Time) error {
 				return err
 			}
 		}
-	}
-}
-
-// requestLink cancels a run when its request's context ends, its client having gone,
-// from the time link is called: a run links at its first wait. Until then it only plans
-// and writes, and a write to a client that has gone fails; a run that never waits is
-// spared the registration on the request's context that context.AfterFunc makes.
-type requestLink struct {
-	req      context.Context
-	cancel   context.CancelCauseFunc
-	stop     func() bool // nil until linked
-	unlinked bool        // for good: the stream was taken over, and its request has ended
-	// outlive: the run goes on when its client leaves (a run the CopilotKit runtime
-	// keeps), which left only notes.
-	outlive bool
-	left    atomic.Bool
-	onLeave func() // nil, or told when the client leaves a run that outlives it
-}
-
-// link makes the link, once, unless the link has ended.
-func (l *requestLink) link() {
-	if l.stop != nil || l.unlinked {
-		return
-	}
-	req, cancel := l.req, l.cancel
-	if l.outlive {
-		l.stop = context.AfterFunc(req, l.leave)
-		return
-	}
-	l.stop = context.AfterFunc(req, func() { cancel(context.Cause(req)) })
-}
-
-// unlink ends the link for good: the request's end no longer cancels the run, and a later
-// wait (a breakpoint, a stall of a stream taken over) does not link it again. A request
-// that has ended already cancels the run now, linked or not (or, for a run that outlives
-// its client, notes that it left).
-func (l *requestLink) unlink() {
-	l.unlinked = true
-	if l.stop != nil {
-		l.stop()
-	}
-	switch {
-	case l.req.Err() == nil:
-	case l.outlive:
-		l.leave()
-	default:
-		l.cancel(context.Cause(l.req))
-	}
-}
-
-// leave notes that the client of a run that outlives it has left.
-func (l *requestLink) leave() {
-	if !l.left.Swap(true) && l.onLeave != nil {
-		l.onLeave()
 	}
 }

@@ -1,5 +1,3 @@
-// Package server answers AG-UI run requests over HTTP: it decodes the run input, selects
-// a scenario, and streams the scenario's events as Server-Sent Events on its timeline.
 package server
 
 import (

@@ -1,8 +1,3 @@
-// Package verify checks scenario files against a live AG-UI agent: it sends each
-// example's request to the agent, every turn of the conversation, answering interrupts
-// and frontend tools as the scenario's branches do, and compares the structure of the
-// agent's stream with what the scenario plays for the same request (see Shape). It can
-// re-record a scenario that no longer matches (see Update).
 package verify
 
 import (
