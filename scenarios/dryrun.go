@@ -207,48 +207,15 @@ func (sc *Scenario) protoWarnings(plan *Plan, origins []pos) []Diagnostic {
 }
 
 // sampleRequest is a request the scenario answers: its first example, or one made from
-// its match criteria, whose message, system message, context items and headers their
-// patterns match, with their groups filled.
+// its match criteria, each part as its row of criteria makes it up: the message, system
+// message, context items and headers their patterns match, with their groups filled.
 func (sc *Scenario) sampleRequest() (*Request, error) {
 	if len(sc.Examples) > 0 {
 		return sc.Examples[0].request()
 	}
-	ex := Example{State: sc.Match.State, ForwardedProps: sc.Match.ForwardedProps}
-	for _, name := range sc.Match.Tools {
-		ex.Tools = append(ex.Tools, ExampleTool{Name: name})
-	}
-	if sc.Match.Message != nil {
-		ex.Message, _ = sampleMessage(sc.Match.Message)
-	}
-	if sc.Match.System != nil {
-		ex.System, _ = sampleMessage(sc.Match.System)
-	}
-	if len(sc.Match.Conversation) > 0 {
-		ex.Message, ex.System, ex.Conversation = "", "", sampleConversation(sc.Match.Conversation)
-	}
-	for _, c := range sc.Match.Context {
-		var item ContextItem
-		if c.Description != nil {
-			item.Description, _ = sampleMessage(c.Description)
-		}
-		if c.Value != nil {
-			item.Value, _ = sampleMessage(c.Value)
-		}
-		ex.Context = append(ex.Context, item)
-	}
-	if len(sc.Match.Routes) > 0 {
-		ex.Route = sc.Match.Routes[0]
-	}
-	if len(sc.Match.Agents) > 0 {
-		ex.Agent = sc.Match.Agents[0]
-	}
-	ex.Headers = map[string]string{}
-	for name, re := range sc.Match.Headers {
-		value, ok := sampleMessage(re)
-		if !ok || value == "" {
-			value = "sample" // a pattern no text is made up for: the header is there all the same
-		}
-		ex.Headers[name] = value
+	var ex Example
+	for i := range criteria {
+		criteria[i].sample(&sc.Match, &ex)
 	}
 	return ex.request()
 }

@@ -34,12 +34,27 @@ type RunIDs struct {
 // RunInput is the RunAgentInput an example stands for, as JSON members, the way
 // @ag-ui/client's HttpAgent posts it: the ids, the example's message as the one user
 // message (after its system message, when it has one, whose id is the message's with
-// "-system") or else its conversation's messages, and what the client offered — its tools (a tool named alone is described by
-// its name, with parameters that take any object), context, state and forwardedProps,
-// each an empty object or list when the example has none. It is the one builder of an
-// example's run: the load-time check, verify, the inspector's "Play example" and the
-// tests all send this.
+// "-system") or else its conversation's messages, and what the client offered — its
+// tools (runTools), context, state and forwardedProps, each an empty object or list when
+// the example has none: each part as its row of criteria puts it. It is the one builder
+// of an example's run: the load-time check, verify, the inspector's "Play example" and
+// the tests all send this.
 func (ex Example) RunInput(ids RunIDs) map[string]any {
+	in := map[string]any{"threadId": ids.Thread, "runId": ids.Run}
+	for i := range criteria {
+		if put := criteria[i].runInput; put != nil {
+			put(&ex, ids, in)
+		}
+	}
+	if ids.ProtocolVersion != "" {
+		in["protocolVersion"] = ids.ProtocolVersion
+	}
+	return in
+}
+
+// runTools are the tools an example's client offers, as a run sends them: a tool named
+// alone is described by its name, with parameters that take any object.
+func (ex *Example) runTools() []any {
 	tools := make([]any, len(ex.Tools))
 	for i, t := range ex.Tools {
 		description, parameters := t.Description, any(t.Parameters)
@@ -55,33 +70,7 @@ func (ex Example) RunInput(ids RunIDs) map[string]any {
 		}
 		tools[i] = tool
 	}
-	context := make([]any, len(ex.Context))
-	for i, c := range ex.Context {
-		context[i] = map[string]any{"description": c.Description, "value": c.Value}
-	}
-	messages := []any{map[string]any{"id": ids.Message, "role": "user", "content": ex.Message}}
-	switch {
-	case len(ex.Conversation) > 0:
-		messages = ex.conversationMessages(ids.Message)
-	case ex.System != "":
-		messages = append([]any{map[string]any{"id": ids.Message + "-system", "role": "system", "content": ex.System}}, messages...)
-	}
-	in := map[string]any{
-		"threadId": ids.Thread, "runId": ids.Run,
-		"messages": messages,
-		"tools":    tools, "context": context,
-		"state": ex.State, "forwardedProps": ex.ForwardedProps,
-	}
-	if ex.State == nil {
-		in["state"] = map[string]any{}
-	}
-	if ex.ForwardedProps == nil {
-		in["forwardedProps"] = map[string]any{}
-	}
-	if ids.ProtocolVersion != "" {
-		in["protocolVersion"] = ids.ProtocolVersion
-	}
-	return in
+	return tools
 }
 
 // RunHeader is the header an example's request carries.

@@ -1,6 +1,8 @@
 package scenarios
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -149,7 +151,7 @@ type Fault struct {
 // takes, how the step reads it.
 type faultParam struct {
 	name  string
-	json  string                                      // its TypeScript type in the admin API's JSON body
+	json  string                                      // its type in the admin API's JSON body: the TypeScript client's, and how DecodeParam decodes it
 	parse func(f *Fault, val string) error            // the header's form
 	isSet func(f Fault) bool                          // holds other than its zero value
 	check func(f Fault, given bool) *FaultError       // nil: any value; given: named by the caller
@@ -222,6 +224,76 @@ func faultParamNames() []string {
 		out[i] = p.name
 	}
 	return out
+}
+
+// DecodeParam sets a parameter from its member of the admin API's JSON body, and
+// returns the parameter's name, "" when the member names none. The member is matched as
+// encoding/json matches a struct's fields, its exact name first, then regardless of case.
+// Its value is decoded as the parameter's JSON type (FaultParamType) says, a number
+// being an integer and any JSON value a string as it is or else compact JSON, then read
+// as the header's form reads it: a new parameter is its row of faultParams alone. null,
+// as a member left out, sets nothing. A value of another JSON type is a
+// *json.UnmarshalTypeError that names the member, as encoding/json names a struct's
+// field; one the parameter cannot take (a delay that is no duration) is a *FaultError.
+func (f *Fault) DecodeParam(member string, raw json.RawMessage) (string, error) {
+	p, ok := lookupFaultParam(member)
+	for i := 0; !ok && i < len(faultParams); i++ {
+		p, ok = faultParams[i], strings.EqualFold(faultParams[i].name, member)
+	}
+	if !ok {
+		return "", nil
+	}
+	if string(raw) == "null" {
+		return p.name, nil
+	}
+	var text string
+	var err error
+	switch p.json {
+	case "number":
+		var n int
+		err = decodeMember(p.name, raw, &n)
+		text = strconv.Itoa(n)
+	case "boolean":
+		var b bool
+		err = decodeMember(p.name, raw, &b)
+		text = strconv.FormatBool(b)
+	case "string":
+		err = decodeMember(p.name, raw, &text)
+	default:
+		text = rawText(raw)
+	}
+	if err != nil {
+		return p.name, err
+	}
+	if err := p.parse(f, text); err != nil {
+		return p.name, &FaultError{p.name, p.name + ": " + err.Error()}
+	}
+	return p.name, nil
+}
+
+// decodeMember decodes a member of a JSON body into v; a value of another JSON type is
+// a *json.UnmarshalTypeError that names the member.
+func decodeMember(name string, raw json.RawMessage, v any) error {
+	err := json.Unmarshal(raw, v)
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) {
+		te.Field = name
+	}
+	return err
+}
+
+// rawText is a JSON value as text: a string as it is, any other value as compact JSON,
+// null or nothing as "".
+func rawText(raw json.RawMessage) string {
+	var str string
+	if json.Unmarshal(raw, &str) == nil {
+		return str
+	}
+	var compact bytes.Buffer
+	if json.Compact(&compact, raw) != nil || compact.String() == "null" {
+		return "" // not JSON: the body's decoder has refused it already
+	}
+	return compact.String()
 }
 
 // FaultParamType returns the TypeScript type a fault parameter takes in the admin API's

@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"encoding/json"
 	"errors"
 	"slices"
 	"strings"
@@ -116,5 +117,39 @@ func TestAFaultStepTakesTheParametersOfTheStepKinds(t *testing.T) {
 	}
 	if got := stepFaultKeys(); !slices.Equal(got, want) {
 		t.Errorf("stepFaultKeys() = %v, want %v", got, want)
+	}
+}
+
+// A parameter of the admin API's JSON body is decoded by its row alone: as its JSON type
+// says, then as the header reads it; null sets nothing, and a member that names no
+// parameter is told apart.
+func TestEveryFaultParameterDecodesFromJSON(t *testing.T) {
+	var f Fault
+	for _, tt := range []struct{ member, raw, name string }{
+		{"after", `2`, "after"},
+		{"Status", `503`, "status"}, // regardless of case, as encoding/json matches a field
+		{"body", `{"a": [1, 2]}`, "body"},
+		{"retryAfter", `null`, "retryAfter"},
+		{"keepAlive", `true`, "keepAlive"},
+		{"delay", `"2s"`, "delay"},
+		{"message", `"boom"`, "message"},
+		{"code", `"E1"`, "code"},
+		{"tims", `1`, ""},
+	} {
+		if name, err := f.DecodeParam(tt.member, json.RawMessage(tt.raw)); name != tt.name || err != nil {
+			t.Errorf("%s: %q, %v; want %q", tt.member, name, err, tt.name)
+		}
+	}
+	want := Fault{After: 2, Status: 503, Body: `{"a":[1,2]}`, KeepAlive: true, Delay: 2e9, Message: "boom", Code: "E1"}
+	if f != want {
+		t.Errorf("decoded %+v, want %+v", f, want)
+	}
+	var te *json.UnmarshalTypeError
+	if _, err := f.DecodeParam("status", json.RawMessage(`"429"`)); !errors.As(err, &te) || te.Field != "status" {
+		t.Errorf("a status of the wrong type: %v", err)
+	}
+	var fe *FaultError
+	if _, err := f.DecodeParam("delay", json.RawMessage(`"soon"`)); !errors.As(err, &fe) || fe.Param != "delay" || !strings.HasPrefix(fe.Problem, "delay: ") {
+		t.Errorf("a delay that is no duration: %v", err)
 	}
 }

@@ -24,7 +24,8 @@ const (
 	// a thread document's one key
 	keyThread = "thread"
 
-	// the parts of a request, of a match and of an example
+	// the parts of a request, of a match and of an example: each the key of its row of
+	// criteria (requestparts.go)
 	keyRoute          = "route"
 	keyAgent          = "agent"
 	keyMessage        = "message"

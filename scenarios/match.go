@@ -3,7 +3,7 @@ package scenarios
 import (
 	"encoding/json"
 	"fmt"
-	"maps"
+	"net/textproto"
 	"regexp"
 	"regexp/syntax"
 	"slices"
@@ -19,18 +19,19 @@ import (
 // Match says which requests a scenario answers. Every criterion given must hold.
 type Match struct {
 	Routes         []string
-	Agents         []string       // of the CopilotKit runtime's routes: the run's agent is one of them
-	Message        *regexp.Regexp // searched in the last user message's text
-	prefix         literalPrefix  // what a matching text must start with, to reject cheaply
-	literals       []string       // what a matching text must contain, folded (requiredLiterals), to reject cheaply
-	trigrams       []uint32       // of the literals, each once: the keys the index may file the scenario under
-	System         *regexp.Regexp // searched in the latest system or developer message's text
-	ForwardedProps map[string]any // a subset the request's forwardedProps must contain
-	State          any            // a subset the request's state must contain
-	Tools          []string       // tools the client must offer
-	Headers        map[string]*regexp.Regexp
-	Context        []ContextPattern // each matched by some item of the request's context
-	Conversation   []MessagePattern // the request's messages, one for one
+	Agents         []string                  // of the CopilotKit runtime's routes: the run's agent is one of them
+	Message        *regexp.Regexp            // searched in the last user message's text
+	prefix         literalPrefix             // what a matching text must start with, to reject cheaply
+	literals       []string                  // what a matching text must contain, folded (requiredLiterals), to reject cheaply
+	trigrams       []uint32                  // of the literals, each once: the keys the index may file the scenario under
+	System         *regexp.Regexp            // searched in the latest system or developer message's text
+	ForwardedProps map[string]any            // a subset the request's forwardedProps must contain
+	State          any                       // a subset the request's state must contain
+	Tools          []string                  // tools the client must offer
+	Headers        map[string]*regexp.Regexp // by name in lower case
+	headerKeys     map[string]string         // each header's name in the request's canonical form, by name in lower case
+	Context        []ContextPattern          // each matched by some item of the request's context
+	Conversation   []MessagePattern          // the request's messages, one for one
 }
 
 // ContextPattern is what one item of the request's context must look like: its
@@ -174,216 +175,26 @@ func (s *Set) Force(id string, req *Request) *Selection {
 	return &Selection{Scenario: sc, Captures: captures}
 }
 
-// criterion is one kind of match criterion: how many criteria of its kind a match gives,
-// whether they hold of a request, and why they do not. holds is the hot path of
-// selection: it allocates nothing. explainMiss says nothing when holds is true.
-type criterion struct {
-	name        string
-	describe    func(m *Match) string // what the criteria of this kind require, when given
-	count       func(m *Match) int
-	holds       func(m *Match, req *Request, text string) bool
-	explainMiss func(m *Match, req *Request, text string) []string
+// contextHolds reports whether each pattern is matched by some item of the request's
+// context.
+func contextHolds(want []ContextPattern, req *Request) bool {
+	for _, c := range want {
+		if !c.matchedBy(req) {
+			return false
+		}
+	}
+	return true
 }
 
-// criteria are every kind of match criterion, in the order their misses are explained.
-// Adding a criterion is adding an entry here.
-var criteria = [...]criterion{
-	{ // route
-		name:     "route",
-		describe: func(m *Match) string { return strings.Join(m.Routes, " or ") },
-		count:    func(m *Match) int { return len(m.Routes) },
-		holds: func(m *Match, req *Request, _ string) bool {
-			return len(m.Routes) == 0 || slices.Contains(m.Routes, req.Route)
-		},
-		explainMiss: func(m *Match, req *Request, _ string) []string {
-			if len(m.Routes) == 0 || slices.Contains(m.Routes, req.Route) {
-				return nil
-			}
-			return []string{fmt.Sprintf("route %s is not %s", req.Route, strings.Join(m.Routes, " or "))}
-		},
-	},
-	{ // agent
-		name:     "agent",
-		describe: func(m *Match) string { return strings.Join(m.Agents, " or ") },
-		count:    func(m *Match) int { return len(m.Agents) },
-		holds: func(m *Match, req *Request, _ string) bool {
-			return len(m.Agents) == 0 || slices.Contains(m.Agents, req.Agent)
-		},
-		explainMiss: func(m *Match, req *Request, _ string) []string {
-			if len(m.Agents) == 0 || slices.Contains(m.Agents, req.Agent) {
-				return nil
-			}
-			if req.Agent == "" {
-				return []string{fmt.Sprintf("the run names no agent (it was not posted to a CopilotKit runtime route), not %s", strings.Join(m.Agents, " or "))}
-			}
-			return []string{fmt.Sprintf("agent %s is not %s", clip(req.Agent, 80), strings.Join(m.Agents, " or "))}
-		},
-	},
-	{ // message
-		name:     "message",
-		describe: func(m *Match) string { return "/" + m.Message.String() + "/" },
-		count:    func(m *Match) int { return boolCount(m.Message != nil) },
-		holds: func(m *Match, _ *Request, text string) bool {
-			return m.Message == nil || (m.prefix.admits(text) && m.Message.MatchString(text))
-		},
-		explainMiss: func(m *Match, _ *Request, text string) []string {
-			if m.Message == nil || m.Message.MatchString(text) {
-				return nil
-			}
-			return []string{fmt.Sprintf("message %q does not match /%s/", clip(text, 80), m.Message)}
-		},
-	},
-	{ // system
-		name:     "system",
-		describe: func(m *Match) string { return "/" + m.System.String() + "/" },
-		count:    func(m *Match) int { return boolCount(m.System != nil) },
-		holds: func(m *Match, req *Request, _ string) bool {
-			return m.System == nil || systemMatches(req, m.System)
-		},
-		explainMiss: func(m *Match, req *Request, _ string) []string {
-			if m.System == nil || systemMatches(req, m.System) {
-				return nil
-			}
-			text, ok := systemText(req)
-			if !ok {
-				return []string{fmt.Sprintf("the request has no system or developer message to match /%s/", m.System)}
-			}
-			return []string{fmt.Sprintf("system message %q does not match /%s/", clip(text, 80), m.System)}
-		},
-	},
-	{ // forwardedProps
-		name:     "forwardedProps",
-		describe: func(m *Match) string { return show(m.ForwardedProps) },
-		count:    func(m *Match) int { return len(m.ForwardedProps) },
-		holds: func(m *Match, req *Request, _ string) bool {
-			fp, _ := req.Input.ForwardedProps.(map[string]any)
-			for key, want := range m.ForwardedProps {
-				if !subset(fp[key], want) {
-					return false
-				}
-			}
-			return true
-		},
-		explainMiss: func(m *Match, req *Request, _ string) []string {
-			var reasons []string
-			fp, _ := req.Input.ForwardedProps.(map[string]any)
-			for _, key := range slices.Sorted(maps.Keys(m.ForwardedProps)) {
-				if !subset(fp[key], m.ForwardedProps[key]) {
-					reasons = append(reasons, fmt.Sprintf("forwardedProps.%s is %s, not %s", key, show(fp[key]), show(m.ForwardedProps[key])))
-				}
-			}
-			return reasons
-		},
-	},
-	{ // state
-		name:     "state",
-		describe: func(m *Match) string { return "contains " + show(m.State) },
-		count:    func(m *Match) int { return boolCount(m.State != nil) },
-		holds: func(m *Match, req *Request, _ string) bool {
-			return m.State == nil || subset(req.Input.State, m.State)
-		},
-		explainMiss: func(m *Match, req *Request, _ string) []string {
-			if m.State == nil || subset(req.Input.State, m.State) {
-				return nil
-			}
-			return []string{fmt.Sprintf("state does not contain %s", show(m.State))}
-		},
-	},
-	{ // tools
-		name:     "tools",
-		describe: func(m *Match) string { return strings.Join(m.Tools, ", ") },
-		count:    func(m *Match) int { return len(m.Tools) },
-		holds: func(m *Match, req *Request, _ string) bool {
-			for _, name := range m.Tools {
-				if !offersTool(req, name) {
-					return false
-				}
-			}
-			return true
-		},
-		explainMiss: func(m *Match, req *Request, _ string) []string {
-			var reasons []string
-			for _, name := range m.Tools {
-				if !offersTool(req, name) {
-					reasons = append(reasons, fmt.Sprintf("the client does not offer tool %s", name))
-				}
-			}
-			return reasons
-		},
-	},
-	{ // context
-		name: "context",
-		describe: func(m *Match) string {
-			want := make([]string, len(m.Context))
-			for i, c := range m.Context {
-				want[i] = c.String()
-			}
-			return strings.Join(want, ", ")
-		},
-		count: func(m *Match) int { return len(m.Context) },
-		holds: func(m *Match, req *Request, _ string) bool {
-			for _, c := range m.Context {
-				if !c.matchedBy(req) {
-					return false
-				}
-			}
-			return true
-		},
-		explainMiss: func(m *Match, req *Request, _ string) []string {
-			var reasons []string
-			for _, c := range m.Context {
-				if !c.matchedBy(req) {
-					reasons = append(reasons, fmt.Sprintf("no context item matches %s (the request has %s)", c, describeContext(req.Input.Context)))
-				}
-			}
-			return reasons
-		},
-	},
-	{ // conversation
-		name: "conversation",
-		describe: func(m *Match) string {
-			items := make([]string, len(m.Conversation))
-			for i, p := range m.Conversation {
-				items[i] = p.String()
-			}
-			return strings.Join(items, ", ")
-		},
-		count: func(m *Match) int { return len(m.Conversation) }, // each message it pins counts
-		holds: func(m *Match, req *Request, _ string) bool {
-			return conversationHolds(m.Conversation, req.Input.Messages)
-		},
-		explainMiss: func(m *Match, req *Request, _ string) []string {
-			return conversationMiss(m.Conversation, req.Input.Messages)
-		},
-	},
-	{ // headers
-		name: "headers",
-		describe: func(m *Match) string {
-			var want []string
-			for _, name := range slices.Sorted(maps.Keys(m.Headers)) {
-				want = append(want, name+": /"+m.Headers[name].String()+"/")
-			}
-			return strings.Join(want, ", ")
-		},
-		count: func(m *Match) int { return len(m.Headers) },
-		holds: func(m *Match, req *Request, _ string) bool {
-			for name, re := range m.Headers {
-				if !headerMatches(req, name, re) {
-					return false
-				}
-			}
-			return true
-		},
-		explainMiss: func(m *Match, req *Request, _ string) []string {
-			var reasons []string
-			for _, name := range slices.Sorted(maps.Keys(m.Headers)) {
-				if re := m.Headers[name]; !headerMatches(req, name, re) {
-					reasons = append(reasons, fmt.Sprintf("header %s %s does not match /%s/", name, quoteHeader(req, name), re))
-				}
-			}
-			return reasons
-		},
-	},
+// contextMiss says which patterns no item of the request's context matches.
+func contextMiss(want []ContextPattern, req *Request) []string {
+	var reasons []string
+	for _, c := range want {
+		if !c.matchedBy(req) {
+			reasons = append(reasons, fmt.Sprintf("no context item matches %s (the request has %s)", c, describeContext(req.Input.Context)))
+		}
+	}
+	return reasons
 }
 
 // describeContext names the descriptions of a request's context items, for a miss.
@@ -425,8 +236,15 @@ func quoteHeader(req *Request, name string) string {
 }
 
 // headerMatches reports whether the request has the header and its first value matches.
-func headerMatches(req *Request, name string, re *regexp.Regexp) bool {
-	return len(req.Header.Values(name)) > 0 && re.MatchString(req.Header.Get(name))
+// The header is looked up by the canonical name the match keeps, which costs no
+// allocation where canonicalizing the name each time would.
+func (m *Match) headerMatches(req *Request, name string, re *regexp.Regexp) bool {
+	key, ok := m.headerKeys[name]
+	if !ok {
+		key = textproto.CanonicalMIMEHeaderKey(name)
+	}
+	values := req.Header[key]
+	return len(values) > 0 && re.MatchString(values[0])
 }
 
 // Criteria counts the criteria given; more specific scenarios win ties of priority.

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"path"
-	"regexp"
 	"strings"
 	"text/template"
 	"time"
@@ -188,25 +187,67 @@ func (l *fileLoader) templateSet() *template.Template {
 	return l.templates
 }
 
-// requestKeys are the parts of a request that a match tests and an example gives; one
-// reader, requestParts, reads them for both, so the two spell every part alike.
-var requestKeys = []string{keyRoute, keyAgent, keyMessage, keySystem, keyForwardedProps, keyState, keyTools, keyHeaders, keyContext, keyConversation}
+// routes reads the routes of a match or an example: each starts with /, which a trailing
+// / is trimmed from but the root's.
+func (l *fileLoader) routes(v *yaml.Node) []string {
+	routes := l.strings(v)
+	for i, r := range routes {
+		if !strings.HasPrefix(r, "/") {
+			l.diag.add(l.pos(v), "", "route %q must start with /", r)
+		}
+		routes[i] = strings.TrimSuffix(r, "/")
+		if routes[i] == "" {
+			routes[i] = "/"
+		}
+	}
+	return routes
+}
 
-// requestParts is what a match or an example says of a request, read but not yet
-// interpreted: a match compiles the message and header patterns, an example sends them.
-type requestParts struct {
-	routes         []string
-	routeNode      *yaml.Node
-	agents         []string
-	agentNode      *yaml.Node
-	message        *yaml.Node
-	system         *yaml.Node // the latest system or developer message's text
-	forwardedProps map[string]any
-	state          any
-	tools          *yaml.Node            // names for a match; for an example, names or definitions
-	headers        map[string]*yaml.Node // by name as written
-	context        []contextParts        // the request's context items
-	conversation   *yaml.Node            // the request's messages: patterns for a match, messages for an example
+// agents reads the agents of a match or an example: none empty.
+func (l *fileLoader) agents(v *yaml.Node) []string {
+	agents := l.strings(v)
+	for _, a := range agents {
+		if a == "" {
+			l.diag.add(l.pos(v), "e.g. agent: default", "an agent id must not be empty")
+		}
+	}
+	return agents
+}
+
+// one is the one value an example gives of a part a match may give several of (its
+// routes, its agents): "" for none, and a problem, with hint and message, for more.
+func (l *fileLoader) one(v *yaml.Node, values []string, hint, message string) string {
+	switch len(values) {
+	case 0:
+		return ""
+	case 1:
+		return values[0]
+	}
+	l.diag.add(l.pos(v), hint, "%s", message)
+	return ""
+}
+
+// headers reads the headers of a match or an example, by name as written; label names
+// them in the problems reported.
+func (l *fileLoader) headers(v *yaml.Node, label string) map[string]*yaml.Node {
+	return l.fields(v, label+keyHeaders, nil)
+}
+
+// messagePattern reads a match's message pattern, and what cheap rejection and the
+// index need of it: its literal prefix, the literals and trigrams it requires, and its
+// named groups, which the scenario's templates may read.
+func (l *fileLoader) messagePattern(v *yaml.Node, m *Match) {
+	m.Message = l.regex(v)
+	if m.Message == nil {
+		return
+	}
+	m.prefix, m.literals = prefixOf(m.Message), requiredLiterals(m.Message)
+	m.trigrams = trigramsOf(m.literals)
+	for _, name := range m.Message.SubexpNames() {
+		if name != "" {
+			l.captureNames = append(l.captureNames, name)
+		}
+	}
 }
 
 // contextParts is what a match or an example says of one context item: its
@@ -214,52 +255,6 @@ type requestParts struct {
 type contextParts struct {
 	at                 *yaml.Node
 	description, value *yaml.Node
-}
-
-// requestParts reads the request parts of the mapping f; label names a part in the
-// problems reported ("match." or "an example's ").
-func (l *fileLoader) requestParts(f map[string]*yaml.Node, label string) requestParts {
-	var p requestParts
-	if v := f[keyRoute]; v != nil {
-		p.routeNode = v
-		p.routes = l.strings(v)
-		for i, r := range p.routes {
-			if !strings.HasPrefix(r, "/") {
-				l.diag.add(l.pos(v), "", "route %q must start with /", r)
-			}
-			p.routes[i] = strings.TrimSuffix(r, "/")
-			if p.routes[i] == "" {
-				p.routes[i] = "/"
-			}
-		}
-	}
-	if v := f[keyAgent]; v != nil {
-		p.agentNode = v
-		p.agents = l.strings(v)
-		for _, a := range p.agents {
-			if a == "" {
-				l.diag.add(l.pos(v), "e.g. agent: default", "an agent id must not be empty")
-			}
-		}
-	}
-	p.message, p.system, p.conversation = f[keyMessage], f[keySystem], f[keyConversation]
-	if v := f[keyContext]; v != nil {
-		p.context = l.contextParts(v, label)
-	}
-	if v := f[keyForwardedProps]; v != nil {
-		p.forwardedProps = l.literalMapping(v, label+"forwardedProps")
-	}
-	if v := f[keyState]; v != nil {
-		p.state = l.literal(v)
-	}
-	p.tools = f[keyTools]
-	if v := f[keyHeaders]; v != nil {
-		p.headers = l.fields(v, label+"headers", nil)
-		if p.headers == nil {
-			p.headers = map[string]*yaml.Node{}
-		}
-	}
-	return p
 }
 
 // contextParts reads a list of {description, value}; label names it in the problems
@@ -295,40 +290,13 @@ func readParts[T any](c contextParts, read func(*yaml.Node) T) (description, val
 	return description, value
 }
 
+// match reads a scenario's match, each part by its row of criteria.
 func (l *fileLoader) match(n *yaml.Node) Match {
-	p := l.requestParts(l.fields(n, "match", requestKeys), "match.")
-	m := Match{Routes: p.routes, Agents: p.agents, ForwardedProps: p.forwardedProps, State: p.state}
-	if p.tools != nil {
-		m.Tools = l.strings(p.tools)
-	}
-	if p.message != nil {
-		m.Message = l.regex(p.message)
-		if m.Message != nil {
-			m.prefix, m.literals = prefixOf(m.Message), requiredLiterals(m.Message)
-			m.trigrams = trigramsOf(m.literals)
-			for _, name := range m.Message.SubexpNames() {
-				if name != "" {
-					l.captureNames = append(l.captureNames, name)
-				}
-			}
-		}
-	}
-	if p.system != nil {
-		m.System = l.regex(p.system)
-	}
-	if p.conversation != nil {
-		m.Conversation = l.matchConversation(p.conversation)
-	}
-	for _, c := range p.context {
-		description, value := readParts(c, l.regex)
-		m.Context = append(m.Context, ContextPattern{Description: description, Value: value})
-	}
-	if p.headers != nil {
-		m.Headers = map[string]*regexp.Regexp{}
-		for name, hv := range p.headers {
-			if re := l.regex(hv); re != nil {
-				m.Headers[strings.ToLower(name)] = re
-			}
+	f := l.fields(n, "match", requestKeys)
+	var m Match
+	for i := range criteria {
+		if v := f[criteria[i].name]; v != nil {
+			criteria[i].readMatch(l, v, &m)
 		}
 	}
 	return m
@@ -372,46 +340,14 @@ func (l *fileLoader) examples(n *yaml.Node) []Example {
 	var list []Example
 	for _, item := range n.Content {
 		f := l.fields(item, "an example", exampleKeys)
-		p := l.requestParts(f, "an example's ")
-		ex := Example{pos: l.pos(item), ForwardedProps: p.forwardedProps, State: p.state}
-		if p.tools != nil {
-			ex.Tools = l.exampleTools(p.tools)
-		}
-		switch len(p.routes) {
-		case 0:
-		case 1:
-			ex.Route = p.routes[0]
-		default:
-			l.diag.add(l.pos(p.routeNode), "write one example for each route", "an example is one request: it has one route")
-		}
-		switch len(p.agents) {
-		case 0:
-		case 1:
-			ex.Agent = p.agents[0]
-		default:
-			l.diag.add(l.pos(p.agentNode), "write one example for each agent", "an example is one request: it names one agent")
-		}
-		if p.message != nil {
-			ex.Message = l.str(p.message)
-		}
-		if p.system != nil {
-			ex.System = l.str(p.system)
-		}
-		if p.conversation != nil {
-			if p.message != nil || p.system != nil {
-				l.diag.add(l.pos(p.conversation), "write the system and user messages into the conversation", "an example's conversation is every message its request sends: it takes no message or system besides")
-			}
-			ex.Conversation = l.exampleConversation(p.conversation)
-		}
-		if p.headers != nil {
-			ex.Headers = map[string]string{}
-			for name, hv := range p.headers {
-				ex.Headers[name] = l.str(hv)
+		ex := Example{pos: l.pos(item)}
+		for i := range criteria {
+			if v := f[criteria[i].name]; v != nil {
+				criteria[i].readExample(l, v, &ex)
 			}
 		}
-		for _, c := range p.context {
-			description, value := readParts(c, l.str)
-			ex.Context = append(ex.Context, ContextItem{Description: description, Value: value})
+		if v := f[keyConversation]; v != nil && (f[keyMessage] != nil || f[keySystem] != nil) {
+			l.diag.add(l.pos(v), "write the system and user messages into the conversation", "an example's conversation is every message its request sends: it takes no message or system besides")
 		}
 		list = append(list, ex)
 	}

@@ -10,7 +10,6 @@ import (
 	"hash/fnv"
 	"maps"
 	"math/rand/v2"
-	"strings"
 	"text/template"
 	"time"
 
@@ -187,77 +186,6 @@ func (p *planner) templateFuncs() template.FuncMap {
 		funcs["now"] = formatNow(p.clock)
 	}
 	return funcs
-}
-
-// requestScalar is one of the single values of renderData, computed alone.
-func requestScalar(req *Request, name string) (any, bool) {
-	in := req.Input
-	switch name {
-	case "threadId":
-		return in.ThreadID, true
-	case "runId":
-		return in.RunID, true
-	case "parentRunId":
-		return in.ParentRunID, true
-	case "route":
-		return req.Route, true
-	case "message":
-		msg, _ := in.LastUserMessage()
-		return msg.Text(), true
-	}
-	return nil, false
-}
-
-// renderData is what templates can read; templateRoots lists its names.
-func renderData(req *Request, captures map[string]string) map[string]any {
-	in := req.Input
-	msg, _ := in.LastUserMessage()
-	parts, _ := msg.Content.([]any)
-	messages := make([]any, len(in.Messages))
-	for i, m := range in.Messages {
-		messages[i] = m.Raw
-	}
-	context := make([]any, len(in.Context))
-	for i, c := range in.Context {
-		context[i] = map[string]any{"description": c.Description, "value": c.Value}
-	}
-	tools := make([]any, len(in.Tools))
-	for i, t := range in.Tools {
-		tools[i] = t.Name
-	}
-	headers := map[string]any{}
-	for k, v := range req.Header {
-		headers[strings.ToLower(k)] = strings.Join(v, ", ")
-	}
-	caps := make(map[string]any, len(captures))
-	for k, v := range captures {
-		caps[k] = v
-	}
-	data := map[string]any{
-		"parts": orList(parts), "captures": caps,
-		"forwardedProps": orEmpty(in.ForwardedProps), "state": orEmpty(in.State),
-		"context": context, "tools": tools, "messages": messages, "headers": headers,
-	}
-	for _, name := range []string{"threadId", "runId", "parentRunId", "route", "message"} {
-		data[name], _ = requestScalar(req, name)
-	}
-	return data
-}
-
-// orList is parts, or an empty list: a template ranges over it either way.
-func orList(parts []any) []any {
-	if parts == nil {
-		return []any{}
-	}
-	return parts
-}
-
-// orEmpty is v, or an empty object: a template reads members of it either way.
-func orEmpty(v any) any {
-	if v == nil {
-		return map[string]any{}
-	}
-	return v
 }
 
 // stepError is a problem of one step, found while planning.

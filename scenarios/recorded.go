@@ -114,27 +114,28 @@ func (r Recorded) node() *yaml.Node {
 
 func (m RecordedMatch) node() *yaml.Node {
 	n := &yaml.Node{Kind: yaml.MappingNode}
-	if m.Route != "" {
-		setMember(n, keyRoute, str(m.Route))
-	}
-	if m.Message != "" {
-		setMember(n, keyMessage, str(m.Message))
-	}
-	if m.ForwardedProps != nil {
-		setMember(n, keyForwardedProps, valueNode(m.ForwardedProps))
-	}
-	if len(m.Conversation) > 0 {
-		items := &yaml.Node{Kind: yaml.SequenceNode}
-		for _, msg := range m.Conversation {
-			item := str(msg.Role)
-			if msg.Pattern != "" {
-				item = &yaml.Node{Kind: yaml.MappingNode, Content: []*yaml.Node{str(msg.Role), str(msg.Pattern)}}
+	for i := range criteria {
+		if write := criteria[i].writeMatch; write != nil {
+			if v := write(&m); v != nil {
+				setMember(n, criteria[i].name, v)
 			}
-			items.Content = append(items.Content, item)
 		}
-		setMember(n, keyConversation, items)
 	}
 	return n
+}
+
+// conversationNode writes a recorded match's conversation: each message's role, or its
+// role and the pattern its text matches.
+func conversationNode(conversation []RecordedMessage) *yaml.Node {
+	items := &yaml.Node{Kind: yaml.SequenceNode}
+	for _, msg := range conversation {
+		item := str(msg.Role)
+		if msg.Pattern != "" {
+			item = &yaml.Node{Kind: yaml.MappingNode, Content: []*yaml.Node{str(msg.Role), str(msg.Pattern)}}
+		}
+		items.Content = append(items.Content, item)
+	}
+	return items
 }
 
 // namesScenario reports forwardedProps that name the scenario to play, as a match on
@@ -145,56 +146,30 @@ func namesScenario(props map[string]any) bool {
 }
 
 // exampleNode writes an example on one line, or, when it has a conversation, as a
-// block with a message on each line. Its tools are names, or definitions where the
-// client gave more than a name.
+// block with a message on each line: each part as its row of criteria writes it, in
+// the order the rows place them. Its tools are names, or definitions where the client
+// gave more than a name.
 func exampleNode(ex Example) *yaml.Node {
+	type written struct {
+		at  int
+		key string
+		v   *yaml.Node
+	}
+	var parts []written
+	for i := range criteria {
+		if write := criteria[i].writeExample; write != nil {
+			if v, at := write(&ex); v != nil {
+				parts = append(parts, written{at, criteria[i].name, v})
+			}
+		}
+	}
+	slices.SortStableFunc(parts, func(a, b written) int { return a.at - b.at })
 	n := &yaml.Node{Kind: yaml.MappingNode, Style: yaml.FlowStyle}
-	if ex.Route != "" {
-		setMember(n, keyRoute, str(ex.Route))
-	}
-	if ex.System != "" {
-		setMember(n, keySystem, str(ex.System))
-	}
-	if ex.Message != "" {
-		setMember(n, keyMessage, str(ex.Message))
-	}
 	if len(ex.Conversation) > 0 {
 		n.Style = 0
-		items := &yaml.Node{Kind: yaml.SequenceNode}
-		for _, m := range ex.Conversation {
-			items.Content = append(items.Content, messageNode(m))
-		}
-		setMember(n, keyConversation, items)
 	}
-	if namesScenario(ex.ForwardedProps) {
-		setMember(n, keyForwardedProps, valueNode(ex.ForwardedProps))
-	}
-	if len(ex.Tools) > 0 {
-		tools := &yaml.Node{Kind: yaml.SequenceNode}
-		for _, t := range ex.Tools {
-			tools.Content = append(tools.Content, toolNode(t))
-		}
-		setMember(n, keyTools, tools)
-	}
-	if len(ex.Context) > 0 {
-		items := make([]any, len(ex.Context))
-		for i, c := range ex.Context {
-			items[i] = map[string]any{keyDescription: c.Description, keyValue: c.Value}
-		}
-		setMember(n, keyContext, valueNode(items))
-	}
-	if ex.State != nil {
-		setMember(n, keyState, valueNode(ex.State))
-	}
-	if len(ex.ForwardedProps) > 0 && !namesScenario(ex.ForwardedProps) {
-		setMember(n, keyForwardedProps, valueNode(ex.ForwardedProps))
-	}
-	if len(ex.Headers) > 0 {
-		headers := make(map[string]any, len(ex.Headers))
-		for k, v := range ex.Headers {
-			headers[k] = v
-		}
-		setMember(n, keyHeaders, valueNode(headers))
+	for _, p := range parts {
+		setMember(n, p.key, p.v)
 	}
 	return n
 }

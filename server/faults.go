@@ -4,11 +4,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/labstack/echo/v4"
 
@@ -21,22 +22,96 @@ import (
 const FaultHeader = "X-Agui-Mock-Fault"
 
 // faultRequest is the body of POST /_mock/faults: a fault's kind and parameters, and
-// how many requests it applies to. Pointers tell a member given with its zero value
-// from one not given, since a parameter the kind does not take is refused either way.
+// how many requests it applies to. Each parameter is decoded as its row of the fault
+// parameters' table says (scenarios.Fault.DecodeParam), so that the body takes every
+// parameter the header does, in its JSON type.
 type faultRequest struct {
-	Kind       string          `json:"kind"`
-	After      *int            `json:"after"`
-	Status     *int            `json:"status"`
-	Body       json.RawMessage `json:"body"` // any JSON value
-	RetryAfter *int            `json:"retryAfter"`
-	KeepAlive  *bool           `json:"keepAlive"`
-	Delay      *string         `json:"delay"` // a duration such as "2s"
-	Message    *string         `json:"message"`
-	Code       *string         `json:"code"`
-	Times      *int            `json:"times"`
+	Kind  string
+	Times *int
 	// On is the route the fault applies to: run (the default), or one of the CopilotKit
 	// runtime's handshake, info, connect or stop.
-	On *string `json:"on"`
+	On *string
+
+	params  scenarios.Fault // its parameters, as given
+	given   []string        // the parameters given, null ones aside: one given with its zero value is judged too
+	invalid error           // the first parameter given a value it cannot take, reported after the body is read
+}
+
+// UnmarshalJSON reads the body's members in order, as encoding/json reads a struct's
+// fields with unknown ones refused: the first member of the wrong JSON type, or unknown,
+// is the error, named as encoding/json names it.
+func (r *faultRequest) UnmarshalJSON(data []byte) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return &json.UnmarshalTypeError{Value: jsonKind(data), Type: reflect.TypeFor[faultRequest]()}
+	}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return err
+		}
+		member, _ := tok.(string)
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
+			return err
+		}
+		if err := r.member(member, raw); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// member reads one member of the body.
+func (r *faultRequest) member(member string, raw json.RawMessage) error {
+	switch {
+	case strings.EqualFold(member, "kind"):
+		return decodeMember("kind", raw, &r.Kind)
+	case strings.EqualFold(member, "times"):
+		return decodeMember("times", raw, &r.Times)
+	case strings.EqualFold(member, "on"):
+		return decodeMember("on", raw, &r.On)
+	}
+	name, err := r.params.DecodeParam(member, raw)
+	var fe *scenarios.FaultError
+	switch {
+	case name == "":
+		return fmt.Errorf("json: unknown field %q", member)
+	case errors.As(err, &fe):
+		if r.invalid == nil {
+			r.invalid = err
+		}
+	case err != nil:
+		return err
+	}
+	if string(raw) != "null" && !slices.Contains(r.given, name) {
+		r.given = append(r.given, name)
+	}
+	return nil
+}
+
+// decodeMember decodes a member of the body into v; a value of another JSON type is a
+// *json.UnmarshalTypeError that names the member.
+func decodeMember(name string, raw json.RawMessage, v any) error {
+	err := json.Unmarshal(raw, v)
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) {
+		te.Field = name
+	}
+	return err
+}
+
+// jsonKind names the kind of a JSON value as encoding/json does in its type errors.
+func jsonKind(data []byte) string {
+	switch bytes.TrimSpace(data)[0] {
+	case '"':
+		return "string"
+	case '[':
+		return "array"
+	case 't', 'f':
+		return "bool"
+	}
+	return "number"
 }
 
 // Routes a queued fault applies to: runs, or a route of the CopilotKit runtime's
@@ -67,42 +142,11 @@ func (s *Server) faultQueue(on string) (*testctl.Queue[scenarios.Fault], bool) {
 	return nil, false
 }
 
-// fault builds the fault the body describes, and the parameters it names.
+// fault is the fault the body describes, and the parameters it names.
 func (r faultRequest) fault() (scenarios.Fault, []string, error) {
-	f := scenarios.Fault{Kind: r.Kind, Body: faultBody(r.Body)}
-	var given []string
-	take := func(name string, present bool) bool {
-		if present {
-			given = append(given, name)
-		}
-		return present
-	}
-	if take("after", r.After != nil) {
-		f.After = *r.After
-	}
-	if take("status", r.Status != nil) {
-		f.Status = *r.Status
-	}
-	take("body", len(r.Body) > 0 && string(r.Body) != "null")
-	if take("retryAfter", r.RetryAfter != nil) {
-		f.RetryAfter = *r.RetryAfter
-	}
-	if take("keepAlive", r.KeepAlive != nil) {
-		f.KeepAlive = *r.KeepAlive
-	}
-	if take("message", r.Message != nil) {
-		f.Message = *r.Message
-	}
-	if take("code", r.Code != nil) {
-		f.Code = *r.Code
-	}
-	if take("delay", r.Delay != nil) {
-		var err error
-		if f.Delay, err = time.ParseDuration(*r.Delay); err != nil {
-			return f, given, &scenarios.FaultError{Param: "delay", Problem: "delay: " + err.Error()}
-		}
-	}
-	return f, given, nil
+	f := r.params
+	f.Kind = r.Kind
+	return f, slices.Clone(r.given), r.invalid
 }
 
 // addFault queues a fault for the next run requests of the caller's test id: the
@@ -180,20 +224,6 @@ func (s *Server) forgetFaults(testID string, all bool) {
 		queue, _ := s.faultQueue(on)
 		queue.Reset(testID, all)
 	}
-}
-
-// faultBody is the answer body a status fault's "body" member asks for: a string as it
-// is, any other JSON value as compact JSON, null or nothing for the default body.
-func faultBody(raw json.RawMessage) string {
-	var str string
-	if json.Unmarshal(raw, &str) == nil {
-		return str
-	}
-	var compact bytes.Buffer
-	if json.Compact(&compact, raw) != nil || compact.String() == "null" {
-		return "" // absent: the decoder has already checked that it is JSON
-	}
-	return compact.String()
 }
 
 // requestFault is the fault a run request asks for: its header's, or the test's queued

@@ -311,3 +311,41 @@ func TestAStatusFaultSendsItsBodyAsGiven(t *testing.T) {
 		})
 	}
 }
+
+// The admin body decodes every fault parameter through its row of the parameters'
+// table: each is refused, by name, when given a value of another JSON type than its own,
+// and an unknown member is refused as before.
+func TestTheAdminBodyDecodesEveryFaultParameterByItsType(t *testing.T) {
+	s := newServer(t, "steps: [{text: hi}]\n", nil)
+	wrong := map[string]struct{ value, want string }{ // a value of another type, by the parameter's type
+		"number":  {`"1"`, "must be an integer, got a string"},
+		"boolean": {`"yes"`, "must be true or false, got a string"},
+		"string":  {`1`, "must be a string, got a number"},
+	}
+	seen := map[string]bool{}
+	for _, kind := range scenarios.FaultKindTable() {
+		for _, param := range kind.Params {
+			if seen[param] {
+				continue
+			}
+			seen[param] = true
+			typ, _ := scenarios.FaultParamType(param)
+			w, ok := wrong[typ]
+			if !ok {
+				continue // any JSON value
+			}
+			status, body := call(t, s, "POST", AdminPrefix+"/faults", `{"kind":"`+kind.Name+`","`+param+`":`+w.value+`}`, nil)
+			var answer errorBody
+			if err := json.Unmarshal([]byte(body), &answer); err != nil || status != 400 {
+				t.Fatal(param, status, body)
+			}
+			if answer.Field != param || answer.Message != "invalid admin request: "+param+" "+w.want {
+				t.Errorf("%s given %s: %+v", param, w.value, answer)
+			}
+		}
+	}
+	status, body := call(t, s, "POST", AdminPrefix+"/faults", `{"kind":"split","kepAlive":true}`, nil)
+	if status != 400 || !strings.Contains(body, `unknown member \"kepAlive\"`) {
+		t.Errorf("an unknown member: %d %s", status, body)
+	}
+}
