@@ -19,11 +19,11 @@
 //
 // A run, written:
 //
-//   - session.go: a run placed in its thread's session: continuing the session's
-//     fixture or starting it, its file's name, its first scenario and example, and
-//     the runs not recorded.
-//   - fixture.go: what the recorder remembers of a session, and a run's events
-//     templated for its fixture: ids, the client's own messages in snapshots.
+//   - session.go: what the recorder remembers of a thread (session), and a run placed
+//     in it: continuing the session's fixture or starting it, its file's name, its
+//     first scenario and example, and the runs not recorded.
+//   - fixture.go: a run's events templated for its fixture: ids, the client's own
+//     messages in snapshots.
 //   - turns.go: a later turn's conversation, which its scenario matches.
 //   - stopped.go: a session's first run the client stopped, written as a stopped
 //     scenario, and other unfinished runs kept apart.

@@ -16,6 +16,111 @@ import (
 	"github.com/agui-mock/agui-mock/scenarios"
 )
 
+// session is what the recorder remembers of a thread it is recording.
+type session struct {
+	file     string                   // the fixture the thread's runs go into
+	stem     string                   // its first request's file name, without time stamp or extension
+	id       string                   // the fixture's scenario id
+	shadowed bool                     // an earlier recording answers the same first request
+	path     []scenarios.RecordedWhen // the answers that chose each run from the root run's to the latest
+	ids      map[string]string        // upstream ids → local names, shared by the thread's runs
+	counts   map[string]int           // per prefix, names handed out so far
+	runs     int
+	// unrecorded marks a thread whose latest run was not recorded: the runs continuing it
+	// are not recorded either.
+	unrecorded bool
+	// awaiting lists, in the order the last run raised them, the upstream ids of its
+	// interrupts or of its tool calls left without a result: the order replays match
+	// answers in.
+	awaiting []string
+	// toolCalls lists, in the same order, the upstream ids of the tool calls the last
+	// run left without a result, when it raised no interrupt.
+	toolCalls []string
+	// written are the files the thread's sessions wrote, by stem: a later session of the
+	// thread with the same first request must not replace one.
+	written map[string]string
+}
+
+// answersUnseen reports whether a run answers something of an earlier run: interrupts
+// (resume, or a LangGraph command), or tool calls, whose results follow its last user
+// message. Its recording is not a first run, whatever session it belongs to.
+func answersUnseen(in *protocol.RunAgentInput) bool {
+	if len(in.Resume) > 0 || in.Command != nil {
+		return true
+	}
+	for i := len(in.Messages) - 1; i >= 0 && in.Messages[i].Role != "user"; i-- {
+		if in.Messages[i].Role == "tool" {
+			return true
+		}
+	}
+	return false
+}
+
+// unplaced says why a run of the thread does not continue the session's latest run.
+func (s *session) unplaced(in *protocol.RunAgentInput) string {
+	switch interrupts := len(s.awaiting) - len(s.toolCalls); {
+	case interrupts > 0:
+		return fmt.Sprintf("it answers none of the %d interrupt(s) the thread's latest run raised", interrupts)
+	case len(s.toolCalls) > 0:
+		results := protocol.ToolResults(in)
+		answered := 0
+		for _, id := range s.toolCalls {
+			if _, ok := results[id]; ok {
+				answered++
+			}
+		}
+		return fmt.Sprintf("it brings results for %d of the %d tool call(s) the thread's latest run left waiting", answered, len(s.toolCalls))
+	}
+	return "the thread's latest run waits for nothing, and the run's last user message is the one that session began with"
+}
+
+// noteAwaiting records what the session's latest run waits for.
+func (s *session) noteAwaiting(events []capturedEvent) {
+	interrupts, calls := protocol.Awaited(events, func(ce capturedEvent) protocol.Event { return ce.event })
+	s.awaiting = nil
+	for _, wire := range interrupts {
+		if id, ok := wire["id"].(string); ok {
+			s.awaiting = append(s.awaiting, id)
+		}
+	}
+	s.toolCalls = nil
+	for _, start := range calls {
+		s.awaiting = append(s.awaiting, start.Str("toolCallId"))
+		s.toolCalls = append(s.toolCalls, start.Str("toolCallId"))
+	}
+}
+
+// raisesLangGraphInterrupts reports whether a run waits for interrupts it raised in the
+// LangGraph dialect: what it waits for (protocol.Awaited) is interrupts, and its
+// RUN_FINISHED has no interrupt outcome, so they are its on_interrupt events. Its
+// fixture is then of that dialect.
+func raisesLangGraphInterrupts(events []capturedEvent) bool {
+	interrupts, _ := protocol.Awaited(events, func(ce capturedEvent) protocol.Event { return ce.event })
+	if len(interrupts) == 0 {
+		return false
+	}
+	for _, ce := range events {
+		if _, ok := ce.event.Outcome()["interrupts"]; ok && ce.event.Type == protocol.RunFinished {
+			return false
+		}
+	}
+	return true
+}
+
+// continuedBy reports whether a run continues the session's latest run, by the rule a
+// replay follows (protocol.IsContinuation). What a run that was not recorded waits for
+// is unknown; the tool results at the end of the run's messages are taken to answer it.
+func (s *session) continuedBy(in *protocol.RunAgentInput) bool {
+	pending := s.toolCalls
+	if s.unrecorded {
+		pending = nil
+		for i := len(in.Messages) - 1; i >= 0 && in.Messages[i].Role == "tool"; i-- {
+			pending = append(pending, in.Messages[i].ToolCallID)
+		}
+	}
+	return protocol.IsContinuation(in, pending)
+}
+
 // continuesUnrecorded reports whether a run continues one that was not recorded.
 func (r *Recorder) continuesUnrecorded(in *protocol.RunAgentInput) bool {
 	r.mu.Lock()
