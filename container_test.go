@@ -75,6 +75,9 @@ cat "$last/Dockerfile" >> "$log"
 // buildx plugin and with one that lacks it (a Docker 23+ CLI refuses BuildKit builds
 // then): both build, and what they build is the Dockerfile's final stage, offline.
 func TestMakeImageBuildsWithTheCLIAtHand(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the image's binary: not run with -short")
+	}
 	needMake(t)
 	release, err := os.ReadFile("Dockerfile")
 	if err != nil {

@@ -36,6 +36,7 @@ var adminPaths = []string{
 // private networks alone; any other client is refused by nginx, with a message naming
 // its address, and still reaches the AG-UI endpoints.
 func TestNginxServesTheAdminAPIToLoopbackAndPrivateAddressesOnly(t *testing.T) {
+	nginxTest(t)
 	replica := testkit.Start(t, cmd.Run, []string{"--addr", "127.0.0.1:0"},
 		map[string]string{"AGUI_MOCK_SPEED": "0", "AGUI_MOCK_METRICS": "true", "AGUI_MOCK_WATCH": "off"}, io.Discard)
 	proxy := startNginx(t, []string{replica})

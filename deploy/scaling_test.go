@@ -21,6 +21,14 @@ import (
 	"github.com/agui-mock/agui-mock/server"
 )
 
+// nginxTest skips a test of the real nginx under -short: go test -short runs none.
+func nginxTest(t *testing.T) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("runs the real nginx: not run with -short")
+	}
+}
+
 // nginxBinary returns Debian's nginx, or skips the test where it is not installed; in
 // CI (CI set) a missing nginx fails it: .ci/with-nginx installs it.
 func nginxBinary(t *testing.T) string {
@@ -199,6 +207,7 @@ func journalOf(t *testing.T, base, testID string) []string {
 // under its own X-Test-Id, force scenarios, queue faults and read their journals through
 // nginx, and each finds what it set up, because all its requests reach one replica.
 func TestTwoReplicasBehindNginxKeepEachTestOnOneReplica(t *testing.T) {
+	nginxTest(t)
 	dir, extra := t.TempDir(), t.TempDir()
 	for name, content := range map[string]string{
 		"plain.yaml": "id: plain\nmatch: {message: ^hello$}\nsteps: [{text: plain reply}]\n",

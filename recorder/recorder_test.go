@@ -24,13 +24,19 @@ import (
 	"go.uber.org/goleak"
 	"go.yaml.in/yaml/v3"
 
+	"github.com/agui-mock/agui-mock/internal/testkit"
 	"github.com/agui-mock/agui-mock/protocol"
 	"github.com/agui-mock/agui-mock/recorder"
 	"github.com/agui-mock/agui-mock/scenarios"
 	"github.com/agui-mock/agui-mock/server"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+// TestMain checks that no test leaves a goroutine behind. The parallel tests wait on
+// timers and sockets, so more of them run at once than there are CPUs.
+func TestMain(m *testing.M) {
+	testkit.WaitersInParallel(8)
+	goleak.VerifyTestMain(m)
+}
 
 // upstreamScenarios is the real agent of these tests: varied events, real timing, an
 // approval flow with two interrupts and a frontend tool.
@@ -188,17 +194,21 @@ func (c acceptingClient) run(body string) ([]protocol.Event, []time.Duration) {
 }
 
 // recordingUpstreamScenarios serves a mock that records every run into a new directory,
-// from an upstream mock that plays upstreamScenarios; it returns the directory and the
-// recording server.
+// from an upstream mock that plays upstreamScenarios at a quarter of their time (paced
+// still, so that the recordings keep delays); it returns the directory and the recording
+// server.
 func recordingUpstreamScenarios(t *testing.T) (out string, proxy *httptest.Server) {
 	t.Helper()
 	out = t.TempDir()
-	upstream := serverFor(t, server.DefaultConfig(), scenarios.Source{FS: fstest.MapFS{"s/u.yaml": {Data: []byte(upstreamScenarios)}}, Root: "s", Label: "upstream"})
+	paced := server.DefaultConfig()
+	paced.Speed = 0.25
+	upstream := serverFor(t, paced, scenarios.Source{FS: fstest.MapFS{"s/u.yaml": {Data: []byte(upstreamScenarios)}}, Root: "s", Label: "upstream"})
 	u, _ := url.Parse(upstream.URL)
 	return out, recordingProxy(t, recorder.Config{Upstream: u, OutDir: out, Dedupe: true})
 }
 
 func TestRecordedSessionsReplayLikeTheOriginal(t *testing.T) {
+	t.Parallel()
 	out, proxy := recordingUpstreamScenarios(t)
 
 	recorded := map[[2]string][][]protocol.Event{}
@@ -229,6 +239,7 @@ func TestRecordedSessionsReplayLikeTheOriginal(t *testing.T) {
 // recorder decodes them into the same fixture an SSE session makes: it replays, over
 // either transport, like the original.
 func TestAProtobufUpstreamIsRelayedAndRecorded(t *testing.T) {
+	t.Parallel()
 	out, proxy := recordingUpstreamScenarios(t)
 	statuses := [2]string{"resolved", "cancelled"}
 	recorded := sessionAccepting(client{t, proxy.URL}, protocol.ProtoContentType, "proto-session", statuses)
@@ -418,7 +429,11 @@ func TestReadersNeverSeeAPartialFixture(t *testing.T) {
 			}
 		}
 	})
-	for i := range 15 {
+	runs := 15
+	if testing.Short() {
+		runs = 5 // fewer rewrites of the file for the reader to meet
+	}
+	for i := range runs {
 		req, _ := http.NewRequest("POST", proxy.URL+"/agui/chat", strings.NewReader(fmt.Sprintf(`{"threadId":"t%d","runId":"r","messages":[{"role":"user","content":"big"}]}`, i)))
 		req.Header.Set("Content-Type", "application/json")
 		resp, err := http.DefaultClient.Do(req)

@@ -266,6 +266,7 @@ func endOnceLeft(frames *protocol.FrameReader, leave context.CancelFunc) error {
 // the session's fixture, as a stopped continuation of the run it answers: a replay of
 // the session plays its events after the same answer, then holds the stream open.
 func TestAStoppedContinuationIsPlacedInItsSession(t *testing.T) {
+	t.Parallel()
 	proxy, out, progress := slowlyRecording(t,
 		"match: {message: ^ship$}\nsteps: [{interrupt: {message: Ship it, on: {resolved: [{text: '"+strings.Repeat("word ", 100)+"'}]}}}]\n")
 	const ask = `{"threadId":"t","runId":"r1","protocolVersion":"1.1","messages":[{"id":"u1","role":"user","content":"ship"}]}`

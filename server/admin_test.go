@@ -64,6 +64,7 @@ func TestRuntimeScenarios(t *testing.T) {
 }
 
 func TestARuntimeScenarioHasTheSizeLimitOfAFile(t *testing.T) {
+	t.Parallel()
 	s := newServer(t, "", nil) // a run's body may be 10 MiB
 	text := strings.Repeat("word ", scenarios.MaxFileBytes/5-20)
 	yaml := func(id string) string {

@@ -112,6 +112,7 @@ func TestWithoutATokenTheAdminAPIIsOpenToToolsThatAreNoBrowser(t *testing.T) {
 }
 
 func TestTheAdminAPIRefusesWebPagesItDoesNotList(t *testing.T) {
+	t.Parallel()
 	const (
 		listed = "http://localhost:3000"
 		evil   = "http://evil.test"

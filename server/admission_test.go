@@ -186,6 +186,7 @@ func TestAConnectionThatSendsNothingHoldsItsStartingSlotBriefly(t *testing.T) {
 // TestHeadersPastTheCapAre431: a request whose headers pass Config.MaxHeaderBytes is
 // answered 431 before any handler reads it; one just within it is answered as usual.
 func TestHeadersPastTheCapAre431(t *testing.T) {
+	t.Parallel()
 	s := newServer(t, "", func(c *Config) { c.AllowedHosts = []string{"*"} })
 	addr, _ := serveOn(t, s)
 	for _, tt := range []struct {

@@ -19,6 +19,7 @@ import (
 // each must get a 4xx with a JSON error that names the problem — no panic, no 5xx, no
 // half-written stream — and the server must go on serving normal runs.
 func TestHostileInputCatalogue(t *testing.T) {
+	t.Parallel()
 	s := newServer(t, "", func(c *Config) { c.Speed = 0; c.MaxBodyBytes = 1 << 20; c.MaxMessages = 100; c.AuthToken = "" })
 	ts := startHTTP(t, s)
 

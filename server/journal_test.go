@@ -69,6 +69,7 @@ func holdStream(t *testing.T, s *Server) {
 var authorized = map[string]string{"Authorization": "Bearer s3cret"}
 
 func TestEveryAnswerIsJournaled(t *testing.T) {
+	t.Parallel() // its 409 waits a second for the busy thread
 	run := func(message string) string {
 		return `{"threadId":"t1","messages":[{"role":"user","content":"` + message + `"}]}`
 	}

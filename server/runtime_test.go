@@ -313,6 +313,7 @@ func TestSeededThreadsAreATestsOwnAndRestoreOnConnect(t *testing.T) {
 }
 
 func TestPagesOfOtherOriginsMayNotReadThreadsThroughTheRuntime(t *testing.T) {
+	t.Parallel()
 	s := newServer(t, runtimeScenarios, func(c *Config) { c.CORSOrigins = []string{"*", "http://app.test"} })
 	for _, tt := range []struct {
 		method, path, body string

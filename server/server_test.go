@@ -14,11 +14,17 @@ import (
 
 	"go.uber.org/goleak"
 
+	"github.com/agui-mock/agui-mock/internal/testkit"
 	"github.com/agui-mock/agui-mock/protocol"
 	"github.com/agui-mock/agui-mock/scenarios"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+// TestMain checks that no test leaves a goroutine behind. The parallel tests wait on
+// timers and sockets, so more of them run at once than there are CPUs.
+func TestMain(m *testing.M) {
+	testkit.WaitersInParallel(8)
+	goleak.VerifyTestMain(m)
+}
 
 // newServer serves the given scenario file (or the built-in set when yaml is empty).
 func newServer(t testing.TB, yaml string, configure func(*Config)) *Server {

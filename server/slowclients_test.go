@@ -17,6 +17,8 @@ const chatRun = `{"threadId":"th-other","runId":"r","messages":[{"id":"m","role"
 
 // answeredWithin sends a request on a new connection and returns how long its answer's
 // headers took, failing the test when they took longer than within or had another status.
+// within is a time the test sets against the server's own: the time a stalled body or a
+// silent socket is given, which the answer must not wait for.
 func answeredWithin(t *testing.T, addr, method, path, body string, status int, within time.Duration) time.Duration {
 	t.Helper()
 	started := time.Now()
@@ -42,7 +44,8 @@ func stall(t *testing.T, addr string) *rawClient {
 }
 
 func TestStalledBodiesLeaveTheServerAnswering(t *testing.T) {
-	const bodyTimeout = 3 * time.Second
+	t.Parallel()
+	const bodyTimeout = 2 * time.Second
 	s := newServer(t, "", func(c *Config) { c.BodyTimeout = bodyTimeout }) // --max-starting 128
 	addr, _ := serveOn(t, s)
 	stalled := make([]*rawClient, 130)
@@ -50,8 +53,9 @@ func TestStalledBodiesLeaveTheServerAnswering(t *testing.T) {
 	for i := range stalled {
 		stalled[i] = stall(t, addr)
 	}
-	health := answeredWithin(t, addr, "GET", AdminPrefix+"/healthz", "", 200, time.Second)
-	run := answeredWithin(t, addr, "POST", "/agui/chat", chatRun, 200, time.Second)
+	// Both are answered before the stalled bodies' time is up: nothing waits for them.
+	health := answeredWithin(t, addr, "GET", AdminPrefix+"/healthz", "", 200, bodyTimeout-time.Since(started))
+	run := answeredWithin(t, addr, "POST", "/agui/chat", chatRun, 200, bodyTimeout-time.Since(started))
 	t.Logf("with %d stalled bodies: /_mock/healthz answered in %v, a run started in %v", len(stalled), health, run)
 
 	// Each stalled body is answered 408 when its time is up, and its connection closed.
@@ -62,7 +66,7 @@ func TestStalledBodiesLeaveTheServerAnswering(t *testing.T) {
 		}
 		if i == 0 {
 			body, _ := io.ReadAll(resp.Body)
-			if !strings.Contains(string(body), `"body_timeout"`) || !strings.Contains(string(body), "3s") {
+			if !strings.Contains(string(body), `"body_timeout"`) || !strings.Contains(string(body), "2s") {
 				t.Errorf("the 408 says %s", body)
 			}
 			if took := time.Since(started); took < bodyTimeout {
@@ -73,19 +77,27 @@ func TestStalledBodiesLeaveTheServerAnswering(t *testing.T) {
 }
 
 func TestAStalledBodyOfARefusedRequestDelaysNobody(t *testing.T) {
+	t.Parallel()
 	// Refused before its body is read, a request's answer waits until net/http has
-	// drained the body: with one place to start in, the next connection gets in all the same.
-	s := newServer(t, "", func(c *Config) { c.MaxStarting = 1; c.AuthToken = "secret"; c.BodyTimeout = time.Second })
+	// drained the body: with one place to start in, the next connection gets in all the
+	// same, before the stalled body's time is up.
+	const bodyTimeout = 2 * time.Second
+	s := newServer(t, "", func(c *Config) { c.MaxStarting = 1; c.AuthToken = "secret"; c.BodyTimeout = bodyTimeout })
 	addr, _ := serveOn(t, s)
+	started := time.Now()
 	stalled := stall(t, addr)
-	took := answeredWithin(t, addr, "GET", AdminPrefix+"/healthz", "", 401, time.Second)
+	took := answeredWithin(t, addr, "GET", AdminPrefix+"/healthz", "", 401, bodyTimeout-time.Since(started))
 	t.Logf("behind a refused stalled body, the next request was answered in %v", took)
-	if resp, err := stalled.answer(5 * time.Second); err != nil || resp.StatusCode != 401 || !resp.Close {
+	if resp, err := stalled.answer(bodyTimeout + 5*time.Second); err != nil || resp.StatusCode != 401 || !resp.Close {
 		t.Fatalf("the refused stalled request: %v %v, want its 401 and the connection closed", resp, err)
 	}
 }
 
 func TestReconnectingSilentSocketsLeaveTheServerAnswering(t *testing.T) {
+	t.Parallel()
+	// Every answer comes well before a silent socket's time to send its headers is up:
+	// nothing waits for one.
+	const within = headerTimeout / 2
 	for _, tt := range []struct {
 		maxStarting, sockets int
 	}{{128, 200}, {16, 40}} {
@@ -132,9 +144,9 @@ func TestReconnectingSilentSocketsLeaveTheServerAnswering(t *testing.T) {
 			var slowest time.Duration
 			for range 5 {
 				time.Sleep(200 * time.Millisecond)
-				slowest = max(slowest, answeredWithin(t, addr, "GET", AdminPrefix+"/healthz", "", 200, time.Second))
+				slowest = max(slowest, answeredWithin(t, addr, "GET", AdminPrefix+"/healthz", "", 200, within))
 			}
-			run := answeredWithin(t, addr, "POST", "/agui/chat", chatRun, 200, time.Second)
+			run := answeredWithin(t, addr, "POST", "/agui/chat", chatRun, 200, within)
 			close(stop)
 			<-churned
 			t.Logf("with %d silent sockets reconnecting: the slowest of 5 health checks answered in %v, a run started in %v", tt.sockets, slowest, run)

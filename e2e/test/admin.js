@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { DEFAULT_ROUTE, SPEED_HEADER } from './clients.js';
+import { eventually } from './harness.js';
 
 /** The admin API's path prefix. */
 export const ADMIN = '/_mock';
@@ -71,14 +72,8 @@ export async function journalEntries(server, query = {}, testId) {
  * Polls the journal until an entry matches predicate (entries are written when a request
  * is over, a moment after its client stopped reading) and returns it.
  */
-export async function journalEntry(server, predicate, { testId, timeoutMs = 5_000 } = {}) {
-  const deadline = performance.now() + timeoutMs;
-  for (;;) {
-    const entry = (await journalEntries(server, {}, testId)).find(predicate);
-    if (entry) return entry;
-    assert.ok(performance.now() < deadline, `no matching journal entry within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
+export function journalEntry(server, predicate, { testId, timeoutMs = 5_000 } = {}) {
+  return eventually(async () => (await journalEntries(server, {}, testId)).find(predicate), 'no matching journal entry', timeoutMs);
 }
 
 /** Adds runtime scenarios (YAML) and returns their ids, asserting the server took them. */

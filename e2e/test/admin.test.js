@@ -19,7 +19,7 @@ import {
   TEST_ID_HEADER,
   typesOf,
 } from './admin.js';
-import { makeTempDir, useServer } from './harness.js';
+import { eventually, makeTempDir, useServer } from './harness.js';
 
 // A scenario directory read only on POST /_mock/reload (--watch off), with one scenario.
 const scenarioDir = makeTempDir('agui-mock-admin-');
@@ -485,8 +485,7 @@ describe('breakpoints over fetch', () => {
       const seen = [];
       const running = conversation.send('showcase', { onEvent: (event) => seen.push(event.type) });
       await adminOK(server, 'GET', `/breakpoints/${id}?wait=10s`);
-      const deadline = performance.now() + 2_000;
-      while (!seen.includes('ACTIVITY_DELTA') && performance.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+      await eventually(() => seen.includes('ACTIVITY_DELTA'), 'the plan card before the breakpoint', 10_000, 10);
 
       const roles = conversation.agent.messages.map((m) => m.role);
       assert.deepEqual(roles, ['user', 'reasoning', 'activity'], 'reasoning and the plan card, no answer yet');

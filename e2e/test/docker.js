@@ -10,6 +10,7 @@ import { execFile, execFileSync } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { describe, test } from 'node:test';
 import { promisify } from 'node:util';
+import { eventually as waitUntil } from './harness.js';
 
 export const DOCKER = process.env.DOCKER || 'docker';
 export const IMAGE = process.env.AGUI_MOCK_IMAGE || 'agui-mock:dev';
@@ -151,8 +152,13 @@ export async function runContainer({ image = IMAGE, label = 'mock', env = {}, vo
  * logs, if it stops first or the wait runs out.
  */
 export async function waitReady(container, url = container.url, timeoutMs = READY_TIMEOUT_MS) {
-  const deadline = performance.now() + timeoutMs;
-  for (;;) {
+  const notReady = async () => {
+    const { State } = await container.inspect();
+    const { stderr } = await container.logs();
+    return new Error(`${container.name} is not ready (${State.Status}, exit ${State.ExitCode}); its log:\n${stderr.join('\n')}`);
+  };
+  let stopped;
+  await waitUntil(async () => {
     // A request that docker's port proxy accepted for a container not listening yet can
     // hang on a socket that does not keep node alive, and AbortSignal.timeout's timer does
     // not either: with nothing else pending, node would end the test run mid-wait
@@ -161,30 +167,21 @@ export async function waitReady(container, url = container.url, timeoutMs = READ
     const timer = setTimeout(() => abort.abort(), 1_000);
     try {
       const res = await fetch(`${url}/_mock/readyz`, { signal: abort.signal });
-      if (res.status === 200) return;
+      if (res.status === 200) return true;
     } catch {
       // not listening yet
     } finally {
       clearTimeout(timer);
     }
-    const { State } = await container.inspect();
-    if (!State.Running || performance.now() > deadline) {
-      const { stderr } = await container.logs();
-      throw new Error(`${container.name} is not ready (${State.Status}, exit ${State.ExitCode}); its log:\n${stderr.join('\n')}`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+    stopped = !(await container.inspect()).State.Running;
+    return stopped; // no use waiting for a container that stopped
+  }, `${container.name} is ready`, timeoutMs, 100).catch(() => {
+    stopped = true;
+  });
+  if (stopped) throw await notReady();
 }
 
-/** Polls check() until it returns a truthy value, which it resolves with. */
-export async function eventually(check, what, timeoutMs = 15_000) {
-  const deadline = performance.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value) return value;
-    if (performance.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
+/** The suite's eventually (harness.js), with the longer wait a container may need. */
+export const eventually = (check, what, timeoutMs = 15_000) => waitUntil(check, what, timeoutMs, 100);
 
 const lines = (text) => text.split('\n').filter((line) => line !== '');

@@ -1,9 +1,10 @@
 // Starts and stops agui-mock server processes for the end-to-end tests.
 //
-// The binary is built once per test process from the repository root (go's build cache
-// makes the builds after the first one cheap), unless AGUI_MOCK_BIN names a prebuilt
-// binary. Every server listens on a free loopback port and is killed when the process
-// exits, whatever happened to the tests.
+// The servers run the binary AGUI_MOCK_BIN names: `npm test` (e2e/run.js) builds it once
+// for the whole run and passes it to every test file's process. A test file run alone
+// (`node --test test/x.test.js`) without AGUI_MOCK_BIN builds its own, once per process.
+// Every server listens on a free loopback port and is killed when the process exits,
+// whatever happened to the tests.
 
 import { execFile, spawn } from 'node:child_process';
 import { accessSync, constants, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -230,6 +231,25 @@ export function useServer(args = [], options = {}) {
   before(async () => Object.assign(server, await startServer(args, options)));
   after(() => server.stop?.());
   return server;
+}
+
+/**
+ * Polls check() (which may be async) until it returns a truthy value, and resolves with
+ * that value; rejects, naming what (a string, or a function that says it at the time of
+ * the failure), once timeoutMs has passed without one. It is the suite's one wait for
+ * what happens in its own time: a journal entry, a reload, a file, a readiness answer.
+ * The time is a guard against waiting for ever, not a bound the test checks.
+ */
+export async function eventually(check, what, timeoutMs = 10_000, intervalMs = 20) {
+  const deadline = performance.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value) return value;
+    if (performance.now() > deadline) {
+      throw new Error(`${typeof what === 'function' ? what() : what}: not within ${timeoutMs} ms`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, intervalMs));
+  }
 }
 
 /** A TCP port nothing listens on now. */

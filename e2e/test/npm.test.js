@@ -21,7 +21,7 @@ import { after, before, describe, test } from 'node:test';
 import { build } from 'esbuild';
 import { chromiumPath } from '../browser/chromium.js';
 import { assertCleanRun, CLIENTS, Conversation } from './clients.js';
-import { freePort, makeTempDir, printedLine, REPO_ROOT } from './harness.js';
+import { eventually, freePort, makeTempDir, printedLine, REPO_ROOT } from './harness.js';
 
 const run = promisify(execFile);
 const VERSION = '0.0.0-e2e';
@@ -195,12 +195,7 @@ describe('the npm packages', { skip: !HOSTED && `no npm package is built for ${P
 
     const server = spawn(webServer.command, { cwd: project, shell: true, stdio: 'ignore', detached: true });
     try {
-      let ready;
-      for (const deadline = Date.now() + 15_000; Date.now() < deadline; await new Promise((r) => setTimeout(r, 100))) {
-        ready = await fetch(webServer.url).then((r) => r.status, () => undefined);
-        if (ready === 200) break;
-      }
-      assert.equal(ready, 200, 'the mock never answered its readiness URL');
+      await eventually(() => fetch(webServer.url).then((r) => r.status === 200, () => false), 'the mock answers its readiness URL', 15_000, 100);
       const result = await new Conversation(current, { url }).send('delete notes.txt');
       assert.equal(result.finished?.outcome, 'interrupt', 'the starter interrupt scenario paused the run');
     } finally {

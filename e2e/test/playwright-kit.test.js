@@ -14,7 +14,7 @@ import { randomUUID } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
 import { ADMIN, newTestId, runInput, TEST_ID_HEADER } from './admin.js';
-import { freePort, serverBinary } from './harness.js';
+import { eventually, freePort, serverBinary } from './harness.js';
 
 const KIT = '../../clients/playwright/dist/server.js';
 const { aguiMockServer } = await import(KIT).catch((err) => {
@@ -141,12 +141,7 @@ describe('@agui-mock/playwright aguiMockServer: tokens', () => {
     const exited = new Promise((resolve) => server.once('exit', resolve));
     try {
       const admin = (path, token) => fetch(url + ADMIN + path, { headers: token ? { Authorization: `Bearer ${token}` } : {} });
-      let ready;
-      for (const deadline = Date.now() + 15_000; Date.now() < deadline; await new Promise((r) => setTimeout(r, 100))) {
-        ready = await admin('/readyz', adminToken).then((r) => r.status, () => undefined);
-        if (ready === 200) break;
-      }
-      assert.equal(ready, 200, 'the mock never answered its readiness URL with the admin token');
+      await eventually(() => admin('/readyz', adminToken).then((r) => r.status === 200, () => false), 'the mock answers its readiness URL with the admin token', 15_000, 100);
 
       // every command line on the machine: the mock's is among them, and none holds a token
       const lines = commandLines();

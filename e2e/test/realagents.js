@@ -7,7 +7,7 @@ import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { promisify } from 'node:util';
 import { agentOf, CopilotKitCore, startRuntime } from './copilotkit.js';
-import { REPO_ROOT, serverBinary } from './harness.js';
+import { eventually, REPO_ROOT, serverBinary } from './harness.js';
 
 /** Runs `agui-mock verify` with args; resolves with {code, stdout, stderr}. */
 export async function verify(...args) {
@@ -38,12 +38,10 @@ export function shown(messages) {
  * run's line is printed when its recording is written, just after its stream ended).
  */
 export async function recordedLines(recorder, count, timeoutMs = 10_000) {
-  const deadline = performance.now() + timeoutMs;
-  for (;;) {
-    const lines = recorder.output.filter((line) => line.startsWith('recorded run'));
-    if (lines.length >= count || performance.now() > deadline) return lines;
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
+  const lines = () => recorder.output.filter((line) => line.startsWith('recorded run'));
+  // the callers assert on the lines there are, which say more than a timeout would
+  await eventually(() => lines().length >= count, `${count} recorded runs`, timeoutMs, 25).catch(() => {});
+  return lines();
 }
 
 /**

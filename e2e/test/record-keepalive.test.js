@@ -13,7 +13,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Worker } from 'node:worker_threads';
 import { test } from 'node:test';
 import { CLIENTS, Conversation } from './clients.js';
-import { makeTempDir } from './harness.js';
+import { eventually, makeTempDir } from './harness.js';
 import { startRecorder } from './recording.js';
 
 const [current] = CLIENTS;
@@ -35,15 +35,10 @@ async function unreadAt(agentPort, clientPort, timeoutMs = 10_000) {
   const hex = (port) => port.toString(16).toUpperCase().padStart(4, '0');
   const local = `:${hex(agentPort)}`;
   const remote = `:${hex(clientPort)}`;
-  const deadline = performance.now() + timeoutMs;
-  for (;;) {
-    for (const line of readFileSync(PROC_NET_TCP, 'utf8').split('\n').slice(1)) {
-      const [, localAddress, remoteAddress, , queues] = line.trim().split(/\s+/);
-      if (localAddress?.endsWith(local) && remoteAddress?.endsWith(remote) && parseInt(queues.split(':')[1], 16) > 0) return;
-    }
-    assert.ok(performance.now() < deadline, `no run reached the agent's kept-alive connection from port ${clientPort} within ${timeoutMs} ms`);
-    await sleep(5);
-  }
+  await eventually(() => readFileSync(PROC_NET_TCP, 'utf8').split('\n').slice(1).some((line) => {
+    const [, localAddress, remoteAddress, , queues] = line.trim().split(/\s+/);
+    return localAddress?.endsWith(local) && remoteAddress?.endsWith(remote) && parseInt(queues.split(':')[1], 16) > 0;
+  }), `no run reached the agent's kept-alive connection from port ${clientPort}`, timeoutMs, 5);
 }
 
 /** Resolves once gate[0] is no longer 0. */

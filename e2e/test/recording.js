@@ -4,12 +4,12 @@
 
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { readdirSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { REPO_ROOT, serverBinary, startServer } from './harness.js';
+import { eventually, REPO_ROOT, serverBinary, startServer } from './harness.js';
 
 /** Starts `agui-mock record --upstream upstream --record-dir dir` plus args. */
 export function startRecorder(upstream, dir, args = []) {
@@ -143,15 +143,12 @@ export async function assertValid(...paths) {
 
 /** Polls the server's scenario list until one with the given id is loaded. */
 export async function waitForScenario(server, id, timeoutMs = 5_000) {
-  const deadline = performance.now() + timeoutMs;
-  for (;;) {
-    const res = await fetch(`${server.url}/_mock/scenarios`);
-    const body = await res.json();
+  let body;
+  await eventually(async () => {
+    body = await (await fetch(`${server.url}/_mock/scenarios`)).json();
     const list = Array.isArray(body) ? body : (body.scenarios ?? []);
-    if (list.some((sc) => sc.id === id)) return;
-    assert.ok(performance.now() < deadline, `scenario ${id} not loaded after ${timeoutMs} ms: ${JSON.stringify(body).slice(0, 500)}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
+    return list.some((sc) => sc.id === id);
+  }, () => `scenario ${id} not loaded: ${JSON.stringify(body).slice(0, 500)}`, timeoutMs, 25);
 }
 
 // The fields whose values are generated ids: a replay mints new ones.
@@ -237,3 +234,29 @@ export function compareTiming(recorded, replayed, label) {
   }
   return worst;
 }
+
+/** A progress line of the recorder, as it prints one when a run's recording is written. */
+export const RECORDED_RUN = /^recorded run (\S+) of thread (\S+): (\d+) events in \S+, (complete|INCOMPLETE: .*), (nothing|\d+ secrets?) redacted → (.+)$/;
+
+/** The recorder's progress lines, parsed. */
+export function progress(recorder) {
+  return recorder.output
+    .map((line) => RECORDED_RUN.exec(line))
+    .filter(Boolean)
+    .map(([, runId, threadId, events, outcome, redacted, file]) => ({ runId, threadId, events: Number(events), outcome, redacted: parseInt(redacted, 10) || 0, file }));
+}
+
+/** Waits until the recorder has printed count progress lines (the line follows the stream's end). */
+export async function progressLines(recorder, count) {
+  await recorder.waitForOutput(() => progress(recorder).length >= count, 5_000).catch(() => {});
+  return progress(recorder);
+}
+
+/** Every file under dir with its content. */
+export function readAll(dir) {
+  return listFiles(dir).map((file) => ({ file, content: readFileSync(path.join(dir, file), 'utf8') }));
+}
+
+/** The seed's media-management flow, whose first run pauses on two interrupts. */
+export const MEDIA_MESSAGE = 'Search for ocean wave videos and trim the first 10 seconds';
+export const MEDIA_PROPS = { approval_mode: 'level:low', scenario_name: 'media_management' };

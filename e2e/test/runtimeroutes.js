@@ -13,6 +13,7 @@ export { agentOf };
 import { CopilotRuntime, createCopilotEndpointSingleRoute } from '@copilotkit/runtime/v2';
 import { ProxiedCopilotRuntimeAgent, ɵInterruptState as InterruptState } from '@copilotkit/core';
 import { SPEED_HEADER } from './clients.js';
+import { eventually } from './harness.js';
 import { TEST_ID_HEADER } from './admin.js';
 
 /** How long a test waits for something the client does before it fails (never asserted as a duration). */
@@ -157,16 +158,8 @@ export function unlistedAgent(core, agentId, threadId) {
  * hands each run's events to the subscribers it had when the run began, so a subscriber
  * added while a run streams would not hear of them.
  */
-export function until(agent, predicate, what = 'the agent to reach the expected state') {
-  return new Promise((resolve, reject) => {
-    const deadline = performance.now() + WAIT_MS;
-    const check = () => {
-      if (predicate(agent)) return resolve();
-      if (performance.now() > deadline) return reject(new Error(`waited in vain for ${what}: ${JSON.stringify(agent.messages)}`));
-      setTimeout(check, 10);
-    };
-    check();
-  });
+export async function until(agent, predicate, what = 'the agent to reach the expected state') {
+  await eventually(() => predicate(agent), () => `waited in vain for ${what}: ${JSON.stringify(agent.messages)}`, WAIT_MS, 10);
 }
 
 /**

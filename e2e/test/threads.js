@@ -4,6 +4,7 @@
 
 import assert from 'node:assert/strict';
 import { DEFAULT_ROUTE, SPEED_HEADER } from './clients.js';
+import { eventually } from './harness.js';
 
 /** The thread endpoints of the production API the server stands in for. */
 export const HISTORY_PATH = '/agui/history';
@@ -136,11 +137,9 @@ export function assertHistoryMatchesClient(history, agent) {
  * noticed a moment later) and returns it.
  */
 export async function settledHistory(server, threadId, timeoutMs = 5_000) {
-  const deadline = performance.now() + timeoutMs;
-  for (;;) {
-    const history = await threadHistory(server, threadId);
-    if (history.running === null) return history;
-    assert.ok(performance.now() < deadline, `run ${history.running.runId} still running after ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
+  let history;
+  return eventually(async () => {
+    history = await threadHistory(server, threadId);
+    return history.running === null && history;
+  }, () => `run ${history?.running?.runId} still running`, timeoutMs);
 }

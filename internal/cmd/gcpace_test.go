@@ -28,10 +28,11 @@ var gcTraceLine = regexp.MustCompile(`^gc \d+ .* (\d+)->(\d+)->(\d+) MB, (\d+) M
 // environment the goal is gcFloor above it; with GOGC=100 it is Go's own pace, twice a
 // heap of a few MiB, far under the floor.
 func TestServeKeepsTheCollectorsGoalAboveTheFloor(t *testing.T) {
-	bin := filepath.Join(t.TempDir(), "agui-mock")
-	if out, err := exec.Command("go", "build", "-o", bin, "../..").CombinedOutput(); err != nil {
-		t.Fatalf("%v\n%s", err, out)
+	if testing.Short() {
+		t.Skip("GC pacing of the real process: not run with -short")
 	}
+	t.Parallel()
+	bin := testkit.Binary(t)
 	const floorMiB = gcFloor >> 20
 	for _, c := range []struct {
 		gogc   string // "" for none in the environment

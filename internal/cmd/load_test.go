@@ -21,6 +21,7 @@ func load(t *testing.T, args ...string) (int, string, string) {
 }
 
 func TestLoadCommandMeasuresAgainstAnyEndpoint(t *testing.T) {
+	t.Parallel()
 	floor := start(t, []string{"load-floor", "--addr", "127.0.0.1:0", "--events", "6"}, nil)
 	oneWrite := start(t, []string{"load-floor", "--addr", "127.0.0.1:0", "--events", "7", "--one-write"}, nil)
 	mock := start(t, []string{"--addr", "127.0.0.1:0", "--no-builtin", "--scenarios", "../../bench/scenarios", "--watch", "off"}, nil)

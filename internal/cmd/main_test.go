@@ -23,7 +23,16 @@ import (
 	"github.com/agui-mock/agui-mock/scenarios"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+// TestMain checks that no test leaves a goroutine behind, and deletes the binary the
+// tests that run the real process share. The parallel tests wait on timers, sockets and
+// processes, so more of them run at once than there are CPUs.
+func TestMain(m *testing.M) {
+	testkit.WaitersInParallel(8)
+	goleak.VerifyTestMain(m, goleak.Cleanup(func(code int) {
+		testkit.RemoveBinary()
+		os.Exit(code)
+	}))
+}
 
 func env(vars map[string]string) environ { return testkit.Env(vars) }
 

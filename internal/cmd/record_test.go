@@ -22,6 +22,7 @@ import (
 // real upstream: a miss is recorded from it, and the same request then replays the
 // recording without reaching the upstream.
 func TestServeRecordsWhatNoScenarioAnswers(t *testing.T) {
+	t.Parallel()
 	upstream, hits := countingAgent(t)
 	own, recorded := t.TempDir(), t.TempDir()
 	testkit.WriteFile(t, filepath.Join(own, "mine.yaml"), scenarioFile("own"))
@@ -50,10 +51,11 @@ func TestServeRecordsWhatNoScenarioAnswers(t *testing.T) {
 }
 
 // countingAgent is a real AG-UI agent serving the built-in scenarios, and the number of
-// requests it has had.
+// requests it has had. It plays them at a tenth of their time: still paced, so that what
+// is recorded from it has delays to keep.
 func countingAgent(t *testing.T) (*httptest.Server, *atomic.Int64) {
 	t.Helper()
-	agent := builtinAgent(t, 1)
+	agent := builtinAgent(t, 0.1)
 	hits := new(atomic.Int64)
 	upstream := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		hits.Add(1)
@@ -104,6 +106,7 @@ func listedIDs(t *testing.T, url string) []string {
 // directory outside every scenario directory: it is served and watched too, so the
 // second identical request replays the recording without reaching the upstream.
 func TestRecordingsReplayFromARecordDirOfTheirOwn(t *testing.T) {
+	t.Parallel()
 	upstream, hits := countingAgent(t)
 	own := t.TempDir()
 	recorded := filepath.Join(t.TempDir(), "not-yet-there")
@@ -129,6 +132,7 @@ func TestRecordingsReplayFromARecordDirOfTheirOwn(t *testing.T) {
 // is recorded from the agent — also a request a built-in scenario would answer (a Dojo
 // route, the showcase) — and then replayed.
 func TestRecordMissingLeavesTheBuiltinScenariosOut(t *testing.T) {
+	t.Parallel()
 	upstream, hits := countingAgent(t)
 	own, recorded := t.TempDir(), t.TempDir()
 	testkit.WriteFile(t, filepath.Join(own, "mine.yaml"), scenarioFile("own"))
@@ -156,6 +160,7 @@ func TestRecordMissingLeavesTheBuiltinScenariosOut(t *testing.T) {
 // -dedupe=false: each session keeps a file and an id of its own, and the directory
 // validates and serves, replaying the first recording.
 func TestRecordingsWithoutDedupeValidateAndServe(t *testing.T) {
+	t.Parallel()
 	upstream, _ := countingAgent(t)
 	recorded := t.TempDir()
 	proxy := start(t, []string{"record", "--addr", "127.0.0.1:0", "--upstream", upstream.URL, "--record-dir", recorded, "--dedupe=false"}, nil)

@@ -91,9 +91,11 @@ func status(t *testing.T, url string) loadStatus {
 }
 
 func TestHotReloadFollowsRealEdits(t *testing.T) {
+	t.Parallel()
 	// In auto mode the safety poll is set far out, so only file-system events can work.
 	for mode, poll := range map[string]string{"auto": "1h", "poll": "100ms"} {
 		t.Run(mode, func(t *testing.T) {
+			t.Parallel()
 			dir := t.TempDir()
 			file := filepath.Join(dir, "alpha.yaml")
 			testkit.WriteFile(t, file, scenarioFile("v0"))
@@ -166,6 +168,7 @@ func TestHotReloadFollowsKubernetesConfigMapSwaps(t *testing.T) {
 }
 
 func TestAStreamFinishesWithTheScenarioItStartedWith(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	file := filepath.Join(dir, "slow.yaml")
 	testkit.WriteFile(t, file, "match: {message: slow}\ntiming: {firstEvent: 0, firstToken: 0, jitter: 0}\nsteps:\n  - text: original-start\n  - pause: 600ms\n  - text: original-end\n")
@@ -331,10 +334,7 @@ const endlessScenario = "steps:\n  - text: '{{ range 1000000000000000000 }}{{ en
 // log (stderr) and the log itself; the process is killed when the test ends.
 func startUnbounded(t *testing.T, env []string, args ...string) (*exec.Cmd, *bufio.Scanner, io.Reader) {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "agui-mock")
-	if out, err := exec.Command("go", "build", "-o", bin, "../..").CombinedOutput(); err != nil {
-		t.Fatalf("%v\n%s", err, out)
-	}
+	bin := testkit.Binary(t)
 	cmd := exec.Command(bin, args...)
 	cmd.Env = append(append(os.Environ(), "AGUI_MOCK_TEMPLATE_TIME=1h", "AGUI_MOCK_TEMPLATE_ITERATIONS=9223372036854775807"), env...)
 	stderr, err := cmd.StderrPipe()
@@ -348,10 +348,28 @@ func startUnbounded(t *testing.T, env []string, args ...string) (*exec.Cmd, *buf
 	return cmd, bufio.NewScanner(stderr), stderr
 }
 
+// awaitExit waits for the process to exit cleanly after SIGTERM. guard bounds the wait
+// against a hang only: it is far past any timeout the test gives the process, which
+// exits at once or within that timeout. detail is added to a failure's message.
+func awaitExit(t *testing.T, cmd *exec.Cmd, guard time.Duration, detail string) {
+	t.Helper()
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	select {
+	case err := <-exited:
+		if err != nil {
+			t.Errorf("exit after SIGTERM: %v%s", err, detail)
+		}
+	case <-time.After(guard):
+		t.Fatalf("the process still runs %v after SIGTERM%s", guard, detail)
+	}
+}
+
 // TestSigtermStopsALoadThatWouldNotEnd starts the real binary on a scenario whose dry
 // run would go on for an hour within the limits it is given: SIGTERM stops the load, and
 // the process exits at once.
 func TestSigtermStopsALoadThatWouldNotEnd(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	testkit.WriteFile(t, filepath.Join(dir, "loop.yaml"), endlessScenario)
 	// AGUI_MOCK_STARTED sets no flag: the warning about it shows that the program runs,
@@ -367,17 +385,8 @@ func TestSigtermStopsALoadThatWouldNotEnd(t *testing.T) {
 	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	select {
-	case err := <-exited:
-		if err != nil {
-			t.Errorf("exit after SIGTERM: %v", err)
-		}
-		t.Logf("stopped in %v", time.Since(stopped).Round(time.Millisecond))
-	case <-time.After(5 * time.Second):
-		t.Error("the process still loads 5 s after SIGTERM")
-	}
+	awaitExit(t, cmd, time.Minute, "") // the load would go on for an hour
+	t.Logf("stopped in %v", time.Since(stopped).Round(time.Millisecond))
 }
 
 // TestSigtermStopsAReloadUnderWay starts the real binary on a good scenario, saves a
@@ -385,6 +394,7 @@ func TestSigtermStopsALoadThatWouldNotEnd(t *testing.T) {
 // starts runs: the reload stops and the process exits cleanly, within its shutdown
 // timeout rather than after the reload.
 func TestSigtermStopsAReloadUnderWay(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	testkit.WriteFile(t, filepath.Join(dir, "alpha.yaml"), scenarioFile("one"))
 	cmd, lines, _ := startUnbounded(t, nil, "--addr", "127.0.0.1:0", "--scenarios", dir, "--log-level", "debug", "--shutdown-timeout", "2s")
@@ -407,16 +417,7 @@ func TestSigtermStopsAReloadUnderWay(t *testing.T) {
 	for lines.Scan() {
 		rest.WriteString(lines.Text() + "\n")
 	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	select {
-	case err := <-exited:
-		if err != nil {
-			t.Errorf("exit after SIGTERM: %v\n%s", err, rest.String())
-		}
-	case <-time.After(time.Minute): // a guard against a hang, far past the 2 s shutdown timeout
-		t.Fatalf("the process still runs a minute after SIGTERM\n%s", rest.String())
-	}
+	awaitExit(t, cmd, time.Minute, "\n"+rest.String()) // far past the 2 s shutdown timeout
 	if !strings.Contains(rest.String(), "scenario reload stopped") {
 		t.Errorf("the log does not say the reload stopped:\n%s", rest.String())
 	}

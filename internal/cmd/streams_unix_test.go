@@ -58,6 +58,7 @@ var loggedLimit = regexp.MustCompile(`maxStreams="\d+ \((?:from descriptor limit
 // accept. A lowered soft limit alone is raised by Go to the hard one, which the default
 // then follows.
 func TestTheDefaultMaxStreamsFollowsTheDescriptorLimit(t *testing.T) {
+	t.Parallel()
 	var own syscall.Rlimit // the test's: its hard limit is the server's before sh lowers it
 	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &own); err != nil {
 		t.Fatal(err)
@@ -65,10 +66,7 @@ func TestTheDefaultMaxStreamsFollowsTheDescriptorLimit(t *testing.T) {
 	if own.Max < 1024 {
 		t.Fatalf("the hard descriptor limit is %d: this test lowers it to 512 and needs the room to show a raise past it", own.Max)
 	}
-	bin := filepath.Join(t.TempDir(), "agui-mock")
-	if out, err := exec.Command("go", "build", "-o", bin, "../..").CombinedOutput(); err != nil {
-		t.Fatalf("%v\n%s", err, out)
-	}
+	bin := testkit.Binary(t)
 	dir := t.TempDir()
 	testkit.WriteFile(t, filepath.Join(dir, "hold.yaml"), "match: {message: hold}\ntiming: {firstEvent: 0, firstToken: 0}\nsteps:\n  - text: held\n  - pause: 1h\n")
 

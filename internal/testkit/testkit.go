@@ -1,6 +1,7 @@
 // Package testkit is for tests only: a fake AG-UI agent whose every run a test scripts
-// (Agent), the program started on a free port until the test ends (Start), and waiting
-// for what happens asynchronously (Eventually).
+// (Agent), the program started on a free port until the test ends (Start), the real
+// binary built once for the tests of a process that run it as a process (Binary), and
+// waiting for what happens asynchronously (Eventually).
 package testkit
 
 import (

@@ -3,6 +3,8 @@ package testkit
 import (
 	"io"
 	"net/http"
+	"os"
+	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -75,4 +77,23 @@ func TestEventuallyFailsWhatNeverHolds(t *testing.T) {
 	}
 	tries := 0
 	Eventually(t, "the third try", func() bool { tries++; return tries == 3 })
+}
+
+func TestBinaryIsBuiltOnceAndRuns(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary: not run with -short")
+	}
+	defer RemoveBinary()
+	first := Binary(t)
+	if again := Binary(t); again != first {
+		t.Errorf("built twice: %s, then %s", first, again)
+	}
+	out, err := exec.Command(first, "--version").CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "agui-mock") {
+		t.Errorf("%s --version: %v\n%s", first, err, out)
+	}
+	RemoveBinary()
+	if _, err := os.Stat(first); !os.IsNotExist(err) {
+		t.Errorf("RemoveBinary left %s: %v", first, err)
+	}
 }
