@@ -134,3 +134,11 @@ func applyEnv(fs *flag.FlagSet, lookupEnv func(string) (string, bool)) error {
 	})
 	return err
 }
+
+// newFlagSet is the empty flag set of a command: named as its errors and help name it,
+// returning its errors rather than exiting, writing them to stderr.
+func newFlagSet(command string, stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet("agui-mock "+command, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	return fs
+}

@@ -29,8 +29,7 @@ func floorFlagSet() *flag.FlagSet { return floorFlags(newFloorConfig(), io.Disca
 // floorFlags defines the load-floor command's flags into c, each with the value c holds
 // as its default.
 func floorFlags(c *floorConfig, stderr io.Writer) *flag.FlagSet {
-	fs := flag.NewFlagSet("agui-mock load-floor", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlagSet("load-floor", stderr)
 	fs.StringVar(&c.addr, "addr", c.addr, "address to listen on")
 	fs.IntVar(&c.events, "events", c.events, "events per run, RUN_STARTED and RUN_FINISHED included (at least 4)")
 	fs.DurationVar(&c.gap, "gap", c.gap, "the gap between events")

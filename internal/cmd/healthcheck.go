@@ -80,8 +80,7 @@ func healthcheckFlagSet() *flag.FlagSet { return healthcheckFlags(newHealthcheck
 // healthcheckFlags defines the healthcheck command's flags into o, each with the value o
 // holds as its default.
 func healthcheckFlags(o *healthcheckConfig, stderr io.Writer) *flag.FlagSet {
-	fs := flag.NewFlagSet("agui-mock healthcheck", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlagSet("healthcheck", stderr)
 	fs.StringVar(&o.addr, "addr", o.addr, "the server's listen address (AGUI_MOCK_ADDR, as for serve)")
 	fs.DurationVar(&o.timeout, "timeout", o.timeout, "how long to wait for an answer")
 	fs.Var(&o.adminToken, "admin-token", "the server's admin token (AGUI_MOCK_ADMIN_TOKEN, as for serve)")

@@ -161,8 +161,7 @@ func withRoute(endpoint string, ex scenarios.Example) string {
 // default.
 func loadFlags(c *loadConfig, stderr io.Writer) *flag.FlagSet {
 	cfg := &c.run
-	fs := flag.NewFlagSet("agui-mock load", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlagSet("load", stderr)
 	fs.StringVar(&cfg.URL, "url", cfg.URL, "the run endpoint")
 	fs.IntVar(&cfg.Concurrency, "concurrency", cfg.Concurrency, "runs in flight at once")
 	fs.IntVar(&cfg.Runs, "runs", cfg.Runs, "runs in all")

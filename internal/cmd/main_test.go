@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
 	"net/http"
@@ -314,8 +313,7 @@ func TestAFixedTimeFromTheFlagOrTheEnvironmentStampsEvents(t *testing.T) {
 
 func TestListFlagsSplitOnCommasOnlyInTheEnvironment(t *testing.T) {
 	parse := func(args []string, vars map[string]string) ([]string, int) {
-		fs := flag.NewFlagSet("agui-mock test", flag.ContinueOnError)
-		fs.SetOutput(io.Discard)
+		fs := newFlagSet("test", io.Discard)
 		var list listFlag
 		fs.Var(&list, "redact", "")
 		_, code := parseFlags(fs, args, false, env(vars).lookup, io.Discard)

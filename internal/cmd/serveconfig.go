@@ -79,8 +79,7 @@ func serveFlags(c *serveConfig, stderr io.Writer) *flag.FlagSet {
 	if cfg.RecordAll {
 		name = "record"
 	}
-	fs := flag.NewFlagSet("agui-mock "+name, flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlagSet(name, stderr)
 	fs.StringVar(&c.addr, "addr", c.addr, "address to listen on")
 	fs.Var(&c.dirs, "scenarios", "directory of scenario files (repeatable)")
 	fs.BoolVar(&c.noBuiltin, "no-builtin", c.noBuiltin, "do not serve the built-in scenarios")

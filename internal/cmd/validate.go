@@ -78,8 +78,7 @@ func validateFlagSet() *flag.FlagSet { return validateFlags(newValidateConfig(),
 // validateFlags defines the validate command's flags into c, each with the value c
 // holds as its default.
 func validateFlags(c *validateConfig, stderr io.Writer) *flag.FlagSet {
-	fs := flag.NewFlagSet("agui-mock validate", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlagSet("validate", stderr)
 	fs.StringVar(&c.format, "format", c.format, "output format: text or json")
 	fs.BoolVar(&c.noBuiltin, "no-builtin", c.noBuiltin, "check the scenarios without the built-in ones, as serve -no-builtin serves them")
 	templateLimitFlags(fs, &c.limits)

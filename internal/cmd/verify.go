@@ -132,8 +132,7 @@ func verifyExitCode(rep *verify.Report) int {
 // verifyFlags defines the verify command's flags into c, each with the value c holds as
 // its default.
 func verifyFlags(c *verifyConfig, stderr io.Writer) *flag.FlagSet {
-	fs := flag.NewFlagSet("agui-mock verify", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlagSet("verify", stderr)
 	fs.StringVar(&c.upstream, "upstream", c.upstream, "the agent's run endpoint (required); an example's route is appended to its path")
 	fs.Var(&c.headers, "header", "a header sent with every request to the agent, Name: value (repeatable); never written to reports or files")
 	fs.DurationVar(&c.run.Timeout, "timeout", c.run.Timeout, "the longest one run of the agent may take")
