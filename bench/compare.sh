@@ -7,30 +7,11 @@
 # BASELINE=path/to/an/older/agui-mock adds that build as a column of its own, measured
 # in the same rounds (a before/after comparison).
 set -euo pipefail
-cd "$(dirname "$0")/.."
-work=$(mktemp -d)
-trap 'kill $(jobs -p) 2>/dev/null; wait 2>/dev/null; rm -rf "$work"' EXIT
-make -s static OUT="$work/agui-mock"
-# aimock comes from the end-to-end suite's lockfile; installed once, then reused
-[ -d e2e/node_modules/@copilotkit/aimock ] || (cd e2e && npm ci --no-audit --no-fund --silent)
-bin="$work/agui-mock"
-
+source "$(dirname "$0")/lib.sh"
 scale() { if [ "${QUICK:-}" = 1 ]; then echo $(( ($1 + 19) / 20 )); else echo "$1"; fi; }
 
-# start NAME COMMAND...: starts a server, waits for its "listening on URL" line, and
-# sets URL_NAME and PID_NAME
-start() {
-  local name=$1; shift
-  "$@" > "$work/$name.out" 2>/dev/null &
-  local pid=$!
-  for _ in $(seq 100); do
-    if url=$(grep -o 'http://[0-9.:]*' "$work/$name.out" 2>/dev/null | head -1) && [ -n "$url" ]; then
-      printf -v "URL_$name" '%s' "$url"; printf -v "PID_$name" '%s' "$pid"; return
-    fi
-    sleep 0.1
-  done
-  echo "$name did not start" >&2; exit 1
-}
+# the servers' logs go nowhere: what a run costs them is measured, not what a disk does
+SERVER_LOG=discard
 
 # start_all: starts the three servers afresh (and stops any running)
 start_all() {

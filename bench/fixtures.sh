@@ -21,18 +21,13 @@
 # BASELINE=path/to/an/older/agui-mock measures that build too, in rows of its own.
 # ROWS="load edit selection" picks the measures. START_TIMEOUT (600) bounds a start.
 set -euo pipefail
-cd "$(dirname "$0")/.."
-work=$(mktemp -d)
-trap 'kill $(jobs -p) 2>/dev/null || true; wait 2>/dev/null || true; rm -rf "$work"' EXIT
+source "$(dirname "$0")/lib.sh"
 if [ "${QUICK:-}" = 1 ]; then
   : "${SIZES:=10 100 300}" "${ROUNDS:=2}" "${RUNS:=300}" "${EDITS:=2}" "${LOAD_ROUNDS:=1}"
 fi
 export SIZES="${SIZES:-10 1000 5000}" ROUNDS="${ROUNDS:-5}" RUNS="${RUNS:-2000}" CONCURRENCY="${CONCURRENCY:-16}" \
   EDITS="${EDITS:-5}" EDIT_TIMEOUT="${EDIT_TIMEOUT:-300}" EDIT_BUDGET="${EDIT_BUDGET:-600}" \
   LOAD_ROUNDS="${LOAD_ROUNDS:-3}" START_TIMEOUT="${START_TIMEOUT:-600}" ROWS="${ROWS:-load edit selection}"
-make -s static OUT="$work/agui-mock"
-# aimock comes from the end-to-end suite's lockfile; installed once, then reused
-[ -d e2e/node_modules/@copilotkit/aimock ] || (cd e2e && npm ci --no-audit --no-fund --silent)
 go build -o "$work/suite" ./bench/suite
 for n in $SIZES; do
   "$work/suite" -n "$n" -dir "$work/suite-$n" -aimock "$work/aimock-$n.json"

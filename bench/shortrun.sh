@@ -12,29 +12,8 @@
 # older/agui-mock adds that build, started the same way, as a column of its own, measured
 # in the same rounds (a before and after). QUICK=1 runs loads of a tenth of the size.
 set -euo pipefail
-cd "$(dirname "$0")/.."
-work=$(mktemp -d)
-trap 'kill $(jobs -p) 2>/dev/null; wait 2>/dev/null; rm -rf "$work"' EXIT
-make -s static OUT="$work/agui-mock"
-# aimock comes from the end-to-end suite's lockfile; installed once, then reused
-[ -d e2e/node_modules/@copilotkit/aimock ] || (cd e2e && npm ci --no-audit --no-fund --silent)
-bin="$work/agui-mock"
+source "$(dirname "$0")/lib.sh"
 scale() { if [ "${QUICK:-}" = 1 ]; then echo $(( ($1 + 9) / 10 )); else echo "$1"; fi; }
-
-# start NAME COMMAND...: starts a server, its output into $work/NAME.log, waits for its
-# "listening on URL" line, and sets URL_NAME and PID_NAME
-start() {
-  local name=$1 url; shift
-  "$@" > "$work/$name.log" 2>&1 &
-  local pid=$!
-  for _ in $(seq 100); do
-    if url=$(grep -o 'listening on http://[0-9.:]*' "$work/$name.log" 2>/dev/null | head -1) && [ -n "$url" ]; then
-      printf -v "URL_$name" '%s' "${url#listening on }"; printf -v "PID_$name" '%s' "$pid"; return
-    fi
-    sleep 0.1
-  done
-  echo "$name did not start" >&2; exit 1
-}
 
 # Each server as its users start it: agui-mock with nothing but its scenarios and an
 # address (the log goes to the file, as a terminal's or a CI job's log would keep it).
