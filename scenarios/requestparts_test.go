@@ -119,7 +119,7 @@ steps: [{text: a}]
 		t.Fatalf("the example misses its match: %v", reasons)
 	}
 	if raceDetector() {
-		t.Skip("under the race detector sync.Pool drops items at random, and the patterns' pooled machines are made again")
+		t.Skip("under the race detector sync.Pool drops items at random, and the patterns' pooled machines are made again: make go-test runs this test again without it")
 	}
 	if allocs := testing.AllocsPerRun(100, func() { sc.Match.holds(req, text) }); allocs != 0 {
 		t.Errorf("holds allocates %v times a call", allocs)
