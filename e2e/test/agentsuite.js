@@ -6,12 +6,14 @@
 // conversations, in how many runs the recorder writes, and in what the client warns of.
 
 import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { HttpAgent } from '@ag-ui/client';
 import { journalEntry } from './admin.js';
 import { agentsInstalled, startAgent } from './agents.js';
+import { CLIENTS, Conversation } from './clients.js';
 import { makeTempDir, startServer } from './harness.js';
 import { assertAccepted, assertReplayed, ends, recordedLines, say, shown, statuses, textOf, verify } from './realagents.js';
 import { assertValid, canonical, recordings, startRecorder } from './recording.js';
@@ -21,6 +23,62 @@ const STORY = 'Tell me a story';
 const NEXT = 'Hello there';
 const STOP_AFTER = 5; // events the user sees before pressing Stop (a few more already on their way arrive too)
 
+const [current] = CLIENTS;
+
+/** What the scripted agents answer a greeting with, and their weather tool's result. */
+export const GREETING = 'Hello! Ask me about the weather, or for a story.';
+const WEATHER = { city: 'Paris', temperature: 21, conditions: 'sunny' };
+
+/**
+ * The conversations every scripted agent holds, for describeRecordedAgent: a plain
+ * answer, a tool call and a follow-up, and the same follow-up question after another
+ * first turn, answered from its own thread. The agents differ only in how the client
+ * shows the tool-call turn: weatherTurn(toolName, weather) is the messages between the
+ * user's question and the next user message.
+ */
+export function scriptedConversations(weatherTurn) {
+  return {
+    async 'plain text'(url, check) {
+      const conv = new Conversation(current, { url, speed: null });
+      const runs = [await conv.send('Hello', { runId: randomUUID() })];
+      runs.forEach(check);
+      assert.deepEqual(shown(conv.agent.messages), [
+        { role: 'user', content: 'Hello' },
+        { role: 'assistant', content: GREETING },
+      ]);
+      return { conv, runs };
+    },
+
+    async 'tool call, then a follow-up'(url, check, toolName = 'get_weather') {
+      const conv = new Conversation(current, { url, speed: null });
+      const runs = [await conv.send('What is the weather in Paris?', { runId: randomUUID() })];
+      runs.push(await conv.send('What did I say?', { runId: randomUUID() }));
+      runs.forEach(check);
+      assert.deepEqual(shown(conv.agent.messages), [
+        { role: 'user', content: 'What is the weather in Paris?' },
+        ...weatherTurn(toolName, JSON.stringify(WEATHER)),
+        { role: 'user', content: 'What did I say?' },
+        { role: 'assistant', content: 'You said: "What is the weather in Paris?".' },
+      ]);
+      return { conv, runs };
+    },
+
+    async 'follow-up'(url, check) {
+      const conv = new Conversation(current, { url, speed: null });
+      const runs = [await conv.send('Good morning', { runId: randomUUID() })];
+      runs.push(await conv.send('What did I say?', { runId: randomUUID() }));
+      runs.forEach(check);
+      assert.deepEqual(shown(conv.agent.messages), [
+        { role: 'user', content: 'Good morning' },
+        { role: 'assistant', content: GREETING },
+        { role: 'user', content: 'What did I say?' },
+        { role: 'assistant', content: 'You said: "Good morning".' },
+      ]);
+      return { conv, runs };
+    },
+  };
+}
+
 /** Asserts that the client wrote nothing to console.warn. */
 const warnedOfNothing = (warnings) => assert.deepEqual(warnings, [], 'the client warned of nothing');
 
@@ -29,10 +87,10 @@ const warnedOfNothing = (warnings) => assert.deepEqual(warnings, [], 'the client
  * get_weather tool), unless the real agents are not installed (label says which test was
  * skipped):
  *  - title: the suite's name; tempPrefix: that of its fixtures directory;
- *  - conversations: name → async (url, check) => ({conv, runs}), each holding its
+ *  - conversations: name → async (url, check) => ({conv, runs}) (scriptedConversations and
+ *    the agent's own), each holding its
  *    conversation with url, calling check on each run and asserting what the user sees
  *    at its end; the one that asks "What is the weather in Paris?" alone calls the tool;
- *  - greeting: what the agent answers NEXT with;
  *  - recordedRuns: how many runs the recorder writes: the conversations' and the two said
  *    here, all complete but the stopped one;
  *  - check: given assertAccepted or assertReplayed, the check each conversation's runs
@@ -46,7 +104,6 @@ export function describeRecordedAgent({
   script,
   tempPrefix,
   conversations,
-  greeting,
   recordedRuns,
   check = (assertion) => assertion,
   finishedWarnings = warnedOfNothing,
@@ -79,7 +136,7 @@ export function describeRecordedAgent({
         assert.ok(textOf(live.story.seen).length > 0, `the user saw some of the story: ${JSON.stringify(live.story.seen)}`);
         live.next = await say(client, NEXT);
         assert.equal(live.next.events.at(-1).type, 'RUN_FINISHED');
-        assert.equal(textOf(live.next.events), greeting);
+        assert.equal(textOf(live.next.events), GREETING);
         warnedOfNothing(live.story.warnings);
         finishedWarnings(live.next.warnings);
         live.messages = shown(client.messages);

@@ -12,62 +12,14 @@
 
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { describeRecordedAgent } from './agentsuite.js';
+import { describeRecordedAgent, GREETING, scriptedConversations } from './agentsuite.js';
 import { CLIENTS, Conversation } from './clients.js';
 import { shown } from './realagents.js';
 
 const [current] = CLIENTS;
-const GREETING = 'Hello! Ask me about the weather, or for a story.';
-const WEATHER = { city: 'Paris', temperature: 21, conditions: 'sunny' };
 
-/**
- * The conversations, each a function that holds it with url and resolves with its
- * conversation and runs, asserting what the user sees at its end. check asserts what
- * each run must be. Two of them ask the same follow-up question after different first
- * turns, and are answered from their own conversation.
- */
-const CONVERSATIONS = {
-  async 'plain text'(url, check) {
-    const conv = new Conversation(current, { url, speed: null });
-    const runs = [await conv.send('Hello', { runId: randomUUID() })];
-    runs.forEach(check);
-    assert.deepEqual(shown(conv.agent.messages), [
-      { role: 'user', content: 'Hello' },
-      { role: 'assistant', content: GREETING },
-    ]);
-    return { conv, runs };
-  },
-
-  async 'tool call, then a follow-up'(url, check, toolName = 'get_weather') {
-    const conv = new Conversation(current, { url, speed: null });
-    const runs = [await conv.send('What is the weather in Paris?', { runId: randomUUID() })];
-    runs.push(await conv.send('What did I say?', { runId: randomUUID() }));
-    runs.forEach(check);
-    assert.deepEqual(shown(conv.agent.messages), [
-      { role: 'user', content: 'What is the weather in Paris?' },
-      { role: 'assistant', toolCalls: [[toolName, { city: 'Paris' }]] },
-      { role: 'tool', content: JSON.stringify(WEATHER) },
-      { role: 'assistant', content: 'It is 21 degrees and sunny in Paris.' },
-      { role: 'user', content: 'What did I say?' },
-      { role: 'assistant', content: 'You said: "What is the weather in Paris?".' },
-    ]);
-    return { conv, runs };
-  },
-
-  async 'follow-up'(url, check) {
-    const conv = new Conversation(current, { url, speed: null });
-    const runs = [await conv.send('Good morning', { runId: randomUUID() })];
-    runs.push(await conv.send('What did I say?', { runId: randomUUID() }));
-    runs.forEach(check);
-    assert.deepEqual(shown(conv.agent.messages), [
-      { role: 'user', content: 'Good morning' },
-      { role: 'assistant', content: GREETING },
-      { role: 'user', content: 'What did I say?' },
-      { role: 'assistant', content: 'You said: "Good morning".' },
-    ]);
-    return { conv, runs };
-  },
-
+/** The conversation only this agent holds, besides the scripted ones. */
+const BUILTIN_CONVERSATIONS = {
   // The app runs the agent again with no new user message: the run's request ends with
   // the agent's own answer, and its last user message is the first run's.
   async 'a run with no new user message'(url, check) {
@@ -99,8 +51,14 @@ describeRecordedAgent({
   title: "CopilotKit's BuiltInAgent on a scripted model",
   script: 'builtin-agent.js',
   tempPrefix: 'agui-mock-builtin-',
-  conversations: CONVERSATIONS,
-  greeting: GREETING,
+  conversations: {
+    ...scriptedConversations((toolName, weather) => [
+      { role: 'assistant', toolCalls: [[toolName, { city: 'Paris' }]] },
+      { role: 'tool', content: weather },
+      { role: 'assistant', content: 'It is 21 degrees and sunny in Paris.' },
+    ]),
+    ...BUILTIN_CONVERSATIONS,
+  },
   recordedRuns: 9,
   check: warnedOfFinishReason,
   finishedWarnings: (warnings) => assert.deepEqual(warnings.map((w) => FINISH_REASON_WARNING.test(w)), [true], `the client wrote ${warnings}`),
